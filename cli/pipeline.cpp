@@ -1,0 +1,90 @@
+#include "cli/pipeline.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "codegen/emit_cuda.h"
+#include "compiler/analyze.h"
+#include "compiler/lower.h"
+#include "dsl/parse.h"
+
+namespace schedc::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
+                                   std::ostream& err) {
+  Compiled c;
+  auto t0 = Clock::now();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << path << ": error: cannot read file\n";
+    return std::nullopt;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  c.file = std::make_shared<dsl::SourceFile>(path, buf.str());
+  c.times.read_ms = ms_since(t0);
+
+  dsl::Diagnostics diags(c.file.get());
+  t0 = Clock::now();
+  std::optional<dsl::Ast> ast = dsl::parse(*c.file, diags);
+  c.times.parse_ms = ms_since(t0);
+  std::optional<compiler::Schedule> schedule;
+  if (ast) {
+    t0 = Clock::now();
+    schedule = compiler::analyze(*ast, path, target, diags);
+    c.times.analyze_ms = ms_since(t0);
+  }
+  diags.print(err);
+  if (!schedule || diags.has_errors()) return std::nullopt;
+  c.schedule = *schedule;
+  c.target = target;
+  return c;
+}
+
+std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
+                                     std::ostream& err) {
+  std::optional<Compiled> c = check_file(path, target, err);
+  if (!c) return c;
+  auto t0 = Clock::now();
+  c->plan = compiler::lower(c->schedule, target);
+  c->times.lower_ms = ms_since(t0);
+  t0 = Clock::now();
+  c->kernel = codegen::emit_cuda(c->plan);
+  c->times.emit_ms = ms_since(t0);
+  return c;
+}
+
+bool parse_shape(const std::string& text, compiler::Shape& out) {
+  int64_t v[3];
+  size_t pos = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (pos >= text.size() || !std::isdigit((unsigned char)text[pos])) return false;
+    int64_t x = 0;
+    while (pos < text.size() && std::isdigit((unsigned char)text[pos])) {
+      x = x * 10 + (text[pos++] - '0');
+      if (x > (int64_t(1) << 31) - 1) return false;
+    }
+    if (x < 1) return false;
+    v[i] = x;
+    if (i < 2) {
+      if (pos >= text.size() || text[pos] != 'x') return false;
+      ++pos;
+    }
+  }
+  if (pos != text.size()) return false;
+  out = compiler::Shape{v[0], v[1], v[2]};
+  return true;
+}
+
+}  // namespace schedc::cli

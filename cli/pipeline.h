@@ -1,0 +1,43 @@
+#pragma once
+// The front half of every command: read a .sched file, parse, analyze, lower,
+// emit. Stages run in order; each is timed for `--verbose`.
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "codegen/generated_kernel.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/schedule.h"
+#include "compiler/target.h"
+#include "dsl/source.h"
+
+namespace schedc::cli {
+
+struct StageTimes {
+  double read_ms = 0, parse_ms = 0, analyze_ms = 0, lower_ms = 0, emit_ms = 0;
+};
+
+struct Compiled {
+  std::shared_ptr<dsl::SourceFile> file;
+  compiler::Schedule schedule;
+  compiler::Target target;
+  compiler::KernelPlan plan;
+  codegen::GeneratedKernel kernel;
+  StageTimes times;
+};
+
+// Parses and analyzes `path` for `target`. On bad input prints the
+// diagnostics to `err` and returns nothing (the caller exits 2).
+std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
+                                   std::ostream& err);
+
+// check_file, then lower and emit.
+std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
+                                     std::ostream& err);
+
+// Parses "MxNxK" (each >= 1). Returns false on a malformed shape.
+bool parse_shape(const std::string& text, compiler::Shape& out);
+
+}  // namespace schedc::cli

@@ -1,0 +1,61 @@
+#pragma once
+// What codegen hands the runtime: CUDA C++ source plus everything needed to
+// launch it. Pure data, no CUDA types, so it can be built and tested on a
+// machine without a GPU.
+//
+// Kernel ABI. Every generated entry point has this exact signature, so the
+// runtime launches any of them the same way (T is float, __half or
+// __nv_bfloat16 as the schedule's dtype says; bias is always f32):
+//
+//   extern "C" __global__ void NAME(int M, int N, int K,
+//                                   const T* A, int lda,   // M x K, row-major
+//                                   const T* B, int ldb,   // K x N, row-major
+//                                   T* C, int ldc,         // M x N, row-major
+//                                   float alpha, float beta,
+//                                   const float* bias);    // N entries or null
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedc::codegen {
+
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+};
+
+// One __global__ function of the generated module.
+struct KernelEntry {
+  std::string name;          // extern "C" symbol
+  Dim3 block;                // threads per block
+  uint32_t dynamic_smem = 0; // bytes of `extern __shared__` memory
+  // Rasterization: the grid covers ceil(M/tile_m) x ceil(N/tile_n) C tiles.
+  // With swizzle_group > 1 the grid is 1-D and the kernel maps its linear
+  // block index to a tile itself (grouped rasterization).
+  uint32_t tile_m = 1, tile_n = 1;
+  uint32_t swizzle_group = 1;
+  // Preconditions of this entry, checked at launch: A, B, C pointers aligned
+  // to align_bytes and lda, ldb, ldc multiples of ld_multiple. An entry whose
+  // preconditions fail is not launched; the module's fallback is.
+  uint32_t align_bytes = 0;
+  uint32_t ld_multiple = 1;
+
+  Dim3 grid(int64_t m, int64_t n) const;
+};
+
+struct GeneratedKernel {
+  std::string source;        // the whole .cu text
+  std::string dtype;         // "f32" | "f16" | "bf16"
+  bool tensor_cores = false; // validation mode: tf32 / f16 / bf16 inputs
+  std::string mma_type;      // "tf32" | "f16" | "bf16" when tensor_cores
+  int min_sm = 70;           // lowest architecture the source compiles for
+  bool needs_cuda_headers = false;  // includes <mma.h> etc.: pass -I<cuda>/include
+  KernelEntry main;          // the schedule's kernel
+  // A correct kernel with no alignment preconditions (vector width 1), used
+  // when main's preconditions fail at launch. Empty name = main has none.
+  KernelEntry fallback;
+
+  bool has_fallback() const { return !fallback.name.empty(); }
+};
+
+}  // namespace schedc::codegen

@@ -1,0 +1,14 @@
+#pragma once
+// compiler::lower: a valid Schedule -> KernelPlan, every decision concrete.
+// Requires: `s` came from analyze for `t`. Guarantees: verify(plan) holds.
+// The plan does not depend on M, N, K: one kernel serves every shape.
+
+#include "compiler/kernel_plan.h"
+#include "compiler/schedule.h"
+#include "compiler/target.h"
+
+namespace schedc::compiler {
+
+KernelPlan lower(const Schedule& s, const Target& t);
+
+}  // namespace schedc::compiler

@@ -1,0 +1,92 @@
+#pragma once
+// The typed, validated schedule: what compiler::analyze produces from the Ast
+// and compiler::lower consumes. Every field that came from the source keeps
+// the span of the directive that set it, so later stages can point at it
+// (codegen prints "// tile 128x128x8 (gemm.sched:2)").
+//
+// A Schedule that analyze returned is valid: all divisibility, resource and
+// exclusion rules of docs/language.md hold. Fields left unset by the user hold
+// their documented defaults, with `from_source == false`.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dsl/source.h"
+
+namespace schedc::compiler {
+
+enum class DType { f32, f16, bf16 };
+enum class Operand { A, B };
+enum class MmaApi { wmma, mma_sync };
+enum class MmaType { tf32, f16, bf16 };
+
+const char* to_string(DType);
+const char* to_string(MmaType);
+int size_of(DType);  // bytes per element in global memory
+
+// Where a setting came from: the directive's span, or nowhere (a default).
+struct Origin {
+  dsl::SourceSpan span{};
+  bool from_source = false;
+};
+
+struct Shape {
+  int64_t m = 4096, n = 4096, k = 4096;
+};
+
+struct BlockTile {  // `tile BMxBNxBK`
+  int m = 0, n = 0, k = 0;
+};
+
+struct ThreadTile {  // `thread TMxTN [split PMxPN]`
+  int m = 1, n = 1;
+  int split_m = 1, split_n = 1;  // pieces; 1x1 = one contiguous piece
+};
+
+struct WarpTile {  // `warp WMxWN`: the C sub-tile one warp computes
+  int m = 0, n = 0;
+};
+
+struct MmaSpec {  // `wmma …` / `mma …`
+  MmaApi api = MmaApi::wmma;
+  MmaType type = MmaType::tf32;
+  int m = 16, n = 16, k = 8;  // instruction shape
+};
+
+struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu]`
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  bool bias = false;  // C[m][n] += bias[n]
+  bool relu = false;
+};
+
+struct Schedule {
+  std::string file;  // for comments in generated code
+
+  Shape shape;  Origin shape_at;
+  DType dtype = DType::f32;  Origin dtype_at;
+
+  // Naive kernel (no `tile`): one thread per C element.
+  int block_x = 16, block_y = 16;  Origin block_at;
+
+  std::optional<BlockTile> tile;  Origin tile_at;
+  ThreadTile thread;  Origin thread_at;
+  std::optional<WarpTile> warp;  Origin warp_at;
+  int vectorize = 1;  Origin vectorize_at;
+  bool transpose_a = false;  Origin transpose_a_at;
+  bool transpose_b = false;  Origin transpose_b_at;
+  int pad_a = 0;  Origin pad_a_at;
+  int pad_b = 0;  Origin pad_b_at;
+  bool swizzle_smem = false;  Origin swizzle_smem_at;
+  bool double_buffer = false;  Origin double_buffer_at;
+  int stages = 1;  Origin stages_at;  // 1 = no cp.async pipeline
+  int swizzle_block = 1;  Origin swizzle_block_at;  // 1 = row-major raster
+  std::optional<MmaSpec> mma;  Origin mma_at;
+  Epilogue epilogue;  Origin epilogue_at;
+
+  bool is_naive() const { return !tile.has_value(); }
+  bool uses_tensor_cores() const { return mma.has_value(); }
+};
+
+}  // namespace schedc::compiler

@@ -1,0 +1,29 @@
+#pragma once
+// What analyze and lower need to know about the GPU they plan for. Filled from
+// a table by architecture (no GPU needed); the runtime may refine it from the
+// device's own properties.
+
+#include <string>
+
+namespace schedc::compiler {
+
+struct Target {
+  int sm = 90;                          // compute capability * 10
+  int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
+  int smem_per_block_optin = 227 * 1024;  // after cudaFuncSetAttribute opt-in
+  int smem_per_block_default = 48 * 1024;  // without opt-in
+  int smem_per_sm = 228 * 1024;
+  int regs_per_sm = 64 * 1024;
+  int num_sms = 132;
+  int warp_size = 32;
+
+  std::string arch_name() const { return "sm_" + std::to_string(sm); }
+};
+
+// The target for an architecture name such as "sm_90" or "sm_80".
+// Returns false (and leaves `out` alone) for an architecture schedc does not know.
+bool target_for_arch(const std::string& arch, Target& out);
+
+}  // namespace schedc::compiler

@@ -1,0 +1,29 @@
+# lit configuration for schedc's golden tests: each .sched file under
+# tests/lit is a test, with its RUN: and CHECK: lines in comments.
+import os
+import subprocess
+
+import lit.formats
+
+config.name = "schedc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".sched", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.schedc_bin), "..", "tests", "lit-out")
+config.excludes = ["inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.substitutions.append(("%schedc", config.schedc_bin))
+config.substitutions.append(("%examples", os.path.join(config.schedc_source_dir, "examples")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.environment["SCHEDC_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")
+
+# GPU-only tests say `REQUIRES: cuda`; they show as UNSUPPORTED without a device.
+def has_cuda_device():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, timeout=20)
+        return out.returncode == 0 and b"GPU" in out.stdout
+    except Exception:
+        return False
+
+if has_cuda_device():
+    config.available_features.add("cuda")
