@@ -3,6 +3,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <cctype>
 #include <sstream>
 
 #include "codegen/emit_cuda.h"
