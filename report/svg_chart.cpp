@@ -1,0 +1,175 @@
+#include "report/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace schedc::report {
+
+namespace {
+
+// Canvas geometry (pixels).
+constexpr double kWidth = 860, kHeight = 480;
+constexpr double kLeft = 70, kRight = 180, kTop = 50, kBottom = 110;
+constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+constexpr const char* kReferenceColor = "#000000";
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+// A "nice" upper bound for the y axis and its tick step.
+void y_axis(double max_value, double& top, double& step) {
+  if (!(max_value > 0)) max_value = 1;
+  double raw = max_value / 5;
+  double mag = std::pow(10, std::floor(std::log10(raw)));
+  double norm = raw / mag;
+  step = (norm <= 1 ? 1 : norm <= 2 ? 2 : norm <= 5 ? 5 : 10) * mag;
+  top = std::ceil(max_value / step) * step;
+}
+
+double y_px(double v, double top) { return kTop + kPlotH * (1 - v / top); }
+
+void header(std::ostringstream& os, const std::string& title, const std::string& y_label,
+            double top, double step) {
+  os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(kWidth) << "\" height=\""
+     << num(kHeight) << "\" viewBox=\"0 0 " << num(kWidth) << " " << num(kHeight)
+     << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << "<text x=\"" << num(kWidth / 2) << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
+     << xml_escape(title) << "</text>\n";
+  for (double v = 0; v <= top + step / 2; v += step) {
+    double y = y_px(v, top);
+    os << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kLeft + kPlotW)
+       << "\" y2=\"" << num(y) << "\" stroke=\"#dddddd\"/>\n"
+       << "<text x=\"" << num(kLeft - 6) << "\" y=\"" << num(y + 4) << "\" text-anchor=\"end\">"
+       << num(v) << "</text>\n";
+  }
+  os << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(kLeft)
+     << "\" y2=\"" << num(kTop + kPlotH) << "\" stroke=\"black\"/>\n"
+     << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kTop + kPlotH) << "\" x2=\""
+     << num(kLeft + kPlotW) << "\" y2=\"" << num(kTop + kPlotH) << "\" stroke=\"black\"/>\n"
+     << "<text transform=\"translate(18," << num(kTop + kPlotH / 2)
+     << ") rotate(-90)\" text-anchor=\"middle\">" << xml_escape(y_label) << "</text>\n";
+}
+
+void legend_entry(std::ostringstream& os, int row, const std::string& color,
+                  const std::string& name, bool dashed) {
+  double x = kLeft + kPlotW + 16, y = kTop + 10 + 20 * row;
+  os << "<line x1=\"" << num(x) << "\" y1=\"" << num(y) << "\" x2=\"" << num(x + 24) << "\" y2=\""
+     << num(y) << "\" stroke=\"" << color << "\" stroke-width=\"3\""
+     << (dashed ? " stroke-dasharray=\"6,3\"" : "") << "/>\n"
+     << "<text x=\"" << num(x + 30) << "\" y=\"" << num(y + 4) << "\">" << xml_escape(name)
+     << "</text>\n";
+}
+
+void x_label(std::ostringstream& os, double x, const std::string& text) {
+  double y = kTop + kPlotH + 14;
+  os << "<text transform=\"translate(" << num(x) << "," << num(y)
+     << ") rotate(30)\" text-anchor=\"start\">" << xml_escape(text) << "</text>\n";
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // Control bytes are not allowed in XML 1.0 text.
+        if ((unsigned char)c >= 0x20 || c == '\t') out += c;
+    }
+  }
+  return out;
+}
+
+std::string to_svg(const BarChart& chart) {
+  double max_value = chart.reference_name.empty() ? 0 : chart.reference_value;
+  for (double v : chart.values)
+    if (std::isfinite(v)) max_value = std::max(max_value, v);
+  double top, step;
+  y_axis(max_value * 1.05, top, step);
+  std::ostringstream os;
+  header(os, chart.title, chart.y_label, top, step);
+  size_t n = chart.labels.size();
+  double slot = n ? kPlotW / double(n) : kPlotW;
+  for (size_t i = 0; i < n; ++i) {
+    double x = kLeft + slot * double(i);
+    double v = i < chart.values.size() ? chart.values[i] : NAN;
+    if (std::isfinite(v) && v > 0) {
+      double y = y_px(v, top);
+      os << "<rect x=\"" << num(x + slot * 0.15) << "\" y=\"" << num(y) << "\" width=\""
+         << num(slot * 0.7) << "\" height=\"" << num(kTop + kPlotH - y) << "\" fill=\""
+         << kPalette[0] << "\"><title>" << xml_escape(chart.labels[i]) << ": " << num(v)
+         << "</title></rect>\n"
+         << "<text x=\"" << num(x + slot / 2) << "\" y=\"" << num(y - 4)
+         << "\" text-anchor=\"middle\" font-size=\"10\">" << num(v) << "</text>\n";
+    } else {
+      os << "<text x=\"" << num(x + slot / 2) << "\" y=\"" << num(kTop + kPlotH - 4)
+         << "\" text-anchor=\"middle\" fill=\"#d62728\">failed</text>\n";
+    }
+    x_label(os, x + slot / 2, chart.labels[i]);
+  }
+  int rows = 0;
+  legend_entry(os, rows++, kPalette[0], chart.y_label, false);
+  if (!chart.reference_name.empty()) {
+    double y = y_px(chart.reference_value, top);
+    os << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kLeft + kPlotW)
+       << "\" y2=\"" << num(y) << "\" stroke=\"" << kReferenceColor
+       << "\" stroke-width=\"2\" stroke-dasharray=\"6,3\"/>\n";
+    legend_entry(os, rows++, kReferenceColor, chart.reference_name, true);
+  }
+  os << "</svg>\n";
+  return os.str();
+}
+
+std::string to_svg(const LineChart& chart) {
+  double max_value = 0;
+  for (const LineSeries& s : chart.series)
+    for (double v : s.values)
+      if (std::isfinite(v)) max_value = std::max(max_value, v);
+  double top, step;
+  y_axis(max_value * 1.05, top, step);
+  std::ostringstream os;
+  header(os, chart.title, chart.y_label, top, step);
+  size_t n = chart.x_labels.size();
+  auto x_at = [&](size_t i) {
+    return n > 1 ? kLeft + 20 + (kPlotW - 40) * double(i) / double(n - 1) : kLeft + kPlotW / 2;
+  };
+  for (size_t i = 0; i < n; ++i) x_label(os, x_at(i), chart.x_labels[i]);
+  os << "<text x=\"" << num(kLeft + kPlotW / 2) << "\" y=\"" << num(kHeight - 8)
+     << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n";
+  int row = 0;
+  for (size_t s = 0; s < chart.series.size(); ++s) {
+    const LineSeries& series = chart.series[s];
+    std::string color = kPalette[s % (sizeof kPalette / sizeof kPalette[0])];
+    std::string points;
+    for (size_t i = 0; i < n && i < series.values.size(); ++i) {
+      double v = series.values[i];
+      if (!std::isfinite(v)) continue;
+      points += num(x_at(i)) + "," + num(y_px(v, top)) + " ";
+      os << "<circle cx=\"" << num(x_at(i)) << "\" cy=\"" << num(y_px(v, top))
+         << "\" r=\"3\" fill=\"" << color << "\"><title>" << xml_escape(series.name) << " "
+         << xml_escape(chart.x_labels[i]) << ": " << num(v) << "</title></circle>\n";
+    }
+    if (!points.empty())
+      os << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << color
+         << "\" stroke-width=\"2\"/>\n";
+    legend_entry(os, row++, color, series.name, false);
+  }
+  os << "</svg>\n";
+  return os.str();
+}
+
+}  // namespace schedc::report
