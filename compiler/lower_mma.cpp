@@ -1,13 +1,152 @@
-// STUB: replaced by the tensor-core lowering (issue 5).
+// The tensor-core lowering: Schedule (with `wmma` / `mma`) -> KernelPlan.
+// Decides warp layout, fragment counts, shared layouts, copy maps and the
+// pipeline depth; emit_mma prints them.
 #include "compiler/lower_mma.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
 
 #include "dsl/diagnostics.h"
 
 namespace schedc::compiler {
 
+namespace {
+
+int div_up(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+// "examples/tc/mma_f16.sched" -> "schedc_mma_f16" (as the SIMT lowering names it).
+std::string kernel_name(const std::string& file) {
+  std::string stem = file.substr(file.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.find('.'));
+  std::string name = "schedc_";
+  for (char c : stem) name += std::isalnum((unsigned char)c) ? c : '_';
+  return stem.empty() ? "schedc_gemm" : name;
+}
+
+SmemTile make_tile(int rows, int cols, int pad, int elem_bytes, bool swizzle, int xor_shift) {
+  SmemTile t;
+  t.rows = rows;
+  t.cols = cols;
+  t.elem_bytes = elem_bytes;
+  t.swizzled = swizzle;
+  t.xor_shift = swizzle ? xor_shift : 0;
+  t.row_stride = swizzle ? cols : cols + pad;
+  // cp.async 16-byte copies and ldmatrix / wmma rows need 16-byte aligned rows.
+  SCHEDC_INTERNAL_ASSERT((cols * elem_bytes) % 16 == 0,
+                         "tensor-core tile rows must be whole 16-byte chunks");
+  SCHEDC_INTERNAL_ASSERT((t.row_stride * elem_bytes) % 16 == 0,
+                         "`pad` on a tensor-core schedule must keep rows 16-byte aligned (pad * "
+                         "element size a multiple of 16 bytes); analyze should have rejected it");
+  t.stage_bytes = rows * t.row_stride * elem_bytes;
+  return t;
+}
+
+CopyMap make_copy(const SmemTile& t, int threads) {
+  CopyMap c;
+  c.threads = threads;
+  c.chunk_elems = t.chunk_elems();
+  c.chunks_per_row = t.chunks_per_row();
+  c.chunks = t.rows * c.chunks_per_row;
+  c.iters = div_up(c.chunks, threads);
+  return c;
+}
+
+}  // namespace
+
 KernelPlan lower_mma(const Schedule& s, const Target& t) {
-  SCHEDC_INTERNAL_ASSERT(false, "tensor-core lowering not implemented yet");
-  return {};
+  SCHEDC_INTERNAL_ASSERT(s.mma && s.tile && s.warp, "lower_mma needs mma, tile and warp");
+  const MmaSpec& spec = *s.mma;
+  const BlockTile& bt = *s.tile;
+  const WarpTile& wt = *s.warp;
+
+  KernelPlan p;
+  p.schedule = s;
+  p.target = t;
+  p.dtype = s.dtype;
+  p.kind = KernelKind::mma;
+  p.name = kernel_name(s.file);
+  p.block_m = bt.m;
+  p.block_n = bt.n;
+  p.block_k = bt.k;
+  p.swizzle_group = std::max(1, s.swizzle_block);
+
+  MmaPlan m;
+  m.api = spec.api;
+  m.type = spec.type;
+  m.inst_m = spec.m;
+  m.inst_n = spec.n;
+  m.inst_k = spec.k;
+  m.min_sm = 80;
+  m.elem_bytes = size_of(s.dtype);
+  m.warp_m = wt.m;
+  m.warp_n = wt.n;
+  SCHEDC_INTERNAL_ASSERT(bt.m % wt.m == 0 && bt.n % wt.n == 0, "warp tile must divide block tile");
+  SCHEDC_INTERNAL_ASSERT(wt.m % spec.m == 0 && wt.n % spec.n == 0 && bt.k % spec.k == 0,
+                         "instruction shape must divide warp tile and BK");
+  m.warps_m = bt.m / wt.m;
+  m.warps_n = bt.n / wt.n;
+  m.frags_m = wt.m / spec.m;
+  m.frags_n = wt.n / spec.n;
+  m.k_steps = bt.k / spec.k;
+  p.block_threads = m.warps_m * m.warps_n * 32;
+
+  // `double_buffer` on a tensor-core schedule is a 2-stage cp.async pipeline.
+  m.stages = s.stages >= 2 ? s.stages : (s.double_buffer ? 2 : 1);
+
+  const bool sync = spec.api == MmaApi::mma_sync;
+  // wmma::load_matrix_sync takes a plain strided layout: no XOR swizzle there.
+  const bool swz = s.swizzle_smem && sync;
+  m.ldmatrix_a = sync;  // f16/bf16 fragments, and tf32 A (one b32 per 8x8 b16 row pair)
+  m.ldmatrix_b = sync && spec.type != MmaType::tf32;
+  SCHEDC_INTERNAL_ASSERT(
+      !(s.transpose_a || s.transpose_b),
+      "`transpose` is not supported with tensor cores; analyze should reject it");
+
+  // tf32 B is read with 4-byte loads: 4 k rows x 8 n per request, so rows
+  // that share a chunk pair must land in different chunk pairs (shift 1).
+  const int b_shift = spec.type == MmaType::tf32 ? 1 : 0;
+  m.a = make_tile(bt.m, bt.k, s.pad_a, m.elem_bytes, swz, 0);
+  m.b = make_tile(bt.k, bt.n, s.pad_b, m.elem_bytes, swz, b_shift);
+  m.a.offset_bytes = 0;
+  m.b.offset_bytes = m.stages * m.a.stage_bytes;
+  m.pipeline_smem_bytes = m.stages * (m.a.stage_bytes + m.b.stage_bytes);
+  m.copy_a = make_copy(m.a, p.block_threads);
+  m.copy_b = make_copy(m.b, p.block_threads);
+
+  // wmma fragments have no documented element layout, so the epilogue goes
+  // through a 16x16 f32 scratch per warp (in the pipeline's memory, after
+  // the main loop). That can exceed the pipeline for very small tiles.
+  if (!sync) m.epilogue_smem_bytes = m.warps_m * m.warps_n * 16 * 16 * 4;
+  p.smem_bytes = std::max(m.pipeline_smem_bytes, m.epilogue_smem_bytes);
+
+  p.mma = m;
+  return p;
+}
+
+void mma_c_coord(int lane, int i, int& row, int& col) {
+  int g = lane / 4, tq = lane % 4;
+  row = g + (i / 2) * 8;
+  col = 2 * tq + (i % 2);
+}
+
+void ldmatrix_a_coord(int lane, int& row, int& chunk) {
+  int j = lane / 8;
+  row = (j % 2) * 8 + lane % 8;
+  chunk = j / 2;
+}
+
+void ldmatrix_b_coord(int lane, int& krow, int& nchunk) {
+  int j = lane / 8;
+  krow = (j % 2) * 8 + lane % 8;
+  nchunk = j / 2;
+}
+
+void mma_tf32_b_coord(int lane, int i, int& k, int& n) {
+  k = lane % 4 + 4 * i;
+  n = lane / 4;
 }
 
 }  // namespace schedc::compiler

@@ -1,12 +1,120 @@
 #pragma once
 // The tensor-core part of a KernelPlan (`wmma …` / `mma …`): fragment shapes,
-// per-warp fragment counts, ldmatrix use, cp.async pipeline. Owned by the
+// per-warp fragment counts, shared layouts (padded or XOR-swizzled), the
+// global->shared copy maps and the cp.async pipeline depth. Owned by the
 // tensor-core lowering (compiler/lower_mma.cpp).
+//
+// Every map here is a plain function of (thread, iteration) so that unit
+// tests walk it on the CPU and codegen prints the same arithmetic.
+
+#include "compiler/schedule.h"
 
 namespace schedc::compiler {
 
-struct MmaPlan {
-  // Filled in by the tensor-core lowering.
+// One operand's tile in shared memory, one pipeline stage of it.
+// A is kept as it is in global memory, BM x BK with k contiguous; B as
+// BK x BN with n contiguous: a 16-byte cp.async then copies 16 contiguous
+// global bytes to 16 contiguous shared bytes.
+//
+// Swizzled layout (`swizzle smem`): the tile is cut in 16-byte chunks and
+// 128-byte lines (8 chunks, all 32 banks). Chunk `c` of row `r` is at linear
+// chunk L = r * chunks_per_row + c; inside its line, its slot is XORed with a
+// key taken from the row:
+//     slot' = (L % 8) ^ ((key_row(r) << xor_shift) % 8)
+//     key_row(r) = r / rows_per_line   (rows_per_line = max(1, 8 / chunks_per_row))
+// The XOR stays inside one line, so the layout is a bijection and every
+// 16-byte chunk stays 16-byte aligned (cp.async and ldmatrix need that).
+struct SmemTile {
+  int rows = 0, cols = 0;  // logical tile (elements)
+  int row_stride = 0;      // elements between rows (cols + pad)
+  int elem_bytes = 2;
+  bool swizzled = false;
+  int xor_shift = 0;     // 0 for ldmatrix operands; 1 for 4-byte tf32 B loads
+  int stage_bytes = 0;   // one stage of this operand
+  int offset_bytes = 0;  // stage 0 from the start of dynamic shared memory
+
+  int chunk_elems() const { return 16 / elem_bytes; }
+  int chunks_per_row() const { return cols / chunk_elems(); }
+  int rows_per_line() const {
+    int r = 8 / chunks_per_row();
+    return r < 1 ? 1 : r;
+  }
+  // Element offset of logical (row, col) inside one stage.
+  int offset(int row, int col) const {
+    if (!swizzled) return row * row_stride + col;
+    int v = chunk_elems();
+    int linear = row * chunks_per_row() + col / v;
+    int key = ((row / rows_per_line()) << xor_shift) & 7;
+    int slot = (linear & ~7) | ((linear & 7) ^ key);
+    return slot * v + col % v;
+  }
 };
+
+// A global->shared copy of one operand tile in 16-byte chunks: chunk
+// `tid + i * threads` (i < iters) of the tile, row-major over chunks; chunks
+// past `chunks` are skipped (guard) when threads do not divide them.
+struct CopyMap {
+  int threads = 0;
+  int chunk_elems = 8;  // elements per 16-byte chunk
+  int chunks_per_row = 0;
+  int chunks = 0;  // in the tile
+  int iters = 0;   // ceil(chunks / threads)
+
+  bool needs_guard() const { return chunks % threads != 0; }
+  // Returns false when this (thread, iteration) has no chunk.
+  bool chunk(int tid, int iter, int& row, int& col) const {
+    int idx = tid + iter * threads;
+    if (idx >= chunks) return false;
+    row = idx / chunks_per_row;
+    col = (idx % chunks_per_row) * chunk_elems;
+    return true;
+  }
+};
+
+struct MmaPlan {
+  MmaApi api = MmaApi::mma_sync;
+  MmaType type = MmaType::f16;
+  int inst_m = 16, inst_n = 8, inst_k = 16;  // one instruction
+  int min_sm = 80;                           // cp.async, tf32, bf16, m16n8k16
+
+  int warp_m = 64, warp_n = 64;  // C tile of one warp
+  int warps_m = 1, warps_n = 1;  // warps across the block tile
+  int frags_m = 1, frags_n = 1;  // instructions per warp tile (m, n)
+  int k_steps = 1;               // instructions along BK
+
+  int stages = 1;           // shared buffers; >= 2: cp.async pipeline
+  bool ldmatrix_a = false;  // ldmatrix.x4 for A fragments
+  bool ldmatrix_b = false;  // ldmatrix.x4.trans for B fragments
+  int elem_bytes = 2;
+
+  SmemTile a, b;
+  CopyMap copy_a, copy_b;
+  int pipeline_smem_bytes = 0;  // stages * (a + b)
+  int epilogue_smem_bytes = 0;  // wmma: one 16x16 f32 scratch per warp (reuses the pipeline's)
+
+  // Warp (warp_row, warp_col) of a warp id: row-major over warps_m x warps_n.
+  int warp_row(int warp) const { return warp / warps_n; }
+  int warp_col(int warp) const { return warp % warps_n; }
+};
+
+// Where lanes' data lives (mma.sync path). All coordinates are inside one
+// instruction tile, (row, col) of a 16x8 C tile, or of the A tile (16 x K)
+// and B tile (K x 8).
+
+// Accumulator element i (0..3) of `lane`: rows g and g+8, columns 2t, 2t+1.
+void mma_c_coord(int lane, int i, int& row, int& col);
+
+// The row and 16-byte chunk whose address `lane` gives to ldmatrix.x4 for an
+// A fragment (16 rows x 2 chunks): matrix j = lane / 8 is rows (j % 2) * 8..,
+// chunk j / 2 (a0a1, a2a3, a4a5, a6a7 order of mma's A fragment).
+void ldmatrix_a_coord(int lane, int& row, int& chunk);
+
+// The k row and n chunk whose address `lane` gives to ldmatrix.x4.trans for
+// two B fragments (16 k x 16 n): matrix j = lane / 8 is k (j % 2) * 8..,
+// n chunk j / 2 (b0b1, b2b3 of fragment n0, then of fragment n0 + 1).
+void ldmatrix_b_coord(int lane, int& krow, int& nchunk);
+
+// tf32 B element i (0..1) of `lane`: k = t + 4i, n = g.
+void mma_tf32_b_coord(int lane, int i, int& k, int& n);
 
 }  // namespace schedc::compiler

@@ -1,0 +1,116 @@
+#include "codegen/blocks_mma.h"
+
+namespace schedc::codegen {
+
+using compiler::MmaApi;
+using compiler::MmaType;
+
+namespace {
+
+// clang-format off
+const MmaInstr kTable[] = {
+  // mma.sync: A row-major (k contiguous), B col-major (k contiguous per n), f32 accumulators.
+  {"SM80_16x8x16_F32F16F16F32_TN",   MmaApi::mma_sync, MmaType::f16,  16, 8, 16,
+   "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",   4, 2, 4, 80},
+  {"SM75_16x8x8_F32F16F16F32_TN",    MmaApi::mma_sync, MmaType::f16,  16, 8, 8,
+   "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32",    2, 1, 4, 75},
+  {"SM80_16x8x16_F32BF16BF16F32_TN", MmaApi::mma_sync, MmaType::bf16, 16, 8, 16,
+   "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, 4, 80},
+  {"SM80_16x8x8_F32BF16BF16F32_TN",  MmaApi::mma_sync, MmaType::bf16, 16, 8, 8,
+   "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32",  2, 1, 4, 80},
+  {"SM80_16x8x8_F32TF32TF32F32_TN",  MmaApi::mma_sync, MmaType::tf32, 16, 8, 8,
+   "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",  4, 2, 4, 80},
+  {"SM80_16x8x4_F32TF32TF32F32_TN",  MmaApi::mma_sync, MmaType::tf32, 16, 8, 4,
+   "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32",  2, 1, 4, 80},
+  // WMMA (<mma.h>): fragments opaque; ptx holds the fragment element type.
+  {"WMMA_16x16x16_F32F16",  MmaApi::wmma, MmaType::f16,  16, 16, 16, "half",  0, 0, 0, 70},
+  {"WMMA_32x8x16_F32F16",   MmaApi::wmma, MmaType::f16,  32, 8, 16,  "half",  0, 0, 0, 70},
+  {"WMMA_8x32x16_F32F16",   MmaApi::wmma, MmaType::f16,  8, 32, 16,  "half",  0, 0, 0, 70},
+  {"WMMA_16x16x16_F32BF16", MmaApi::wmma, MmaType::bf16, 16, 16, 16, "__nv_bfloat16", 0, 0, 0, 80},
+  {"WMMA_32x8x16_F32BF16",  MmaApi::wmma, MmaType::bf16, 32, 8, 16,  "__nv_bfloat16", 0, 0, 0, 80},
+  {"WMMA_8x32x16_F32BF16",  MmaApi::wmma, MmaType::bf16, 8, 32, 16,  "__nv_bfloat16", 0, 0, 0, 80},
+  {"WMMA_16x16x8_F32TF32",  MmaApi::wmma, MmaType::tf32, 16, 16, 8,  "wmma::precision::tf32", 0, 0, 0, 80},
+};
+// clang-format on
+
+}  // namespace
+
+const MmaInstr* find_mma_instr(MmaApi api, MmaType type, int m, int n, int k) {
+  for (const MmaInstr& in : kTable)
+    if (in.api == api && in.type == type && in.m == m && in.n == n && in.k == k) return &in;
+  return nullptr;
+}
+
+const MmaInstr* mma_instr_table(int& count) {
+  count = int(sizeof(kTable) / sizeof(kTable[0]));
+  return kTable;
+}
+
+void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
+  // Operand numbering: d0..3, a.., b.., c0..3 (= d, accumulate in place).
+  std::string d, a, b, c, ins;
+  int n = 0;
+  auto list = [&](int count) {
+    std::string s;
+    for (int i = 0; i < count; ++i) s += format("%s%%%d", i ? ", " : "", n++);
+    return s;
+  };
+  d = list(in.regs_c);
+  a = list(in.regs_a);
+  b = list(in.regs_b);
+  c = list(in.regs_c);
+  for (int i = 0; i < in.regs_a; ++i) ins += format("%s\"r\"(a[%d])", ins.empty() ? "" : ", ", i);
+  for (int i = 0; i < in.regs_b; ++i) ins += format(", \"r\"(b[%d])", i);
+  for (int i = 0; i < in.regs_c; ++i) ins += format(", \"f\"(d[%d])", i);
+  e.comment(format("%s: %dx%dx%d, A row-major, B col-major, f32 accumulate (sm_%d+)", in.name, in.m,
+                   in.n, in.k, in.min_sm));
+  e.open_scope(format(
+      "__device__ __forceinline__ void mma_%dx%dx%d(float (&d)[%d], const unsigned (&a)[%d], "
+      "const unsigned (&b)[%d])",
+      in.m, in.n, in.k, in.regs_c, in.regs_a, in.regs_b));
+  e.line(format("asm volatile(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(),
+                b.c_str(), c.c_str()));
+  e.line("             : \"=f\"(d[0]), \"=f\"(d[1]), \"=f\"(d[2]), \"=f\"(d[3])");
+  e.line(format("             : %s);", ins.c_str()));
+  e.close_scope();
+  e.line();
+}
+
+void emit_tf32_convert_helper(Emitter& e) {
+  e.lines(R"(// f32 -> tf32 (round to nearest, ties away), as the tensor core reads it.
+__device__ __forceinline__ unsigned f32_to_tf32(float x) {
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+})");
+  e.line();
+}
+
+void emit_smem_offset_fn(Emitter& e, const std::string& name, const compiler::SmemTile& t,
+                         const std::string& what) {
+  if (!t.swizzled) {
+    e.comment(format("(%d, %d) tile of %s, row stride %d elements%s", t.rows, t.cols, what.c_str(),
+                     t.row_stride, t.row_stride != t.cols ? " (padded)" : ""));
+    e.open_scope(format("__device__ __forceinline__ int %s(int row, int col)", name.c_str()));
+    e.line(format("return row * %d + col;", t.row_stride));
+    e.close_scope();
+    e.line();
+    return;
+  }
+  const int v = t.chunk_elems(), cpr = t.chunks_per_row(), rpl = t.rows_per_line();
+  e.comment(format("(%d, %d) tile of %s, XOR-swizzled: 16-byte chunk slots inside each 128-byte",
+                   t.rows, t.cols, what.c_str()));
+  e.comment(
+      format("line are XORed with %s, so ldmatrix and cp.async hit all 32 banks",
+             t.xor_shift ? "(row key << 1) % 8 (4-byte tf32 loads of 4 k-rows)" : "the row key"));
+  e.open_scope(format("__device__ __forceinline__ int %s(int row, int col)", name.c_str()));
+  e.line(format("const int chunk = row * %d + col / %d;  // 16-byte chunk, row-major", cpr, v));
+  std::string key = rpl > 1 ? format("(row / %d)", rpl) : std::string("row");
+  if (t.xor_shift) key = format("(%s << %d)", key.c_str(), t.xor_shift);
+  e.line(format("const int swizzled = chunk ^ (%s & 7);", key.c_str()));
+  e.line(format("return swizzled * %d + col %% %d;", v, v));
+  e.close_scope();
+  e.line();
+}
+
+}  // namespace schedc::codegen
