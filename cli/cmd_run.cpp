@@ -1,10 +1,208 @@
-// STUB: replaced by the work that owns `schedc run`.
+// schedc run FILE: compile, run, validate against cuBLAS, time beside cuBLAS.
+// Without a GPU it still checks and emits (and compiles with NVRTC for the
+// default target), prints what would run, and exits 3 with "no CUDA device".
+
+#include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <memory>
+#include <sstream>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/pipeline.h"
+#include "runtime/device.h"
+#include "runtime/error.h"
+#include "runtime/report.h"
+#include "runtime/run.h"
+
 namespace schedc::cli {
-Command add_run_command(CLI::App& root) {
-  CLI::App* sub = root.add_subcommand("run", "(not implemented yet)");
-  return {sub, [] { std::cerr << "schedc run: not implemented yet\n"; return int(kToolchain); }};
+
+namespace {
+
+struct RunArgs {
+  std::string file;
+  std::string shape;
+  uint64_t seed = 1;
+  bool json = false, verbose = false, no_cache = false, flush_l2 = false;
+  std::string save_dir;
+  int64_t lda = 0, ldb = 0, ldc = 0;
+};
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+std::string ms(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f ms", v);
+  return buf;
+}
+
+std::string dims(const codegen::Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry& e,
+                 const compiler::Problem& p) {
+  os << "  " << role << " " << e.name << ": block " << dims(e.block) << ", grid "
+     << dims(e.grid(p.m, p.n)) << ", dynamic smem " << e.dynamic_smem << " B";
+  if (e.align_bytes > 1 || e.ld_multiple > 1)
+    os << ", needs " << e.align_bytes << "-byte aligned pointers and ld multiple of "
+       << e.ld_multiple;
+  os << "\n";
+}
+
+// What would run, for a machine without a GPU.
+void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem& p) {
+  const compiler::Schedule& s = c.schedule;
+  const compiler::KernelPlan& plan = c.plan;
+  os << "schedule " << c.file->name() << ": dtype " << compiler::to_string(s.dtype) << ", "
+     << (s.is_naive() ? "naive" : "tiled") << ", " << plan.block_threads << " threads/block, "
+     << plan.smem_bytes << " B shared, target " << c.target.arch_name() << "\n";
+  os << "problem " << runtime::shape_string(p) << ", lda " << p.a_ld() << ", ldb " << p.b_ld()
+     << ", ldc " << p.c_ld() << "\n";
+  os << "kernel (" << c.kernel.dtype
+     << (c.kernel.tensor_cores ? ", tensor cores " + c.kernel.mma_type : "") << "):\n";
+  print_entry(os, "main    ", c.kernel.main, p);
+  if (c.kernel.has_fallback()) print_entry(os, "fallback", c.kernel.fallback, p);
+}
+
+void print_stage_times(std::ostream& os, const StageTimes& t) {
+  os << "  read " << ms(t.read_ms) << ", parse " << ms(t.parse_ms) << ", analyze "
+     << ms(t.analyze_ms) << ", lower " << ms(t.lower_ms) << ", emit " << ms(t.emit_ms) << "\n";
+}
+
+std::string stage_times_json(const StageTimes& t) {
+  using runtime::json_number;
+  return "{\"read\": " + json_number(t.read_ms) + ", \"parse\": " + json_number(t.parse_ms) +
+         ", \"analyze\": " + json_number(t.analyze_ms) + ", \"lower\": " + json_number(t.lower_ms) +
+         ", \"emit\": " + json_number(t.emit_ms) + "}";
+}
+
+int run_command(const RunArgs& a) {
+  using Clock = std::chrono::steady_clock;
+  auto t_start = Clock::now();
+
+  std::string no_device_why;
+  std::optional<runtime::DeviceInfo> device = runtime::find_device(no_device_why);
+  compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
+
+  std::optional<Compiled> c = compile_file(a.file, target, std::cerr);
+  if (!c) return kBadInput;
+
+  compiler::Shape shape = c->schedule.shape;
+  if (!a.shape.empty() && !parse_shape(a.shape, shape)) {
+    std::cerr << "schedc run: error: bad --shape '" << a.shape << "' (expected MxNxK, each >= 1)\n";
+    return kBadInput;
+  }
+  compiler::Problem p{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype};
+  if ((a.lda && a.lda < p.k) || (a.ldb && a.ldb < p.n) || (a.ldc && a.ldc < p.n)) {
+    std::cerr << "schedc run: error: leading dimensions must be at least the row length "
+                 "(lda >= K, ldb >= N, ldc >= N)\n";
+    return kBadInput;
+  }
+  runtime::JitOptions jit_options;
+  jit_options.use_cache = !a.no_cache;
+
+  try {
+    if (!device) {
+      // Show what would run, compile it for the default target, then say why it cannot.
+      print_summary(std::cout, *c, p);
+      runtime::JitResult j = runtime::jit(c->kernel, target.arch_name(), jit_options);
+      std::cout << "NVRTC " << target.arch_name() << (j.cache_hit ? " (cache hit)" : "") << ":";
+      for (const auto& [name, f] : j.functions)
+        std::cout << "  " << name << " " << f.registers << " registers, "
+                  << f.spill_store_bytes + f.spill_load_bytes << " B spills, "
+                  << f.stack_frame_bytes << " B stack";
+      std::cout << "\n// ---- generated CUDA ----\n" << c->kernel.source;
+      if (!c->kernel.source.empty() && c->kernel.source.back() != '\n') std::cout << "\n";
+      if (a.verbose) print_stage_times(std::cerr, c->times);
+      std::cerr << "schedc: no CUDA device: " << no_device_why
+                << " (the schedule was checked, emitted and compiled, but cannot run here)\n";
+      return kToolchain;
+    }
+
+    runtime::GpuSession session(*device);
+    std::shared_ptr<runtime::PreparedKernel> prepared = session.prepare(c->kernel, jit_options);
+    runtime::RunOptions opt;
+    opt.problem = p;
+    opt.epilogue = c->schedule.epilogue;
+    opt.seed = a.seed;
+    opt.flush_l2 = a.flush_l2;
+    opt.save_dir = a.save_dir;
+    runtime::RunReport r = session.run(*prepared, opt);
+    double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
+
+    std::string label = base_name(a.file);
+    if (a.json) {
+      std::cout << runtime::run_json(a.file, p, *prepared, r,
+                                     {{"stages_ms", stage_times_json(c->times)},
+                                      {"device", runtime::json_escape(device->name)}})
+                << "\n";
+    } else {
+      std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
+      if (!r.ok()) runtime::print_failure_details(std::cout, r);
+    }
+    for (const std::string& f : r.saved) std::cerr << "schedc: wrote " << f << "\n";
+    if (a.verbose) {
+      std::ostream& v = std::cerr;
+      const runtime::JitResult& j = prepared->jit;
+      v << "time breakdown (host wall clock):\n";
+      print_stage_times(v, c->times);
+      v << "  device init (context, stream, cuBLAS) " << ms(session.init_ms()) << "\n";
+      if (j.cache_hit)
+        v << "  kernel cache hit " << ms(j.ms) << " (" << j.cache_path << ")\n";
+      else
+        v << "  NVRTC compile " << ms(j.compile_ms) << " for " << device->arch()
+          << (j.cache_path.empty() ? " (cache off)" : ", cached at " + j.cache_path) << "\n";
+      v << "  module load " << ms(prepared->load_ms) << "\n";
+      v << "  validate (exact + random, with cuBLAS) " << ms(r.validate_ms) << "\n";
+      v << "  time (schedc + cuBLAS, " << r.kernel.runs << " + " << r.cublas.runs << " runs) "
+        << ms(r.time_ms) << "\n";
+      v << "  total " << ms(total_ms) << "\n";
+      double host = c->times.read_ms + c->times.parse_ms + c->times.analyze_ms + c->times.lower_ms +
+                    c->times.emit_ms + j.ms + prepared->load_ms;
+      v << "  host work outside the GPU (pipeline + " << (j.cache_hit ? "cache" : "NVRTC")
+        << " + load) " << ms(host) << "\n";
+      v << "entry: " << (r.entry.fallback ? "fallback " : "main ")
+        << (r.entry.entry ? r.entry.entry->name : "?") << " (" << r.entry.why << ")\n";
+      v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
+      for (const auto& [name, f] : j.functions)
+        v << "ptxas: " << name << " " << f.registers << " registers, " << f.spill_store_bytes << "+"
+          << f.spill_load_bytes << " B spill stores+loads, " << f.stack_frame_bytes << " B stack, "
+          << f.shared_bytes << " B static smem\n";
+      if (r.timed)
+        v << "timing: schedc median " << r.kernel.median_ms << " ms (min " << r.kernel.min_ms
+          << ", max " << r.kernel.max_ms << "); cuBLAS median " << r.cublas.median_ms << " ms (min "
+          << r.cublas.min_ms << ", max " << r.cublas.max_ms << ")\n";
+    }
+    return r.ok() ? kOk : kWrongResult;
+  } catch (const runtime::Error& e) {
+    std::cerr << "schedc: error: " << e.what() << "\n";
+    return kToolchain;
+  }
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& root) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* sub = root.add_subcommand(
+      "run", "Compile a schedule, run it, validate it against cuBLAS and time it beside cuBLAS");
+  sub->add_option("file", a->file, ".sched file")->required();
+  sub->add_option("--shape", a->shape, "problem size MxNxK (default: the schedule's shape)");
+  sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
+  sub->add_option("--lda", a->lda, "leading dimension of A (default K)");
+  sub->add_option("--ldb", a->ldb, "leading dimension of B (default N)");
+  sub->add_option("--ldc", a->ldc, "leading dimension of C (default N)");
+  sub->add_flag("--json", a->json, "print one JSON object on stdout");
+  sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
+  sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
+  sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
+  sub->add_option("--save", a->save_dir, "write A, B, C_schedc, C_cublas as .npy files here");
+  return {sub, [a] { return run_command(*a); }};
+}
+
 }  // namespace schedc::cli

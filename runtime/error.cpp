@@ -1,0 +1,22 @@
+#include "runtime/error.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+namespace schedc::runtime {
+
+void check_cuda(int status, const char* call) {
+  if (status == cudaSuccess) return;
+  auto err = static_cast<cudaError_t>(status);
+  throw Error(Error::Kind::cuda, std::string(call) + " failed: " + cudaGetErrorName(err) + " (" +
+                                     cudaGetErrorString(err) + ")");
+}
+
+void check_cublas(int status, const char* call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  auto st = static_cast<cublasStatus_t>(status);
+  throw Error(Error::Kind::cuda, std::string(call) + " failed: " + cublasGetStatusName(st) + " (" +
+                                     cublasGetStatusString(st) + ")");
+}
+
+}  // namespace schedc::runtime

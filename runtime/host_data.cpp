@@ -1,0 +1,211 @@
+#include "runtime/host_data.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "runtime/error.h"
+
+namespace schedc::runtime {
+
+ElemType elem_type(const std::string& dtype) {
+  if (dtype == "f32") return ElemType::f32;
+  if (dtype == "f16") return ElemType::f16;
+  if (dtype == "bf16") return ElemType::bf16;
+  throw Error(Error::Kind::cuda, "internal error: unknown dtype '" + dtype + "' from codegen");
+}
+
+int elem_size(ElemType t) {
+  return t == ElemType::f32 ? 4 : 2;
+}
+
+const char* to_string(ElemType t) {
+  switch (t) {
+    case ElemType::f32: return "f32";
+    case ElemType::f16: return "f16";
+    case ElemType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(InputMode m) {
+  return m == InputMode::exact ? "exact" : "random";
+}
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+static float float_of(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t float_to_half(float f) {
+  uint32_t x = bits_of(f);
+  uint16_t sign = uint16_t((x >> 16) & 0x8000);
+  uint32_t abs = x & 0x7fffffffu;
+  if (abs > 0x7f800000u) return uint16_t(sign | 0x7e00);   // NaN
+  if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00);  // rounds to >= 65520: inf
+  if (abs < 0x38800000u) {  // below the smallest normal half (2^-14): subnormal or zero
+    // Scale by 2^24 so the half subnormal's integer mantissa is the rounded value.
+    float scaled = float_of(abs) * 16777216.0f;        // exact (power of two)
+    uint32_t mant = uint32_t(std::nearbyint(scaled));  // default rounding: to nearest even
+    return uint16_t(sign | mant);
+  }
+  // Normal: rebias the exponent, round the 23-bit mantissa to 10 bits (RNE).
+  uint32_t rounded = abs + 0xfffu + ((abs >> 13) & 1u);
+  return uint16_t(sign | ((rounded - 0x38000000u) >> 13));
+}
+
+float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24
+    float v = float(mant) * (1.0f / 16777216.0f);
+    return float_of(bits_of(v) | sign);
+  }
+  if (exp == 31) return float_of(sign | 0x7f800000u | (mant << 13));
+  return float_of(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+uint16_t float_to_bf16(float f) {
+  uint32_t x = bits_of(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40);  // quiet NaN
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return uint16_t(x >> 16);
+}
+
+float bf16_to_float(uint16_t h) {
+  return float_of(uint32_t(h) << 16);
+}
+
+float round_to(ElemType t, float f) {
+  switch (t) {
+    case ElemType::f32: return f;
+    case ElemType::f16: return half_to_float(float_to_half(f));
+    case ElemType::bf16: return bf16_to_float(float_to_bf16(f));
+  }
+  return f;
+}
+
+std::vector<char> encode(ElemType t, const std::vector<float>& values) {
+  std::vector<char> out(values.size() * size_t(elem_size(t)));
+  if (t == ElemType::f32) {
+    std::memcpy(out.data(), values.data(), out.size());
+    return out;
+  }
+  auto* p = reinterpret_cast<uint16_t*>(out.data());
+  for (size_t i = 0; i < values.size(); ++i)
+    p[i] = t == ElemType::f16 ? float_to_half(values[i]) : float_to_bf16(values[i]);
+  return out;
+}
+
+std::vector<float> decode(ElemType t, const std::vector<char>& bytes) {
+  std::vector<float> out(bytes.size() / size_t(elem_size(t)));
+  if (t == ElemType::f32) {
+    std::memcpy(out.data(), bytes.data(), out.size() * 4);
+    return out;
+  }
+  const auto* p = reinterpret_cast<const uint16_t*>(bytes.data());
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = t == ElemType::f16 ? half_to_float(p[i]) : bf16_to_float(p[i]);
+  return out;
+}
+
+std::vector<char> poison(ElemType t, size_t count) {
+  return encode(t, std::vector<float>(count, std::numeric_limits<float>::quiet_NaN()));
+}
+
+namespace {
+
+// Counter-based generator: element i of stream s under seed is a pure
+// function, so inputs do not depend on the order they are drawn in.
+uint64_t hash64(uint64_t seed, uint64_t stream, uint64_t i) {
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull ^ (stream + 1) * 0xd1b54a32d192ed03ull ^ i;
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+float uniform_pm1(uint64_t h) {  // uniform in [-1, 1)
+  return float(double(h >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
+// A nonzero integer in {-r..r} \ {0}.
+float small_int(uint64_t h, int r) {
+  int mag = 1 + int((h >> 1) % uint64_t(r));
+  return (h & 1) ? float(mag) : float(-mag);
+}
+
+double exact_int_limit(ElemType t) {
+  switch (t) {
+    case ElemType::f32: return 16777216.0;  // 2^24
+    case ElemType::f16: return 2048.0;      // 2^11
+    case ElemType::bf16: return 256.0;      // 2^8
+  }
+  return 0;
+}
+
+}  // namespace
+
+GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
+                       float alpha, float beta, bool bias) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t lda = p.a_ld(), ldb = p.b_ld(), ldc = p.c_ld();
+  GemmInputs in;
+  in.a.assign(size_t(p.m * lda), nan);
+  in.b.assign(size_t(p.k * ldb), nan);
+  in.c0.assign(size_t(p.m * ldc), nan);
+  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
+
+  if (mode == InputMode::random) {
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t k = 0; k < p.k; ++k)
+        in.a[size_t(i * lda + k)] = round_to(t, uniform_pm1(hash64(s, 0, uint64_t(i * p.k + k))));
+    for (int64_t k = 0; k < p.k; ++k)
+      for (int64_t j = 0; j < p.n; ++j)
+        in.b[size_t(k * ldb + j)] = round_to(t, uniform_pm1(hash64(s, 1, uint64_t(k * p.n + j))));
+    if (beta != 0.0f)
+      for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          in.c0[size_t(i * ldc + j)] =
+              round_to(t, uniform_pm1(hash64(s, 2, uint64_t(i * p.n + j))));
+    for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
+      in.bias[size_t(j)] = uniform_pm1(hash64(s, 3, uint64_t(j)));
+    return in;
+  }
+
+  // Exact mode: the budget left for |alpha * (A B)_ij| once C0 and bias
+  // (integers in [-2, 2]) have taken their share of the exact range.
+  double budget = exact_int_limit(t) - 2.0 * std::fabs(beta) - (bias ? 2.0 : 0.0);
+  budget /= std::max(1.0, double(std::fabs(alpha)));
+  int r = 2, stride = 1;
+  if (4.0 * double(p.k) > budget) {
+    r = 1;
+    if (double(p.k) > budget) stride = int((double(p.k) + budget - 1) / std::max(1.0, budget));
+  }
+  in.exact_range = r;
+  in.exact_stride = stride;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t k = 0; k < p.k; ++k)
+      in.a[size_t(i * lda + k)] = small_int(hash64(s, 0, uint64_t(i * p.k + k)), r);
+  for (int64_t k = 0; k < p.k; ++k)
+    for (int64_t j = 0; j < p.n; ++j)
+      in.b[size_t(k * ldb + j)] =
+          (k + j) % stride == 0 ? small_int(hash64(s, 1, uint64_t(k * p.n + j)), r) : 0.0f;
+  if (beta != 0.0f)
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j)
+        in.c0[size_t(i * ldc + j)] = small_int(hash64(s, 2, uint64_t(i * p.n + j)), 2);
+  for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
+    in.bias[size_t(j)] = small_int(hash64(s, 3, uint64_t(j)), 2);
+  return in;
+}
+
+}  // namespace schedc::runtime

@@ -1,0 +1,61 @@
+#pragma once
+// A loaded generated module and the launch of one of its entries with the
+// fixed kernel ABI (codegen/generated_kernel.h). Loads the CUBIN through the
+// CUDA runtime's library API (cudaLibraryLoadData), never through libcuda.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codegen/generated_kernel.h"
+#include "compiler/problem.h"
+
+namespace schedc::runtime {
+
+// Which entry runs for a problem, and why.
+struct EntryChoice {
+  const codegen::KernelEntry* entry = nullptr;
+  bool fallback = false;
+  std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
+};
+
+// The device pointers and scalars of one launch.
+struct GemmArgs {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* bias = nullptr;  // N floats, or null
+};
+
+// Main when its alignment preconditions hold for these pointers and leading
+// dimensions, else the fallback. Throws Error when main's preconditions fail
+// and the module has no fallback (a codegen bug). Pure host logic.
+EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
+                         const void* a, const void* b, const void* c);
+
+class Module {
+ public:
+  // Loads `cubin` on the current device and looks up main (and fallback);
+  // raises their dynamic shared-memory limit where they need it.
+  Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& cubin, int device);
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  const codegen::GeneratedKernel& kernel() const { return kernel_; }
+
+  // Launches asynchronously on `stream` (a cudaStream_t). Throws Error on a
+  // launch failure; execution errors appear at the next synchronization.
+  void launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
+              void* stream) const;
+
+ private:
+  void* handle_for(const codegen::KernelEntry* entry) const;
+  codegen::GeneratedKernel kernel_;
+  void* library_ = nullptr;  // cudaLibrary_t
+  void* main_ = nullptr;     // cudaKernel_t
+  void* fallback_ = nullptr;
+};
+
+}  // namespace schedc::runtime

@@ -1,0 +1,21 @@
+#pragma once
+// NumPy .npy files (format version 1.0), so a result can be checked outside
+// schedc with numpy.load. Matrices are written as little-endian float32
+// ('<f4'), C order, without leading-dimension padding: every f16/bf16 value
+// is exactly representable in f32, and NumPy has no bf16.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace schedc::runtime {
+
+// Writes rows x cols of `data` (row stride `ld`) to `path`. Returns false
+// with `why` on an I/O error.
+bool write_npy(const std::string& path, const std::vector<float>& data, int64_t rows, int64_t cols,
+               int64_t ld, std::string& why);
+
+// The bytes write_npy puts in a file (tested alone).
+std::string npy_bytes(const std::vector<float>& data, int64_t rows, int64_t cols, int64_t ld);
+
+}  // namespace schedc::runtime

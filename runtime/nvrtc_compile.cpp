@@ -1,0 +1,158 @@
+#include "runtime/nvrtc_compile.h"
+
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+#include "runtime/cuda_paths.h"
+#include "runtime/error.h"
+
+namespace schedc::runtime {
+
+namespace {
+
+void check_nvrtc(nvrtcResult r, const char* call) {
+  if (r != NVRTC_SUCCESS)
+    throw Error(Error::Kind::nvrtc, std::string(call) + " failed: " + nvrtcGetErrorString(r));
+}
+
+// RAII for nvrtcProgram.
+struct Program {
+  nvrtcProgram prog = nullptr;
+  explicit Program(const std::string& source) {
+    check_nvrtc(nvrtcCreateProgram(&prog, source.c_str(), "schedc_kernel.cu", 0, nullptr, nullptr),
+                "nvrtcCreateProgram");
+  }
+  ~Program() { nvrtcDestroyProgram(&prog); }
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+
+  // Returns the compile result; the log goes to `log`.
+  nvrtcResult compile(const std::vector<std::string>& options, std::string& log) {
+    std::vector<const char*> argv;
+    for (const std::string& o : options) argv.push_back(o.c_str());
+    nvrtcResult r = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+    size_t size = 0;
+    check_nvrtc(nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
+    log.assign(size, '\0');
+    if (size) check_nvrtc(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+    return r;
+  }
+};
+
+int to_int(const std::string& s) {
+  return int(std::stol(s));
+}
+
+}  // namespace
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
+                                       const std::string& arch, bool verbose) {
+  // NVRTC optimizes by default (it rejects -O3). -lineinfo lets
+  // compute-sanitizer and ncu point at generated source lines.
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-default-device", "-lineinfo",
+                                   "--std=c++17"};
+  if (kernel.needs_cuda_headers) {
+    std::string inc = cuda_include_dir();
+    if (inc.empty())
+      throw Error(Error::Kind::nvrtc,
+                  "the generated kernel needs the CUDA headers (<mma.h>), but no CUDA include "
+                  "directory was found: set CUDA_HOME");
+    opts.push_back("-I" + inc);
+  }
+  if (verbose) opts.push_back("--ptxas-options=-v");
+  return opts;
+}
+
+CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch) {
+  auto t0 = std::chrono::steady_clock::now();
+  CubinResult out;
+  nvrtcResult r;
+  {
+    Program p(kernel.source);
+    r = p.compile(nvrtc_options(kernel, arch, true), out.log);
+    if (r == NVRTC_SUCCESS) {
+      size_t size = 0;
+      check_nvrtc(nvrtcGetCUBINSize(p.prog, &size), "nvrtcGetCUBINSize");
+      out.cubin.resize(size);
+      check_nvrtc(nvrtcGetCUBIN(p.prog, out.cubin.data()), "nvrtcGetCUBIN");
+    }
+  }
+  if (r != NVRTC_SUCCESS) {
+    // With -v on, a failing ptxas loses its error line: compile again without it.
+    Program p(kernel.source);
+    std::string log;
+    p.compile(nvrtc_options(kernel, arch, false), log);
+    std::ostringstream msg;
+    msg << "NVRTC rejected the generated kernel for " << arch << " (" << nvrtcGetErrorString(r)
+        << ").\nThis is a bug in schedc's code generator; please report it with the .sched "
+           "file.\n--- NVRTC log ---\n"
+        << (log.empty() ? out.log : log) << "\n--- generated source ---\n"
+        << number_lines(kernel.source);
+    throw Error(Error::Kind::nvrtc, msg.str());
+  }
+  out.functions = parse_ptxas_log(out.log);
+  out.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::map<std::string, PtxasInfo> parse_ptxas_log(const std::string& log) {
+  // ptxas -v prints, per function:
+  //   ptxas info    : Compiling entry function 'NAME' for 'sm_90'
+  //   ptxas info    : Function properties for NAME
+  //       0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  //   ptxas info    : Used 30 registers, used 1 barriers, 8192 bytes smem, 392 bytes cmem[0]
+  static const std::regex entry_re(R"(Compiling entry function '([^']+)')");
+  static const std::regex props_re(R"(Function properties for ([A-Za-z_$][\w$]*))");
+  static const std::regex frame_re(
+      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
+  static const std::regex used_re(R"(Used (\d+) registers)");
+  static const std::regex smem_re(R"((\d+) bytes smem)");
+  std::map<std::string, PtxasInfo> out;
+  std::string current;
+  std::istringstream in(log);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, entry_re) || std::regex_search(line, m, props_re)) {
+      current = m[1];
+      out[current];
+    } else if (!current.empty() && std::regex_search(line, m, frame_re)) {
+      PtxasInfo& f = out[current];
+      f.stack_frame_bytes = to_int(m[1]);
+      f.spill_store_bytes = to_int(m[2]);
+      f.spill_load_bytes = to_int(m[3]);
+    } else if (!current.empty() && std::regex_search(line, m, used_re)) {
+      PtxasInfo& f = out[current];
+      f.registers = to_int(m[1]);
+      if (std::regex_search(line, m, smem_re)) f.shared_bytes = to_int(m[1]);
+    }
+  }
+  return out;
+}
+
+std::string number_lines(const std::string& source) {
+  std::ostringstream out;
+  std::istringstream in(source);
+  std::string line;
+  int n = 0;
+  char buf[16];
+  while (std::getline(in, line)) {
+    std::snprintf(buf, sizeof buf, "%5d | ", ++n);
+    out << buf << line << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace schedc::runtime

@@ -1,0 +1,266 @@
+#include "runtime/run.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "runtime/error.h"
+#include "runtime/npy.h"
+
+namespace schedc::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Device memory owned for one run.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(size_t bytes, const char* what) : bytes_(bytes) {
+    if (bytes == 0) return;
+    check_cuda(
+        cudaMalloc(&ptr_, bytes),
+        (std::string("cudaMalloc(") + std::to_string(bytes) + " bytes for " + what + ")").c_str());
+  }
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+
+  void upload(const void* src, size_t n, const char* what) const {
+    check_cuda(cudaMemcpy(ptr_, src, n, cudaMemcpyHostToDevice),
+               (std::string("cudaMemcpy to device (") + what + ")").c_str());
+  }
+  void download(void* dst, size_t n, const char* what) const {
+    check_cuda(cudaMemcpy(dst, ptr_, n, cudaMemcpyDeviceToHost),
+               (std::string("cudaMemcpy to host (") + what + ")").c_str());
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+void check_problem(const compiler::Problem& p) {
+  auto bad = [](const std::string& what) {
+    throw Error(Error::Kind::cuda, "invalid problem: " + what);
+  };
+  if (p.m < 1 || p.n < 1 || p.k < 1) bad("M, N and K must be >= 1");
+  if (p.a_ld() < p.k) bad("lda < K");
+  if (p.b_ld() < p.n) bad("ldb < N");
+  if (p.c_ld() < p.n) bad("ldc < N");
+  const int64_t int_max = 2147483647;
+  if (p.m * p.a_ld() > int_max || p.k * p.b_ld() > int_max || p.m * p.c_ld() > int_max)
+    bad("a matrix has more than 2^31 - 1 elements (the kernel ABI indexes with int)");
+}
+
+// The packed f32 copy of C0 cuBLAS's reference starts from (beta != 0).
+std::vector<float> packed(const std::vector<float>& m, int64_t rows, int64_t cols, int64_t ld) {
+  std::vector<float> out(size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[size_t(i * cols + j)] = m[size_t(i * ld + j)];
+  return out;
+}
+
+}  // namespace
+
+bool RunReport::ok() const {
+  for (const ValidationResult& v : validations)
+    if (!v.ok) return false;
+  return race.empty();
+}
+
+std::string RunReport::failure() const {
+  std::string out;
+  for (const ValidationResult& v : validations)
+    if (!v.ok) out += (out.empty() ? "" : "; ") + std::string(to_string(v.mode)) + ": " + v.failure;
+  if (!race.empty()) out += (out.empty() ? "" : "; ") + race;
+  return out;
+}
+
+double RunReport::rel_err() const {
+  for (const ValidationResult& v : validations)
+    if (v.mode == InputMode::random) return v.rel_err;
+  return validations.empty() ? 0 : validations.front().rel_err;
+}
+
+double RunReport::percent_of_cublas() const {
+  return timed && kernel.median_ms > 0 ? 100.0 * cublas.median_ms / kernel.median_ms : 0;
+}
+
+GpuSession::GpuSession(const DeviceInfo& device) : device_(device) {
+  auto t0 = Clock::now();
+  check_cuda(cudaSetDevice(device.ordinal), "cudaSetDevice");
+  check_cuda(cudaFree(nullptr), "cudaFree(0) (creating the CUDA context)");
+  cudaStream_t s = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  stream_ = s;
+  cublasHandle_t h = nullptr;
+  check_cublas(cublasCreate(&h), "cublasCreate");
+  cublas_ = h;
+  check_cublas(cublasSetStream(h, s), "cublasSetStream");
+  init_ms_ = ms_since(t0);
+}
+
+GpuSession::~GpuSession() {
+  if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
+  if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+std::unique_ptr<GpuSession> open_session(std::string& why) {
+  std::optional<DeviceInfo> d = find_device(why);
+  if (!d) return nullptr;
+  return std::make_unique<GpuSession>(*d);
+}
+
+std::shared_ptr<PreparedKernel> GpuSession::prepare(const codegen::GeneratedKernel& kernel,
+                                                    const JitOptions& jit_options) {
+  auto p = std::make_shared<PreparedKernel>();
+  p->kernel = kernel;
+  p->jit = jit(kernel, device_.arch(), jit_options);
+  auto t0 = Clock::now();
+  p->module = std::make_unique<Module>(p->kernel, p->jit.cubin, device_.ordinal);
+  p->load_ms = ms_since(t0);
+  return p;
+}
+
+RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& options) {
+  const codegen::GeneratedKernel& kernel = prepared.kernel;
+  const compiler::Problem& p = options.problem;
+  check_problem(p);
+  const ElemType t = elem_type(kernel.dtype);
+  const size_t es = size_t(elem_size(t));
+  const compiler::Epilogue& epi = options.epilogue;
+  auto stream = static_cast<cudaStream_t>(stream_);
+
+  RunReport report;
+  report.ref_mode = reference_mode(kernel);
+
+  const size_t a_elems = size_t(p.m * p.a_ld()), b_elems = size_t(p.k * p.b_ld()),
+               c_elems = size_t(p.m * p.c_ld());
+  DeviceBuffer dA(a_elems * es, "A"), dB(b_elems * es, "B"), dC(c_elems * es, "C");
+  DeviceBuffer dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference");
+  DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
+  report.entry = choose_entry(kernel, p, dA.get(), dB.get(), dC.get());
+
+  GemmArgs args{dA.get(),  dB.get(), dC.get(),
+                epi.alpha, epi.beta, epi.bias ? static_cast<const float*>(dBias.get()) : nullptr};
+  auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
+
+  std::vector<char> random_result;  // C after the random-mode run, to spot races later
+  std::vector<char> random_sent;
+  if (options.validate) {
+    auto t0 = Clock::now();
+    for (InputMode mode : {InputMode::exact, InputMode::random}) {
+      GemmInputs in = make_inputs(p, t, mode, options.seed, epi.alpha, epi.beta, epi.bias);
+      dA.upload(encode(t, in.a).data(), dA.bytes(), "A");
+      dB.upload(encode(t, in.b).data(), dB.bytes(), "B");
+      if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias");
+      // C holds C0 where beta reads it, NaN everywhere else (the poison).
+      std::vector<char> sent = encode(t, in.c0);
+      dC.upload(sent.data(), dC.bytes(), "C (poisoned)");
+
+      launch();
+      check_cuda(cudaStreamSynchronize(stream),
+                 ("running " + report.entry.entry->name + " (cudaStreamSynchronize)").c_str());
+      std::vector<char> got_raw(dC.bytes());
+      dC.download(got_raw.data(), got_raw.size(), "C");
+
+      // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
+      std::vector<float> c0 = packed(in.c0, p.m, p.n, p.c_ld());
+      if (epi.beta != 0.0f)
+        dRef.upload(c0.data(), dRef.bytes(), "reference C0");
+      else
+        check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
+      cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dRef.get(), true, p.n,
+                  epi.alpha, epi.beta);
+      check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
+      std::vector<float> ref32(size_t(p.m * p.n));
+      dRef.download(ref32.data(), dRef.bytes(), "reference");
+      std::vector<float> expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+
+      bool bit_exact = mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
+      std::vector<float> got = decode(t, got_raw);
+      report.validations.push_back(compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
+                                           random_tolerance(report.ref_mode, t, p.k)));
+
+      if (!options.save_dir.empty()) {
+        namespace fs = std::filesystem;
+        fs::path dir = mode == InputMode::random ? fs::path(options.save_dir)
+                                                 : fs::path(options.save_dir) / "exact";
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec) throw Error(Error::Kind::io, "cannot create " + dir.string() + ": " + ec.message());
+        auto save = [&](const char* name, const std::vector<float>& m, int64_t r, int64_t c,
+                        int64_t ld) {
+          std::string why, path = (dir / name).string();
+          if (!write_npy(path, m, r, c, ld, why)) throw Error(Error::Kind::io, why);
+          report.saved.push_back(path);
+        };
+        save("A.npy", in.a, p.m, p.k, p.a_ld());
+        save("B.npy", in.b, p.k, p.n, p.b_ld());
+        save("C_schedc.npy", got, p.m, p.n, p.c_ld());
+        save("C_cublas.npy", expected, p.m, p.n, p.n);
+        if (epi.beta != 0.0f) save("C0.npy", in.c0, p.m, p.n, p.c_ld());
+        if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
+      }
+      if (mode == InputMode::random) {
+        random_result = std::move(got_raw);
+        random_sent = std::move(sent);
+      }
+    }
+    report.validate_ms = ms_since(t0);
+  } else {
+    GemmInputs in =
+        make_inputs(p, t, InputMode::random, options.seed, epi.alpha, epi.beta, epi.bias);
+    dA.upload(encode(t, in.a).data(), dA.bytes(), "A");
+    dB.upload(encode(t, in.b).data(), dB.bytes(), "B");
+    if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias");
+    random_sent = encode(t, in.c0);
+    dC.upload(random_sent.data(), dC.bytes(), "C");
+  }
+
+  // A wrong kernel is not worth timing.
+  if (options.time && report.ok()) {
+    auto t0 = Clock::now();
+    TimingOptions topt = options.timing;
+    std::unique_ptr<DeviceBuffer> flush;
+    if (options.flush_l2 && device_.l2_bytes) {
+      flush = std::make_unique<DeviceBuffer>(2 * device_.l2_bytes, "L2 flush");
+      topt.flush_buffer = flush->get();
+      topt.flush_bytes = flush->bytes();
+    }
+    report.kernel = time_kernel(launch, stream_, topt);
+    // With beta == 0 every run must write the same C: a change is a race.
+    if (!random_result.empty() && epi.beta == 0.0f) {
+      std::vector<char> again(dC.bytes());
+      dC.download(again.data(), again.size(), "C after timing");
+      if (again != random_result)
+        report.race = "the result changed between runs on the same inputs (a race?)";
+    }
+    // cuBLAS writes its own C (kernel's type and ldc), timed by the same harness.
+    DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
+    dCublas.upload(random_sent.data(), dCublas.bytes(), "cuBLAS's C");
+    report.cublas = time_kernel(
+        [&] {
+          cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dCublas.get(), false,
+                      p.c_ld(), epi.alpha, epi.beta);
+        },
+        stream_, topt);
+    report.timed = true;
+    report.time_ms = ms_since(t0);
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (end of run)");
+  return report;
+}
+
+}  // namespace schedc::runtime

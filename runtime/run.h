@@ -1,0 +1,85 @@
+#pragma once
+// runtime::GpuSession: one device, one stream, one cuBLAS handle, reused by
+// every run of a process (schedc run, schedc bench, the GPU tests).
+//   prepare(): JIT (through the cache) and load a generated kernel;
+//   run():     validate it in both modes against cuBLAS, then time it and
+//              cuBLAS with the same harness.
+// Tests plant hand-written kernels through exactly this API.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/generated_kernel.h"
+#include "compiler/problem.h"
+#include "compiler/schedule.h"
+#include "runtime/device.h"
+#include "runtime/jit.h"
+#include "runtime/launch.h"
+#include "runtime/timing.h"
+#include "runtime/validate.h"
+
+namespace schedc::runtime {
+
+struct RunOptions {
+  compiler::Problem problem;    // ld 0 = packed
+  compiler::Epilogue epilogue;  // alpha, beta, bias, relu
+  uint64_t seed = 1;
+  bool validate = true;  // exact and random modes
+  bool time = true;      // schedc's kernel and cuBLAS
+  bool flush_l2 = false;
+  TimingOptions timing;
+  std::string save_dir;  // "" = do not write .npy files
+};
+
+struct PreparedKernel {
+  codegen::GeneratedKernel kernel;
+  JitResult jit;
+  double load_ms = 0;
+  std::unique_ptr<Module> module;
+};
+
+struct RunReport {
+  EntryChoice entry;  // points into the PreparedKernel's kernel
+  RefMode ref_mode = RefMode::f32_pedantic;
+  std::vector<ValidationResult> validations;  // exact, then random
+  std::string race;  // non-empty: the result changed between runs on the same inputs
+  bool timed = false;
+  TimingStats kernel, cublas;
+  double validate_ms = 0, time_ms = 0;  // host wall time of each phase
+  std::vector<std::string> saved;       // .npy files written
+
+  bool ok() const;                   // every validation passed and no race seen
+  std::string failure() const;       // why not, in one line ("" when ok)
+  double rel_err() const;            // random mode's (else exact's) relative error
+  double percent_of_cublas() const;  // cuBLAS median / kernel median * 100
+};
+
+class GpuSession {
+ public:
+  // Initializes the CUDA context, a stream and a cuBLAS handle on `device`.
+  explicit GpuSession(const DeviceInfo& device);
+  ~GpuSession();
+  GpuSession(const GpuSession&) = delete;
+  GpuSession& operator=(const GpuSession&) = delete;
+
+  const DeviceInfo& device() const { return device_; }
+  double init_ms() const { return init_ms_; }
+
+  std::shared_ptr<PreparedKernel> prepare(const codegen::GeneratedKernel& kernel,
+                                          const JitOptions& jit = {});
+  RunReport run(const PreparedKernel& prepared, const RunOptions& options);
+
+ private:
+  DeviceInfo device_;
+  void* stream_ = nullptr;  // cudaStream_t
+  void* cublas_ = nullptr;  // cublasHandle_t
+  double init_ms_ = 0;
+};
+
+// GpuSession for device 0, or nothing with `why` when there is no device.
+std::unique_ptr<GpuSession> open_session(std::string& why);
+
+}  // namespace schedc::runtime

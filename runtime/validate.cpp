@@ -1,0 +1,199 @@
+#include "runtime/validate.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "runtime/error.h"
+
+namespace schedc::runtime {
+
+RefMode reference_mode(const codegen::GeneratedKernel& kernel) {
+  ElemType t = elem_type(kernel.dtype);
+  if (t == ElemType::f16) return RefMode::f16;
+  if (t == ElemType::bf16) return RefMode::bf16;
+  if (!kernel.tensor_cores) return RefMode::f32_pedantic;
+  if (kernel.mma_type == "tf32") return RefMode::tf32;
+  if (kernel.mma_type == "f16") return RefMode::f32_fast_f16;
+  if (kernel.mma_type == "bf16") return RefMode::f32_fast_bf16;
+  throw Error(Error::Kind::cuda,
+              "internal error: unknown mma_type '" + kernel.mma_type + "' from codegen");
+}
+
+const char* to_string(RefMode m) {
+  switch (m) {
+    case RefMode::f32_pedantic: return "cuBLAS f32 pedantic";
+    case RefMode::tf32: return "cuBLAS TF32";
+    case RefMode::f32_fast_f16: return "cuBLAS f32 via f16";
+    case RefMode::f32_fast_bf16: return "cuBLAS f32 via bf16";
+    case RefMode::f16: return "cuBLAS f16 in, f32 accumulate";
+    case RefMode::bf16: return "cuBLAS bf16 in, f32 accumulate";
+  }
+  return "?";
+}
+
+Tolerance random_tolerance(RefMode mode, ElemType out, int64_t k) {
+  // Unit roundoffs: f32 accumulation 2^-24; output rounding per type.
+  const double u_acc = std::ldexp(1.0, -24);
+  const double u_out = out == ElemType::f32   ? u_acc
+                       : out == ElemType::f16 ? std::ldexp(1.0, -11)
+                                              : std::ldexp(1.0, -8);
+  // Input rounding the kernel and cuBLAS may do differently (the kernel may
+  // truncate to tf32 where cuBLAS rounds): zero when inputs are given in
+  // the type the multiplier uses.
+  double u_in = 0;
+  if (mode == RefMode::tf32 || mode == RefMode::f32_fast_f16) u_in = std::ldexp(1.0, -11);
+  if (mode == RefMode::f32_fast_bf16) u_in = std::ldexp(1.0, -8);
+  Tolerance t;
+  // Summation in another order: error grows like sqrt(K) u for random signs
+  // (4 sigma), plus a few roundings for alpha, beta, bias; one output
+  // rounding may flip by an ulp (2 u); truncation vs rounding of inputs is
+  // biased and costs up to ~2 u_in relative per product (16 u_in: margin 4x+).
+  t.rel_frobenius =
+      u_acc * (4.0 * std::sqrt(double(std::max<int64_t>(k, 1))) + 8.0) + 16.0 * u_in + 2.0 * u_out;
+  std::ostringstream why;
+  why << "random inputs: 4*sqrt(K)+8 f32 roundings for another summation order";
+  if (u_in > 0) why << ", 16 input roundings (" << to_string(mode) << ")";
+  if (out != ElemType::f32) why << ", 2 output roundings (" << to_string(out) << ")";
+  t.reason = why.str();
+  return t;
+}
+
+bool exact_scale(float x) {
+  if (x == 0.0f) return true;
+  int e = 0;
+  double m = std::frexp(double(x), &e);  // x = m * 2^e, 0.5 <= |m| < 1
+  double scaled = m * 512.0;             // at most 9 significant bits
+  return scaled == std::floor(scaled) && e > -20 && e < 20;
+}
+
+ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType out,
+                         const std::vector<float>& got, const std::vector<char>& got_raw,
+                         const std::vector<char>& sent_raw, const std::vector<float>& expected,
+                         bool bit_exact, const Tolerance& tol) {
+  ValidationResult r;
+  r.mode = mode;
+  r.bit_exact = bit_exact;
+  r.tolerance = bit_exact ? 0 : tol.rel_frobenius;
+  r.tolerance_reason = bit_exact ? "small-integer inputs: every partial sum is exact, so the "
+                                   "result must match bit for bit"
+                                 : tol.reason;
+  const int64_t ldc = p.c_ld();
+  const size_t es = size_t(elem_size(out));
+  double err2 = 0, ref2 = 0, got2 = 0;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      float e = expected[size_t(i * p.n + j)];
+      float g = got[size_t(i * ldc + j)];
+      double d = std::fabs(double(g) - double(e));
+      ref2 += double(e) * e;
+      ++r.checked;
+      if (std::isnan(g) || std::isnan(e)) {
+        ++r.nan_count;
+        d = INFINITY;
+      } else {
+        got2 += double(g) * g;
+        err2 += d * d;
+      }
+      if (d > r.worst_abs_err || (r.worst_abs_err == 0 && r.checked == 1)) {
+        r.worst_abs_err = d;
+        r.worst = {i, j, g, e};
+      }
+    }
+  r.ref_norm = std::sqrt(ref2);
+  r.got_norm = std::sqrt(got2);
+  r.rel_err = r.ref_norm > 0 ? std::sqrt(err2) / r.ref_norm : (err2 > 0 ? INFINITY : 0);
+
+  // Mismatches: bitwise in exact mode; else beyond the element bound.
+  double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      float e = expected[size_t(i * p.n + j)];
+      float g = got[size_t(i * ldc + j)];
+      bool bad;
+      if (std::isnan(g) || std::isnan(e))
+        bad = true;
+      else if (bit_exact)
+        bad = g != e;
+      else
+        bad = std::fabs(double(g) - e) >
+              tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
+      if (!bad) continue;
+      ++r.mismatches;
+      if (r.first.size() < 5) r.first.push_back({i, j, g, e});
+    }
+
+  // The ld padding of C must come back exactly as it was sent.
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = p.n; j < ldc; ++j) {
+      size_t at = size_t(i * ldc + j) * es;
+      if (at + es <= got_raw.size() && at + es <= sent_raw.size() &&
+          !std::equal(got_raw.begin() + long(at), got_raw.begin() + long(at + es),
+                      sent_raw.begin() + long(at)))
+        ++r.padding_writes;
+    }
+
+  std::ostringstream why;
+  if (r.nan_count) {
+    why << r.nan_count << " of " << r.checked << " elements are NaN (unwritten or invalid)";
+  } else if (r.padding_writes) {
+    why << r.padding_writes << " writes outside C (in the ldc padding)";
+  } else if (r.ref_norm == 0) {
+    why << "the reference is all zeros (a test harness bug)";
+  } else if (r.got_norm == 0) {
+    why << "the result is all zeros";
+  } else if (bit_exact && r.mismatches) {
+    why << r.mismatches << " of " << r.checked << " elements differ from the exact result";
+  } else if (!bit_exact && r.rel_err > tol.rel_frobenius) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "rel err %.1e > tolerance %.1e", r.rel_err, tol.rel_frobenius);
+    why << buf;
+  } else if (!bit_exact && r.mismatches) {
+    why << r.mismatches << " of " << r.checked << " elements beyond the element bound";
+  }
+  r.failure = why.str();
+  r.ok = r.failure.empty();
+  return r;
+}
+
+std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,
+                                    const std::vector<float>& bias, bool relu, ElemType out) {
+  std::vector<float> r(ref32.size());
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      float v = ref32[size_t(i * p.n + j)];
+      if (!bias.empty()) v += bias[size_t(j)];
+      if (relu) v = v > 0.0f ? v : 0.0f;
+      r[size_t(i * p.n + j)] = round_to(out, v);
+    }
+  return r;
+}
+
+void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
+                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta) {
+  cudaDataType_t t = in == ElemType::f32   ? CUDA_R_32F
+                     : in == ElemType::f16 ? CUDA_R_16F
+                                           : CUDA_R_16BF;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+  switch (mode) {
+    case RefMode::f32_pedantic: compute = CUBLAS_COMPUTE_32F_PEDANTIC; break;
+    case RefMode::tf32: compute = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+    case RefMode::f32_fast_f16: compute = CUBLAS_COMPUTE_32F_FAST_16F; break;
+    case RefMode::f32_fast_bf16: compute = CUBLAS_COMPUTE_32F_FAST_16BF; break;
+    case RefMode::f16:
+    case RefMode::bf16: compute = CUBLAS_COMPUTE_32F; break;
+  }
+  auto h = static_cast<cublasHandle_t>(handle);
+  check_cublas(cublasSetMathMode(
+                   h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
+               "cublasSetMathMode");
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
+  check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &alpha, b, t,
+                            int(p.b_ld()), a, t, int(p.a_ld()), &beta, c, c_f32 ? CUDA_R_32F : t,
+                            int(ldc), compute, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmEx");
+}
+
+}  // namespace schedc::runtime
