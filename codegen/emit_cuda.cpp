@@ -1,9 +1,77 @@
-// STUB: replaced by the SIMT code generator (issue 4).
+// codegen::emit_cuda: the SIMT kernels from their building blocks; the
+// tensor-core path goes to emit_mma. A vectorized plan yields a module with
+// two entries: the main kernel and its vector-width-1 twin (the fallback),
+// which the runtime launches when the main entry's alignment fails.
 #include "codegen/emit_cuda.h"
+
+#include "codegen/blocks_common.h"
+#include "codegen/blocks_simt.h"
+#include "codegen/emit_mma.h"
+#include "compiler/lower.h"
 #include "dsl/diagnostics.h"
+
 namespace schedc::codegen {
-GeneratedKernel emit_cuda(const compiler::KernelPlan&) {
-  SCHEDC_INTERNAL_ASSERT(false, "code generation not implemented yet");
-  return {};
+
+using compiler::KernelKind;
+using compiler::KernelPlan;
+
+namespace {
+
+void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
+  e.comment("Naive kernel: one thread per C element, A and B read from global memory.");
+  emit_kernel_open(e, p, p.name);
+  emit_tile_constants(e, p);
+  emit_block_index(e, p);
+  emit_naive_body(e, p);
+  e.close_scope(p.name);
 }
+
+void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
+  if (p.fallback)
+    e.comment(
+        "Fallback: the same kernel with scalar global loads and C stores, correct for any "
+        "alignment.");
+  else
+    e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
+  emit_kernel_open(e, p, p.name);
+  emit_tile_constants(e, p);
+  emit_thread_map(e, p);
+  emit_block_index(e, p);
+  emit_smem_decls(e, p);
+  emit_copy_setup(e, p);
+  e.line();
+  emit_main_loop(e, p);
+  e.line();
+  emit_store_c(e, p);
+  e.close_scope(p.name);
+}
+
+}  // namespace
+
+GeneratedKernel emit_cuda(const KernelPlan& plan) {
+  if (plan.mma) return emit_mma(plan);
+  SCHEDC_INTERNAL_ASSERT(plan.kind == KernelKind::naive || plan.dtype == compiler::DType::f32,
+                         "the tiled SIMT path generates f32 kernels only");
+  GeneratedKernel k;
+  k.dtype = compiler::dtype_name(plan.dtype);
+  k.min_sm = 70;
+  Emitter e;
+  emit_module_header(e, plan);
+  emit_epilogue_helpers(e, plan);
+  if (plan.kind == KernelKind::naive) {
+    emit_naive_kernel(e, plan);
+  } else {
+    emit_tiled_kernel(e, plan);
+  }
+  k.main = make_entry(plan, plan.name);
+  if (plan.needs_fallback()) {
+    KernelPlan fb = compiler::lower_fallback(plan);
+    e.line();
+    emit_tiled_kernel(e, fb);
+    k.fallback = make_entry(fb, fb.name);
+  }
+  k.source = e.str();
+  return k;
+}
+
 }  // namespace schedc::codegen

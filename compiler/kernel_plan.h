@@ -1,10 +1,19 @@
 #pragma once
 // KernelPlan: every decision of a schedule made concrete, as plain data.
 // compiler::lower makes it, codegen prints it, tests walk it on the CPU.
-// (First version: the SIMT lowering extends this; the tensor-core lowering
-// owns MmaPlan.)
+//
+// The common block (block_threads … swizzle_group) is filled by both
+// lowerings; the SIMT part (naive, tiles, copies, smem, frag, epilogue) by
+// compiler/lower_*.cpp; `mma` by the tensor-core lowering.
+//
+// Every map below is written as a small formula with a C++ method that
+// evaluates it. Codegen prints the same formula with the plan's numbers, so
+// a unit test that walks the method for every thread proves what the kernel
+// computes.
 
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "compiler/mma_plan.h"
 #include "compiler/schedule.h"
@@ -12,20 +21,152 @@
 
 namespace schedc::compiler {
 
+enum class KernelKind { naive, tiled, mma };
+
+// Bytes per element (inline here so the plan needs nothing else linked).
+inline int elem_bytes(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
+inline const char* dtype_name(DType t) {
+  return t == DType::f32 ? "f32" : t == DType::f16 ? "f16" : "bf16";
+}
+
+// Thread -> C elements of the block tile (also the rows/columns a thread
+// reads from the shared tiles). The block tile is cut into regions (one per
+// warp with `warp WMxWN`, else the whole tile); inside its region a thread
+// owns (TM/PM) x (TN/PN) pieces of PM x PN elements, piece (pi, pj) at
+// (pi * piece_stride_m, pj * piece_stride_n) from the region's corner, and
+// inside each piece stride the thread's own PM x PN block sits at
+// (lane_m * PM, lane_n * PN), lanes numbered row-major (lane_n fastest).
+struct ThreadMap {
+  int tm = 1, tn = 1;              // register tile
+  int pm = 1, pn = 1;              // piece
+  int region_m = 1, region_n = 1;  // warp tile, or block tile
+  int regions_n = 1;               // regions along N
+  int lanes_m = 1, lanes_n = 1;    // threads per region along M, N
+  bool warp_tiled = false;
+
+  int pieces_m() const { return tm / pm; }
+  int pieces_n() const { return tn / pn; }
+  int piece_stride_m() const { return region_m / pieces_m(); }
+  int piece_stride_n() const { return region_n / pieces_n(); }
+  int threads_per_region() const { return lanes_m * lanes_n; }
+
+  // Corner of thread t's first piece, relative to the block tile.
+  int base_m(int t) const {
+    int region = t / threads_per_region(), lane = t % threads_per_region();
+    return (region / regions_n) * region_m + (lane / lanes_n) * pm;
+  }
+  int base_n(int t) const {
+    int region = t / threads_per_region(), lane = t % threads_per_region();
+    return (region % regions_n) * region_n + (lane % lanes_n) * pn;
+  }
+  // Row (col) of register-tile row i (col j) of thread t, in the block tile.
+  int row(int t, int i) const { return base_m(t) + (i / pm) * piece_stride_m() + i % pm; }
+  int col(int t, int j) const { return base_n(t) + (j / pn) * piece_stride_n() + j % pn; }
+};
+
+// Global -> shared copy of one operand's k-step tile. The tile is seen in
+// global orientation (A: BM rows x BK cols, B: BK rows x BN cols), cut into
+// vectors of `vec` contiguous elements along a row, numbered row-major; in
+// iteration i thread t loads vector number i * threads + t.
+struct TileCopy {
+  Operand operand = Operand::A;
+  int rows = 0, cols = 0;
+  int vec = 1;  // elements per global load (1 or the schedule's vector width)
+  int threads = 0;
+  int iters = 0;     // loads per thread per k-step
+  int smem_vec = 1;  // elements per shared store (vec when the vector stays contiguous)
+
+  int vecs_per_row() const { return cols / vec; }
+  // (row, col) of the first element thread t loads in iteration i.
+  std::pair<int, int> coord(int t, int i) const {
+    int v = i * threads + t;
+    return {v / vecs_per_row(), (v % vecs_per_row()) * vec};
+  }
+};
+
+// One operand's tile in shared memory. Logical coordinates are the global
+// orientation (A: (m, k), B: (k, n)); `transposed` stores logical (r, c) at
+// physical row c, column r. Physical rows hold row_len + pad elements;
+// with `swizzle` the column is XOR-swizzled in chunks of `unit` elements:
+// chunk' = chunk ^ (row & mask), which stays inside an aligned group of
+// mask+1 chunks (mask+1 divides row_len / unit), so no padding is needed.
+struct SmemLayout {
+  Operand operand = Operand::A;
+  bool transposed = false;
+  int rows = 0, row_len = 0;  // physical, before padding
+  int pad = 0;
+  bool swizzle = false;
+  int unit = 1, mask = 0;
+  int buffers = 1;
+  std::string name;  // "sA" / "sB"
+
+  int row_stride() const { return row_len + pad; }
+  int buffer_elems() const { return rows * row_stride(); }
+  int total_elems() const { return buffers * buffer_elems(); }
+  std::pair<int, int> physical(int r, int c) const {
+    int pr = transposed ? c : r, pc = transposed ? r : c;
+    if (swizzle) pc = (((pc / unit) ^ (pr & mask)) * unit) + pc % unit;
+    return {pr, pc};
+  }
+  // Element offset of logical (r, c) inside one buffer.
+  int offset(int r, int c) const {
+    auto [pr, pc] = physical(r, c);
+    return pr * row_stride() + pc;
+  }
+};
+
+// How the register fragments are read from shared memory each k: vector
+// width of the reads along a piece (1 = scalar).
+struct FragLoad {
+  int vec_a = 1, vec_b = 1;
+};
+
+struct EpiloguePlan {
+  bool bias = false;
+  bool relu = false;
+  int vec = 1;  // elements per C access in the main entry
+};
+
+enum class Pipeline { single, double_buffer };
+
 struct KernelPlan {
   Schedule schedule;  // what produced this plan (for comments and spans)
   Target target;
   DType dtype = DType::f32;
+  KernelKind kind = KernelKind::naive;
+  std::string name;  // extern "C" name of the main entry
 
-  int block_threads = 0;       // threads per block
+  // Common to every path (the tensor-core lowering fills these too).
+  int block_threads = 0;                      // threads per block
   int block_m = 1, block_n = 1, block_k = 1;  // C tile per block, K step
-  int smem_bytes = 0;          // shared memory per block
-  int swizzle_group = 1;       // grouped rasterization
+  int smem_bytes = 0;                         // shared memory per block
+  int swizzle_group = 1;                      // grouped rasterization
+
+  // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
+  int block_x = 1, block_y = 1;
+
+  // Tiled SIMT kernel.
+  ThreadMap threads;
+  TileCopy copy_a, copy_b;
+  SmemLayout smem_a, smem_b;
+  FragLoad frag;
+  Pipeline pipeline = Pipeline::single;
+  int vec = 1;            // the schedule's vector width (global loads, C stores)
+  bool fallback = false;  // this is the vector-width-1 twin of a vectorized plan
+  EpiloguePlan epilogue;
 
   std::optional<MmaPlan> mma;  // tensor-core path
+
+  bool needs_fallback() const { return kind != KernelKind::naive && vec > 1 && !fallback; }
 };
 
 // Checks the plan's invariants; throws dsl::InternalError on a violation.
+// For the SIMT kinds it walks every map for every thread (compiler/verify.cpp).
 void verify(const KernelPlan& plan);
+
+// The plan as readable text (`schedc emit --dump-plan`, SCHEDC_DUMP_PLAN=1).
+std::string dump(const KernelPlan& plan);
 
 }  // namespace schedc::compiler

@@ -1,12 +1,50 @@
-// STUB: replaced by the SIMT lowering (issue 4).
+// compiler::lower: the pipeline of lowering passes, one decision per file.
+// SCHEDC_DUMP_PLAN=1 prints the plan after each pass to stderr.
 #include "compiler/lower.h"
-#include "dsl/diagnostics.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "compiler/lower_mma.h"
+#include "compiler/lower_passes.h"
+
 namespace schedc::compiler {
+
+namespace {
+
+bool dump_enabled() {
+  const char* v = std::getenv("SCHEDC_DUMP_PLAN");
+  return v && *v && std::string(v) != "0";
+}
+
+KernelPlan log(KernelPlan p, const char* after) {
+  if (dump_enabled()) std::cerr << "// ---- plan after " << after << "\n" << dump(p);
+  return p;
+}
+
+}  // namespace
+
 KernelPlan lower(const Schedule& s, const Target& t) {
+  if (s.uses_tensor_cores()) return lower_mma(s, t);
   KernelPlan p;
   p.schedule = s;
   p.target = t;
+  p = log(lower_tiles(p), "lower_tiles");
+  p = log(lower_smem_layout(p), "lower_smem_layout");
+  p = log(lower_copies(p), "lower_copies");
+  p = log(lower_raster(p), "lower_raster");
+  verify(p);
   return p;
 }
-void verify(const KernelPlan&) {}
+
+KernelPlan lower_fallback(const KernelPlan& plan) {
+  KernelPlan p = plan;
+  p.fallback = true;
+  p.vec = 1;
+  p.name = plan.name + "_fallback";
+  p = lower_copies(p);
+  verify(p);
+  return p;
+}
+
 }  // namespace schedc::compiler

@@ -11,4 +11,9 @@ namespace schedc::compiler {
 
 KernelPlan lower(const Schedule& s, const Target& t);
 
+// The vector-width-1 twin of a vectorized SIMT plan: same tiles and shared
+// layouts, scalar global loads and C stores, so it is correct for any
+// pointer alignment and leading dimension. Requires plan.needs_fallback().
+KernelPlan lower_fallback(const KernelPlan& plan);
+
 }  // namespace schedc::compiler

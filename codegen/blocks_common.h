@@ -1,0 +1,61 @@
+#pragma once
+// Building blocks every generated kernel shares, written as functions of the
+// common KernelPlan fields (block_threads, block_m/n/k, swizzle_group, the
+// epilogue of the schedule) so that the SIMT and the tensor-core generators
+// print them the same way.
+//
+// A kernel is assembled as:
+//   emit_module_header(e, plan);          // once per module: schedule comment
+//   emit_epilogue_helpers(e, plan);       // once per module: store_c / store_c4
+//   emit_kernel_open(e, plan, name);      // extern "C" __global__ … {
+//   emit_tile_constants(e, plan);         // constexpr int BM, BN, BK, THREADS
+//   emit_block_index(e, plan);            // const int tile_m0, tile_n0
+//   …                                     // the path's own blocks
+//   e.close_scope(name);
+
+#include <string>
+
+#include "codegen/emitter.h"
+#include "codegen/generated_kernel.h"
+#include "compiler/kernel_plan.h"
+
+namespace schedc::codegen {
+
+// "(gemm.sched:3)" for a directive from the source, "(default)" otherwise.
+std::string origin_note(const compiler::Schedule& s, const compiler::Origin& at);
+
+// The schedule as directive lines, each with its origin (for comments).
+std::string schedule_text(const compiler::Schedule& s);
+
+// C++ spelling of the element type ("float", "__half", "__nv_bfloat16").
+const char* element_type(compiler::DType t);
+
+// File comment (what produced the module, the schedule, the ABI) and the
+// includes the element type needs.
+void emit_module_header(Emitter& e, const compiler::KernelPlan& plan);
+
+// Device helpers for the epilogue, C = act(alpha*acc + beta*C + bias[n]):
+//   store_c(T* c, int n, float acc, float alpha, float beta, const float* bias)
+//   store_c4(T* c, int n, float a0..a3, alpha, beta, bias)   (f32 only: one float4)
+// `c` points at C[m][n]. beta is a launch argument: C is read only when
+// beta != 0 at run time (so a NaN-poisoned C does not leak into the result);
+// bias and relu are compiled in when the schedule asks for them. Callers
+// predicate m < M, n < N (store_c4: n + 3 < N and 16-byte alignment).
+void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
+
+// `extern "C" __global__ void __launch_bounds__(THREADS) name(<ABI>) {`
+void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name);
+
+// constexpr int BM, BN, BK, THREADS with the directive that set each.
+void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);
+
+// Defines `const int tile_m0, tile_n0`: the first C row and column of this
+// block's tile. Row-major 2-D grid (x along N), or with swizzle_group > 1 the
+// grouped rasterization of a 1-D grid (codegen/generated_kernel.h's rule).
+// Requires BM and BN in scope.
+void emit_block_index(Emitter& e, const compiler::KernelPlan& plan);
+
+// The launch metadata of an entry made from `plan`.
+KernelEntry make_entry(const compiler::KernelPlan& plan, const std::string& name);
+
+}  // namespace schedc::codegen

@@ -1,0 +1,376 @@
+#include "codegen/blocks_simt.h"
+
+#include "codegen/blocks_common.h"
+#include "dsl/diagnostics.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::Operand;
+using compiler::Schedule;
+using compiler::SmemLayout;
+using compiler::ThreadMap;
+using compiler::TileCopy;
+
+namespace {
+
+const char* kComp[4] = {"x", "y", "z", "w"};
+
+// "float", "float2", "float4".
+std::string vec_type(int v) {
+  return v == 1 ? "float" : "float" + std::to_string(v);
+}
+
+const char* op_name(Operand op) {
+  return op == Operand::A ? "A" : "B";
+}
+std::string lower_name(Operand op) {
+  return op == Operand::A ? "a" : "b";
+}
+
+// sA[buf][row][col] for logical (r, c) of the operand's tile.
+std::string smem_ref(const SmemLayout& l, const std::string& buf, const std::string& r,
+                     const std::string& c) {
+  std::string pr = l.transposed ? c : r, pc = l.transposed ? r : c;
+  if (l.swizzle && l.mask > 0) {
+    std::string x = "((" + pr + ") & " + std::to_string(l.mask) + ")";
+    if (l.unit > 1) x += " * " + std::to_string(l.unit);
+    pc = "(" + pc + ") ^ (" + x + ")";
+  }
+  std::string s = l.name;
+  if (!buf.empty()) s += "[" + buf + "]";
+  return s + "[" + pr + "][" + pc + "]";
+}
+
+// `dst[0] = v.x; dst[1] = v.y; …` for a vector `v` of width w.
+std::string unpack(const std::string& dst, const std::string& first, const std::string& v, int w) {
+  if (w == 1) return dst + "[" + first + "] = " + v + ";";
+  std::string s;
+  for (int e = 0; e < w; ++e)
+    s += (e ? " " : "") + dst + "[" + first + " + " + std::to_string(e) + "] = " + v + "." +
+         kComp[e] + ";";
+  return s;
+}
+
+void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
+  const std::string X = op_name(c.operand), x = lower_name(c.operand);
+  e.comment(
+      format("copy %s: the %dx%d tile as %d %s loads, %d per thread (vector v = i*THREADS + "
+             "tid, row v / %d, col v %% %d * %d)",
+             X.c_str(), c.rows, c.cols, c.rows * c.cols / c.vec, vec_type(c.vec).c_str(), c.iters,
+             c.vecs_per_row(), c.vecs_per_row(), c.vec));
+  e.line(format("constexpr int %s_LOADS = %d;", X.c_str(), c.iters));
+  if (c.threads % c.vecs_per_row() == 0) {
+    e.line(format("const int %s_row = tid / %d, %s_col = tid %% %d * %d;", x.c_str(),
+                  c.vecs_per_row(), x.c_str(), c.vecs_per_row(), c.vec));
+    e.line(format("constexpr int %s_ROW_STEP = %d;  // rows between a thread's loads", X.c_str(),
+                  c.threads / c.vecs_per_row()));
+  }
+}
+
+// Row and column expressions of load i for a copy (inside the unrolled loop).
+void emit_copy_coords(Emitter& e, const TileCopy& c) {
+  const std::string X = op_name(c.operand), x = lower_name(c.operand);
+  if (c.threads % c.vecs_per_row() == 0) {
+    e.line(format("const int r = %s_row + i * %s_ROW_STEP, c = %s_col;", x.c_str(), X.c_str(),
+                  x.c_str()));
+  } else {
+    e.line("const int v = i * THREADS + tid;");
+    e.line(format("const int r = v / %d, c = v %% %d * %d;", c.vecs_per_row(), c.vecs_per_row(),
+                  c.vec));
+  }
+}
+
+void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std::string& k0) {
+  const bool is_a = c.operand == Operand::A;
+  const std::string X = op_name(c.operand);
+  const std::string reg = "rg" + X;
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", X.c_str()));
+  emit_copy_coords(e, c);
+  // (gr, gc): the element's global row and column; gr bounded by M (A) or K
+  // (B), gc by K (A) or N (B).
+  if (is_a) {
+    e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
+    e.line("const float* src = A + (size_t)gr * lda + gc;");
+  } else {
+    e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
+    e.line("const float* src = B + (size_t)gr * ldb + gc;");
+  }
+  const char* row_bound = is_a ? "M" : "K";
+  const char* col_bound = is_a ? "K" : "N";
+  std::string first = c.vec == 1 ? "i" : "i * " + std::to_string(c.vec);
+  if (c.vec == 1) {
+    e.line(
+        format("%s[i] = (gr < %s && gc < %s) ? src[0] : 0.0f;", reg.c_str(), row_bound, col_bound));
+  } else {
+    e.open_scope(format("if (gr < %s && gc + %d <= %s)", row_bound, c.vec, col_bound));
+    e.line(format("const %s v = *reinterpret_cast<const %s*>(src);", vec_type(c.vec).c_str(),
+                  vec_type(c.vec).c_str()));
+    e.line(unpack(reg, first, "v", c.vec));
+    e.close_scope();
+    e.open_scope("else");
+    e.comment("edge: element by element, zero outside the matrix");
+    e.line("#pragma unroll");
+    e.line(
+        format("for (int e = 0; e < %d; ++e) %s[%s + e] = (gr < %s && gc + e < %s) ? src[e] : "
+               "0.0f;",
+               c.vec, reg.c_str(), first.c_str(), row_bound, col_bound));
+    e.close_scope();
+  }
+  e.close_scope();
+}
+
+void emit_store_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const SmemLayout& l,
+                    const std::string& buf) {
+  const std::string X = op_name(c.operand);
+  const std::string reg = "rg" + X;
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", X.c_str()));
+  emit_copy_coords(e, c);
+  std::string first = c.vec == 1 ? "i" : "i * " + std::to_string(c.vec);
+  if (c.smem_vec > 1) {
+    std::string vt = vec_type(c.smem_vec);
+    std::string args;
+    for (int k = 0; k < c.smem_vec; ++k)
+      args += (k ? ", " : "") + reg + "[" + first + " + " + std::to_string(k) + "]";
+    e.line(format("*reinterpret_cast<%s*>(&%s) = make_%s(%s);", vt.c_str(),
+                  smem_ref(l, buf, "r", "c").c_str(), vt.c_str(), args.c_str()));
+  } else if (c.vec == 1) {
+    e.line(smem_ref(l, buf, "r", "c") + " = " + reg + "[i];");
+  } else {
+    for (int k = 0; k < c.vec; ++k)
+      e.line(format("%s = %s[%s + %d];", smem_ref(l, buf, "r", "c + " + std::to_string(k)).c_str(),
+                    reg.c_str(), first.c_str(), k));
+  }
+  e.close_scope();
+}
+
+// Fragment of one operand for step kk: a thread's TM rows of A (TN columns of B).
+void emit_frag_one(Emitter& e, const KernelPlan& p, Operand op, const std::string& buf) {
+  const ThreadMap& m = p.threads;
+  const bool is_a = op == Operand::A;
+  const SmemLayout& l = is_a ? p.smem_a : p.smem_b;
+  const int vec = is_a ? p.frag.vec_a : p.frag.vec_b;
+  const std::string reg = is_a ? "rA" : "rB";
+  const char* T = is_a ? "TM" : "TN";
+  const char* P = is_a ? "PM" : "PN";
+  const char* base = is_a ? "thread_m" : "thread_n";
+  const char* stride = is_a ? "PIECE_STRIDE_M" : "PIECE_STRIDE_N";
+  auto ref = [&](const std::string& idx) {
+    return is_a ? smem_ref(l, buf, idx, "kk") : smem_ref(l, buf, "kk", idx);
+  };
+  e.line("#pragma unroll");
+  if (vec > 1) {
+    e.open_scope(format("for (int p = 0; p < %s / %s; ++p)", T, P));
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int v = 0; v < %s; v += %d)", P, vec));
+    std::string vt = vec_type(vec);
+    e.line(format("const %s x = *reinterpret_cast<const %s*>(&%s);", vt.c_str(), vt.c_str(),
+                  ref(format("%s + p * %s + v", base, stride)).c_str()));
+    e.line(unpack(reg, format("p * %s + v", P), "x", vec));
+    e.close_scope();
+    e.close_scope();
+  } else {
+    e.line(format("for (int i = 0; i < %s; ++i) %s[i] = %s;", T, reg.c_str(),
+                  ref(format("%s + i / %s * %s + i %% %s", base, P, stride, P)).c_str()));
+  }
+  (void)m;
+}
+
+}  // namespace
+
+void emit_naive_body(Emitter& e, const KernelPlan& p) {
+  e.line("const int m = tile_m0 + threadIdx.y, n = tile_n0 + threadIdx.x;");
+  e.line("if (m >= M || n >= N) return;");
+  e.line("const " + std::string(element_type(p.dtype)) +
+         "* gA = A + (size_t)m * lda;  // row m of A");
+  e.line("float acc = 0.0f;");
+  e.line("for (int k = 0; k < K; ++k) acc += float(gA[k]) * float(B[(size_t)k * ldb + n]);");
+  e.line("store_c(C + (size_t)m * ldc + n, n, acc, alpha, beta, bias);");
+}
+
+void emit_thread_map(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  const ThreadMap& m = p.threads;
+  std::string what = format("thread %dx%d", s.thread.m, s.thread.n);
+  if (m.pieces_m() * m.pieces_n() > 1)
+    what += format(" split %dx%d", s.thread.split_m, s.thread.split_n);
+  e.comment(format("%s %s: %dx%d pieces of %dx%d, piece stride %dx%d", what.c_str(),
+                   origin_note(s, s.thread_at).c_str(), m.pieces_m(), m.pieces_n(), m.pm, m.pn,
+                   m.piece_stride_m(), m.piece_stride_n()));
+  e.line(format("constexpr int TM = %d, TN = %d;  // register tile", m.tm, m.tn));
+  e.line(format("constexpr int PM = %d, PN = %d;  // piece", m.pm, m.pn));
+  e.line(format("constexpr int PIECE_STRIDE_M = %d, PIECE_STRIDE_N = %d;", m.piece_stride_m(),
+                m.piece_stride_n()));
+  e.line("const int tid = threadIdx.x;");
+  if (m.warp_tiled) {
+    e.comment(format("warp %dx%d %s: a warp's 32 threads as %dx%d lanes over a %dx%d sub-tile",
+                     m.region_m, m.region_n, origin_note(s, s.warp_at).c_str(), m.lanes_m,
+                     m.lanes_n, m.region_m, m.region_n));
+    e.line("const int warp_id = tid / 32, lane = tid % 32;");
+    e.line(format("const int thread_m = warp_id / %d * %d + lane / %d * PM;", m.regions_n,
+                  m.region_m, m.lanes_n));
+    e.line(format("const int thread_n = warp_id %% %d * %d + lane %% %d * PN;", m.regions_n,
+                  m.region_n, m.lanes_n));
+  } else {
+    e.comment(format("threads as %dx%d lanes over the block tile", m.lanes_m, m.lanes_n));
+    e.line(format("const int thread_m = tid / %d * PM;", m.lanes_n));
+    e.line(format("const int thread_n = tid %% %d * PN;", m.lanes_n));
+  }
+  e.comment("rC[i][j] is C[tile_m0 + thread_m + i / PM * PIECE_STRIDE_M + i % PM]");
+  e.comment("         [tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN]");
+}
+
+void emit_smem_decls(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  auto describe = [&](const SmemLayout& l) {
+    bool is_a = l.operand == Operand::A;
+    std::string shape = is_a
+                            ? (l.transposed ? "(BK, BM) tile of A, k-major" : "(BM, BK) tile of A")
+                            : (l.transposed ? "(BN, BK) tile of B, k-major" : "(BK, BN) tile of B");
+    const compiler::Origin& t_at = is_a ? s.transpose_a_at : s.transpose_b_at;
+    const compiler::Origin& p_at = is_a ? s.pad_a_at : s.pad_b_at;
+    if (l.transposed)
+      shape += format(", transpose %s %s", is_a ? "A" : "B", origin_note(s, t_at).c_str());
+    if (l.pad)
+      shape += format(", pad %s %d %s", is_a ? "A" : "B", l.pad, origin_note(s, p_at).c_str());
+    if (l.swizzle)
+      shape += format(", swizzle smem %s: column ^= (row & %d) * %d",
+                      origin_note(s, s.swizzle_smem_at).c_str(), l.mask, l.unit);
+    if (l.buffers > 1)
+      shape += format(", double_buffer %s", origin_note(s, s.double_buffer_at).c_str());
+    return shape;
+  };
+  auto dims = [&](const SmemLayout& l) {
+    std::string d;
+    if (l.buffers > 1) d += format("[%d]", l.buffers);
+    bool is_a = l.operand == Operand::A;
+    std::string rows = l.transposed ? (is_a ? "BK" : "BN") : (is_a ? "BM" : "BK");
+    std::string len = l.transposed ? (is_a ? "BM" : "BK") : (is_a ? "BK" : "BN");
+    if (l.pad) len += " + " + std::to_string(l.pad);
+    return d + "[" + rows + "][" + len + "]";
+  };
+  if (p.smem_bytes <= 48 * 1024) {
+    e.line("__shared__ __align__(16) float sA" + dims(p.smem_a) + ";  // " + describe(p.smem_a));
+    e.line("__shared__ __align__(16) float sB" + dims(p.smem_b) + ";  // " + describe(p.smem_b));
+    return;
+  }
+  e.comment(
+      format("%d bytes of shared memory: dynamic (over the 48 KB static limit)", p.smem_bytes));
+  e.line("extern __shared__ __align__(16) unsigned char smem[];");
+  e.line("using SA = float" + dims(p.smem_a) + ";  // " + describe(p.smem_a));
+  e.line("using SB = float" + dims(p.smem_b) + ";  // " + describe(p.smem_b));
+  e.line("SA& sA = *reinterpret_cast<SA*>(smem);");
+  e.line("SB& sB = *reinterpret_cast<SB*>(smem + sizeof(SA));");
+}
+
+void emit_copy_setup(Emitter& e, const KernelPlan& p) {
+  emit_copy_setup_one(e, p, p.copy_a);
+  emit_copy_setup_one(e, p, p.copy_b);
+  e.line(
+      format("float rgA[A_LOADS * %d], rgB[B_LOADS * %d];  // staging registers: global -> shared",
+             p.copy_a.vec, p.copy_b.vec));
+}
+
+void emit_load_tiles(Emitter& e, const KernelPlan& p, const std::string& k0) {
+  emit_load_one(e, p, p.copy_a, k0);
+  emit_load_one(e, p, p.copy_b, k0);
+}
+
+void emit_store_tiles(Emitter& e, const KernelPlan& p, const std::string& buf) {
+  emit_store_one(e, p, p.copy_a, p.smem_a, buf);
+  emit_store_one(e, p, p.copy_b, p.smem_b, buf);
+}
+
+void emit_compute(Emitter& e, const KernelPlan& p, const std::string& buf) {
+  e.line("#pragma unroll");
+  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
+  e.line(
+      "float rA[TM], rB[TN];  // fragments: column kk of the thread's A rows, row kk of its B "
+      "columns");
+  emit_frag_one(e, p, Operand::A, buf);
+  emit_frag_one(e, p, Operand::B, buf);
+  e.line("#pragma unroll");
+  e.open_scope("for (int i = 0; i < TM; ++i)");
+  e.line("#pragma unroll");
+  e.line("for (int j = 0; j < TN; ++j) rC[i][j] += rA[i] * rB[j];");
+  e.close_scope();
+  e.close_scope("kk");
+}
+
+void emit_main_loop(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.line("float rC[TM][TN];  // accumulators");
+  e.line("#pragma unroll");
+  e.line("for (int i = 0; i < TM; ++i)");
+  e.line("  #pragma unroll");
+  e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
+  e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (p.pipeline == compiler::Pipeline::single) {
+    e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+    e.line("const int k0 = k_tile * BK;");
+    emit_load_tiles(e, p, "k0");
+    emit_store_tiles(e, p, "");
+    e.line("__syncthreads();  // tile in shared memory");
+    emit_compute(e, p, "");
+    e.line("__syncthreads();  // everyone done reading before the next tile overwrites it");
+    e.close_scope("k_tile");
+    return;
+  }
+  e.comment(format("double_buffer %s: compute on buffer k_tile & 1 while the next tile waits in",
+                   origin_note(s, s.double_buffer_at).c_str()));
+  e.comment("registers (rgA, rgB); it is written to the other buffer after the compute, so one");
+  e.comment("barrier per k-step suffices.");
+  emit_load_tiles(e, p, "0");
+  emit_store_tiles(e, p, "0");
+  e.line("__syncthreads();");
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line("const int cur = k_tile & 1;");
+  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
+  e.open_scope("if (has_next)");
+  e.comment("prefetch: next tile global -> registers, in flight during the compute");
+  e.line("const int k0 = (k_tile + 1) * BK;");
+  emit_load_tiles(e, p, "k0");
+  e.close_scope();
+  emit_compute(e, p, "cur");
+  e.open_scope("if (has_next)");
+  emit_store_tiles(e, p, "cur ^ 1");
+  e.close_scope();
+  e.line("__syncthreads();  // the one barrier per k-step");
+  e.close_scope("k_tile");
+}
+
+void emit_store_c(Emitter& e, const KernelPlan& p) {
+  const int v = p.epilogue.vec;
+  e.comment("rC -> C through the epilogue, predicated on M and N");
+  e.line("#pragma unroll");
+  e.open_scope("for (int i = 0; i < TM; ++i)");
+  e.line("const int m = tile_m0 + thread_m + i / PM * PIECE_STRIDE_M + i % PM;");
+  e.line("if (m >= M) continue;");
+  e.line("float* gC = C + (size_t)m * ldc;  // row m of C");
+  e.line("#pragma unroll");
+  if (v == 4) {
+    e.open_scope("for (int j = 0; j < TN; j += 4)");
+    e.line("const int n = tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN;");
+    e.open_scope("if (n + 4 <= N)");
+    e.line(
+        "store_c4(gC + n, n, rC[i][j], rC[i][j + 1], rC[i][j + 2], rC[i][j + 3], alpha, beta, "
+        "bias);");
+    e.close_scope();
+    e.open_scope("else");
+    e.line("#pragma unroll");
+    e.line("for (int e = 0; e < 4; ++e)");
+    e.line("  if (n + e < N) store_c(gC + n + e, n + e, rC[i][j + e], alpha, beta, bias);");
+    e.close_scope();
+    e.close_scope();
+  } else {
+    e.open_scope("for (int j = 0; j < TN; ++j)");
+    e.line("const int n = tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN;");
+    e.line("if (n < N) store_c(gC + n, n, rC[i][j], alpha, beta, bias);");
+    e.close_scope();
+  }
+  e.close_scope();
+}
+
+}  // namespace schedc::codegen

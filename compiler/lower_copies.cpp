@@ -1,0 +1,49 @@
+// Pass: who moves what. The global -> shared copy map of each operand, the
+// width of the shared -> register fragment reads, the epilogue's C width.
+#include "compiler/lower_passes.h"
+#include "dsl/diagnostics.h"
+
+namespace schedc::compiler {
+
+namespace {
+
+TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
+  TileCopy c;
+  c.operand = op;
+  c.rows = op == Operand::A ? p.block_m : p.block_k;
+  c.cols = op == Operand::A ? p.block_k : p.block_n;
+  c.vec = p.vec;
+  c.threads = p.block_threads;
+  int vecs = c.rows * c.cols / c.vec;
+  SCHEDC_INTERNAL_ASSERT(c.cols % c.vec == 0 && vecs % c.threads == 0,
+                         "tile copy is not a whole number of vector steps per thread");
+  c.iters = vecs / c.threads;
+  // A vector along the global row stays contiguous in shared memory unless
+  // the layout transposes it; padding must keep rows vector-aligned.
+  bool contiguous = !l.transposed && l.row_stride() % c.vec == 0;
+  c.smem_vec = contiguous ? c.vec : 1;
+  return c;
+}
+
+}  // namespace
+
+KernelPlan lower_copies(KernelPlan p) {
+  if (p.kind == KernelKind::naive) return p;
+  p.copy_a = copy_for(p, Operand::A, p.smem_a);
+  p.copy_b = copy_for(p, Operand::B, p.smem_b);
+
+  // Fragments: a piece of A is contiguous in shared memory only when A is
+  // k-major (transposed); a piece of B only when B is not transposed.
+  int v = p.schedule.vectorize;
+  const ThreadMap& t = p.threads;
+  p.frag.vec_a =
+      (v > 1 && p.smem_a.transposed && t.pm % v == 0 && p.smem_a.row_stride() % v == 0) ? v : 1;
+  p.frag.vec_b =
+      (v > 1 && !p.smem_b.transposed && t.pn % v == 0 && p.smem_b.row_stride() % v == 0) ? v : 1;
+
+  // store_c4 is the one vector store: float4 rows of a piece.
+  p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0) ? 4 : 1;
+  return p;
+}
+
+}  // namespace schedc::compiler

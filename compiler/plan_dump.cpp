@@ -1,0 +1,64 @@
+// dump(plan): the KernelPlan as text, one decision per line.
+#include <sstream>
+
+#include "compiler/kernel_plan.h"
+
+namespace schedc::compiler {
+
+namespace {
+
+const char* kind_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::naive: return "naive";
+    case KernelKind::tiled: return "tiled";
+    case KernelKind::mma: return "mma";
+  }
+  return "?";
+}
+
+void dump_copy(std::ostream& o, const TileCopy& c) {
+  o << "  copy " << (c.operand == Operand::A ? "A" : "B") << ": " << c.rows << "x" << c.cols
+    << " tile, vec " << c.vec << ", " << c.iters << " loads/thread, vector number i*" << c.threads
+    << "+tid -> (v/" << c.vecs_per_row() << ", v%" << c.vecs_per_row() << "*" << c.vec
+    << "), smem store vec " << c.smem_vec << "\n";
+}
+
+void dump_smem(std::ostream& o, const SmemLayout& l) {
+  o << "  " << l.name << ": [" << l.buffers << "][" << l.rows << "][" << l.row_len << "+" << l.pad
+    << "]" << (l.transposed ? " transposed" : "");
+  if (l.swizzle) o << " swizzle chunk^(row&" << l.mask << ") unit " << l.unit;
+  o << "\n";
+}
+
+}  // namespace
+
+std::string dump(const KernelPlan& p) {
+  std::ostringstream o;
+  o << "plan " << p.name << (p.fallback ? " (fallback)" : "") << ": " << kind_name(p.kind) << ", "
+    << dtype_name(p.dtype) << ", " << p.target.arch_name() << "\n";
+  o << "  block: " << p.block_threads << " threads, tile " << p.block_m << "x" << p.block_n << "x"
+    << p.block_k << ", smem " << p.smem_bytes << " B, swizzle group " << p.swizzle_group << "\n";
+  if (p.kind == KernelKind::naive) {
+    o << "  naive block " << p.block_x << "x" << p.block_y << "\n";
+    return o.str();
+  }
+  if (p.kind != KernelKind::tiled) return o.str();
+  const ThreadMap& m = p.threads;
+  o << "  thread tile " << m.tm << "x" << m.tn << " in " << m.pieces_m() << "x" << m.pieces_n()
+    << " pieces of " << m.pm << "x" << m.pn << ", piece stride " << m.piece_stride_m() << "x"
+    << m.piece_stride_n() << "\n";
+  o << "  regions " << m.region_m << "x" << m.region_n << (m.warp_tiled ? " (warp)" : " (block)")
+    << ", " << m.regions_n << " along N, lanes " << m.lanes_m << "x" << m.lanes_n << "\n";
+  dump_copy(o, p.copy_a);
+  dump_copy(o, p.copy_b);
+  dump_smem(o, p.smem_a);
+  dump_smem(o, p.smem_b);
+  o << "  fragments: A vec " << p.frag.vec_a << ", B vec " << p.frag.vec_b << "\n";
+  o << "  pipeline: " << (p.pipeline == Pipeline::double_buffer ? "double_buffer" : "single")
+    << "\n";
+  o << "  epilogue: vec " << p.epilogue.vec << (p.epilogue.bias ? ", bias" : "")
+    << (p.epilogue.relu ? ", relu" : "") << "\n";
+  return o.str();
+}
+
+}  // namespace schedc::compiler

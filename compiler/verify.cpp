@@ -1,0 +1,116 @@
+// verify(plan): the invariants lowering promises, checked by walking every
+// map for every thread. A failure is a schedc bug (InternalError).
+#include <string>
+#include <vector>
+
+#include "compiler/kernel_plan.h"
+#include "dsl/diagnostics.h"
+
+namespace schedc::compiler {
+
+namespace {
+
+#define VERIFY(cond, msg) SCHEDC_INTERNAL_ASSERT(cond, std::string("verify(plan): ") + (msg))
+
+// Each C element of the block tile is owned by exactly one (thread, i, j).
+void verify_thread_map(const KernelPlan& p) {
+  const ThreadMap& m = p.threads;
+  VERIFY(m.tm % m.pm == 0 && m.tn % m.pn == 0, "piece does not divide the thread tile");
+  VERIFY(m.region_m % m.pieces_m() == 0 && m.region_n % m.pieces_n() == 0,
+         "pieces do not divide the region");
+  VERIFY(m.lanes_m * m.pm == m.piece_stride_m() && m.lanes_n * m.pn == m.piece_stride_n(),
+         "lanes do not fill a piece stride");
+  if (m.warp_tiled)
+    VERIFY(m.threads_per_region() == p.target.warp_size, "warp tile is not one warp");
+  std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
+  for (int t = 0; t < p.block_threads; ++t)
+    for (int i = 0; i < m.tm; ++i)
+      for (int j = 0; j < m.tn; ++j) {
+        int r = m.row(t, i), c = m.col(t, j);
+        VERIFY(r >= 0 && r < p.block_m && c >= 0 && c < p.block_n, "C element outside the tile");
+        ++owner[size_t(r) * p.block_n + c];
+      }
+  for (int n : owner) VERIFY(n == 1, "a C element is not written by exactly one thread");
+}
+
+// Each tile element is loaded once per k-step; its shared slot is in bounds,
+// slots are distinct, and vector accesses are contiguous and aligned.
+void verify_copy(const KernelPlan& p, const TileCopy& c, const SmemLayout& l) {
+  VERIFY(c.threads == p.block_threads, "copy threads");
+  VERIFY(c.vec >= 1 && c.cols % c.vec == 0, "copy vector width");
+  std::vector<int> loads(size_t(c.rows) * c.cols, 0);
+  std::vector<int> slot(size_t(l.buffer_elems()), 0);
+  for (int t = 0; t < c.threads; ++t)
+    for (int i = 0; i < c.iters; ++i) {
+      auto [r, col] = c.coord(t, i);
+      VERIFY(r >= 0 && r < c.rows && col >= 0 && col + c.vec <= c.cols, "copy outside the tile");
+      int first = l.offset(r, col);
+      if (c.smem_vec > 1) VERIFY(first % c.smem_vec == 0, "shared vector store misaligned");
+      for (int e = 0; e < c.vec; ++e) {
+        ++loads[size_t(r) * c.cols + col + e];
+        int o = l.offset(r, col + e);
+        VERIFY(o >= 0 && o < l.buffer_elems(), "shared index out of bounds");
+        if (e % c.smem_vec)
+          VERIFY(o == l.offset(r, col + e - 1) + 1, "shared vector not contiguous");
+        ++slot[size_t(o)];
+      }
+    }
+  for (int n : loads) VERIFY(n == 1, "a tile element is not loaded exactly once per k-step");
+  for (int n : slot) VERIFY(n <= 1, "two tile elements share a shared-memory slot");
+}
+
+// Fragment reads: every (thread, k, element) reads an in-bounds slot, and a
+// vector read covers `vec` contiguous, aligned slots holding the right elements.
+void verify_frag(const KernelPlan& p) {
+  const ThreadMap& m = p.threads;
+  for (int t = 0; t < p.block_threads; ++t)
+    for (int k = 0; k < p.block_k; ++k) {
+      for (int i = 0; i < m.tm; ++i) {
+        int o = p.smem_a.offset(m.row(t, i), k);
+        VERIFY(o >= 0 && o < p.smem_a.buffer_elems(), "A fragment read out of bounds");
+        int base = i - i % p.frag.vec_a;
+        VERIFY(o == p.smem_a.offset(m.row(t, base), k) + i % p.frag.vec_a,
+               "A fragment vector not contiguous");
+        if (i % p.frag.vec_a == 0) VERIFY(o % p.frag.vec_a == 0, "A fragment vector misaligned");
+      }
+      for (int j = 0; j < m.tn; ++j) {
+        int o = p.smem_b.offset(k, m.col(t, j));
+        VERIFY(o >= 0 && o < p.smem_b.buffer_elems(), "B fragment read out of bounds");
+        int base = j - j % p.frag.vec_b;
+        VERIFY(o == p.smem_b.offset(k, m.col(t, base)) + j % p.frag.vec_b,
+               "B fragment vector not contiguous");
+        if (j % p.frag.vec_b == 0) VERIFY(o % p.frag.vec_b == 0, "B fragment vector misaligned");
+      }
+    }
+  VERIFY(m.pm % p.frag.vec_a == 0 && m.pn % p.frag.vec_b == 0, "fragment vector crosses a piece");
+  VERIFY(m.pn % p.epilogue.vec == 0, "C store vector crosses a piece");
+}
+
+}  // namespace
+
+void verify(const KernelPlan& p) {
+  if (p.kind == KernelKind::mma) return;  // the tensor-core lowering checks its own
+  VERIFY(p.block_threads >= 1 && p.block_threads <= p.target.max_threads_per_block,
+         "threads per block");
+  if (p.kind == KernelKind::naive) {
+    VERIFY(p.block_threads == p.block_x * p.block_y, "naive block shape");
+    VERIFY(p.smem_bytes == 0, "naive kernel uses no shared memory");
+    return;
+  }
+  VERIFY(p.block_m % p.threads.tm == 0 && p.block_n % p.threads.tn == 0, "thread tile");
+  VERIFY(p.block_threads == (p.block_m / p.threads.tm) * (p.block_n / p.threads.tn),
+         "threads per block = (BM/TM)*(BN/TN)");
+  VERIFY(p.smem_a.buffers == p.smem_b.buffers &&
+             p.smem_a.buffers == (p.pipeline == Pipeline::double_buffer ? 2 : 1),
+         "buffers");
+  VERIFY(p.smem_bytes == (p.smem_a.total_elems() + p.smem_b.total_elems()) * elem_bytes(p.dtype),
+         "smem bytes");
+  VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
+  VERIFY(p.swizzle_group >= 1, "swizzle group");
+  verify_thread_map(p);
+  verify_copy(p, p.copy_a, p.smem_a);
+  verify_copy(p, p.copy_b, p.smem_b);
+  verify_frag(p);
+}
+
+}  // namespace schedc::compiler
