@@ -1,10 +1,157 @@
-// STUB: replaced by the work that owns `schedc check`.
+// `schedc check FILE... [--arch sm_90] [--json]`: parse and analyze each file;
+// print its resolved schedule (canonical .sched text, every default explicit)
+// and its static resources. Exit 2 if any file is bad.
+#include <cstdio>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/pipeline.h"
+#include "compiler/analyze.h"
+
 namespace schedc::cli {
-Command add_check_command(CLI::App& root) {
-  CLI::App* sub = root.add_subcommand("check", "(not implemented yet)");
-  return {sub, [] { std::cerr << "schedc check: not implemented yet\n"; return int(kToolchain); }};
+
+namespace {
+
+using compiler::Resources;
+using compiler::Schedule;
+using compiler::Target;
+
+std::string json_string(const std::string& s) {
+  std::string o = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += char(c);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      o += buf;
+    } else {
+      o += char(c);
+    }
+  }
+  return o + "\"";
 }
+
+std::string json_real(float x) {
+  std::ostringstream o;
+  o << x;
+  return o.str();
+}
+
+std::string schedule_json(const Schedule& s) {
+  std::ostringstream o;
+  auto b = [](bool v) { return v ? "true" : "false"; };
+  o << "{\"shape\": [" << s.shape.m << ", " << s.shape.n << ", " << s.shape.k << "]"
+    << ", \"dtype\": \"" << compiler::to_string(s.dtype) << "\", \"naive\": " << b(s.is_naive());
+  if (s.is_naive()) {
+    o << ", \"block\": [" << s.block_x << ", " << s.block_y << "]";
+  } else {
+    const auto& t = *s.tile;
+    o << ", \"tile\": [" << t.m << ", " << t.n << ", " << t.k << "]";
+    if (!s.uses_tensor_cores())
+      o << ", \"thread\": [" << s.thread.m << ", " << s.thread.n << "], \"split\": ["
+        << s.thread.split_m << ", " << s.thread.split_n << "]";
+    if (s.warp) o << ", \"warp\": [" << s.warp->m << ", " << s.warp->n << "]";
+    o << ", \"vectorize\": " << s.vectorize << ", \"transpose_a\": " << b(s.transpose_a)
+      << ", \"transpose_b\": " << b(s.transpose_b) << ", \"pad_a\": " << s.pad_a
+      << ", \"pad_b\": " << s.pad_b << ", \"swizzle_smem\": " << b(s.swizzle_smem)
+      << ", \"swizzle_block\": " << s.swizzle_block << ", \"double_buffer\": " << b(s.double_buffer)
+      << ", \"stages\": " << s.stages;
+    if (s.mma)
+      o << ", \"mma\": {\"api\": \"" << (s.mma->api == compiler::MmaApi::wmma ? "wmma" : "mma")
+        << "\", \"type\": \"" << compiler::to_string(s.mma->type) << "\", \"shape\": [" << s.mma->m
+        << ", " << s.mma->n << ", " << s.mma->k << "]}";
+  }
+  o << ", \"epilogue\": {\"alpha\": " << json_real(s.epilogue.alpha)
+    << ", \"beta\": " << json_real(s.epilogue.beta) << ", \"bias\": " << b(s.epilogue.bias)
+    << ", \"relu\": " << b(s.epilogue.relu) << "}}";
+  return o.str();
+}
+
+std::string resources_json(const Resources& r) {
+  std::ostringstream o;
+  o << "{\"threads_per_block\": " << r.threads_per_block << ", \"smem_bytes\": " << r.smem_bytes
+    << ", \"a_tile_bytes\": " << r.a_tile_bytes << ", \"b_tile_bytes\": " << r.b_tile_bytes
+    << ", \"buffers\": " << r.buffers << ", \"blocks_per_sm\": " << r.blocks_per_sm
+    << ", \"limited_by\": " << json_string(r.limited_by) << "}";
+  return o.str();
+}
+
+// The resources as comments under the schedule, so the output stays a .sched file.
+void print_resources(std::ostream& o, const Resources& r, const Target& t) {
+  o << "# resources on " << t.arch_name() << ":\n";
+  o << "#   threads per block: " << r.threads_per_block << "\n";
+  o << "#   shared memory:     " << r.smem_bytes << " bytes per block";
+  if (r.smem_bytes > 0) {
+    o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
+      << r.a_tile_bytes << " + B " << r.b_tile_bytes << "))";
+    if (r.smem_bytes > t.smem_per_block_default)
+      o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";
+  }
+  o << "\n";
+  o << "#   blocks per SM:     " << r.blocks_per_sm << " (limited by " << r.limited_by << ")\n";
+}
+
+}  // namespace
+
+Command add_check_command(CLI::App& root) {
+  struct Options {
+    std::vector<std::string> files;
+    std::string arch = "sm_90";
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  CLI::App* sub = root.add_subcommand(
+      "check",
+      "Parse and validate schedules; print each resolved schedule (every default explicit) and "
+      "its static resources (threads, shared memory, blocks per SM).");
+  sub->add_option("files", opt->files, ".sched files")->required();
+  sub->add_option("--arch", opt->arch, "target architecture: sm_80, sm_86, sm_89, sm_90")
+      ->capture_default_str();
+  sub->add_flag("--json", opt->json, "print JSON on stdout (diagnostics still on stderr)");
+
+  return {sub, [opt] {
+            Target target;
+            if (!compiler::target_for_arch(opt->arch, target)) {
+              std::cerr << "schedc check: error: unknown architecture '" << opt->arch
+                        << "' (known: sm_80, sm_86, sm_89, sm_90, sm_90a)\n";
+              return int(kBadInput);
+            }
+            bool all_ok = true;
+            std::ostringstream json;
+            json << "[";
+            for (size_t i = 0; i < opt->files.size(); ++i) {
+              const std::string& path = opt->files[i];
+              std::ostringstream diags;
+              std::optional<Compiled> c = check_file(path, target, diags);
+              std::cerr << diags.str();
+              all_ok = all_ok && c.has_value();
+              if (opt->json) {
+                json << (i ? ",\n " : "") << "{\"file\": " << json_string(path)
+                     << ", \"arch\": " << json_string(target.arch_name())
+                     << ", \"ok\": " << (c ? "true" : "false");
+                if (c)
+                  json << ", \"schedule\": " << schedule_json(c->schedule) << ", \"resources\": "
+                       << resources_json(compiler::static_resources(c->schedule, target));
+                else
+                  json << ", \"diagnostics\": " << json_string(diags.str());
+                json << "}";
+                continue;
+              }
+              if (!c) continue;
+              if (i) std::cout << "\n";
+              std::cout << "# " << path << ": ok for " << target.arch_name() << "\n"
+                        << compiler::to_sched_text(c->schedule);
+              print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
+            }
+            if (opt->json) std::cout << json.str() << "]\n";
+            return int(all_ok ? kOk : kBadInput);
+          }};
+}
+
 }  // namespace schedc::cli

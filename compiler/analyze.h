@@ -18,10 +18,31 @@ std::optional<Schedule> analyze(const dsl::Ast& ast, const std::string& file_nam
 // Static resources of a valid schedule (what `schedc check` prints).
 struct Resources {
   int threads_per_block = 0;
-  int smem_bytes = 0;       // shared memory per block, padding and stages included
-  int blocks_per_sm = 0;    // bounded by shared memory and threads (registers unknown)
-  const char* limited_by = "";
+  int smem_bytes = 0;           // shared memory per block, padding and stages included
+  int blocks_per_sm = 0;        // bounded by shared memory and threads (registers unknown)
+  const char* limited_by = "";  // "threads", "shared memory" or "blocks per SM"
+  int a_tile_bytes = 0;         // one buffer of the A tile, padding included
+  int b_tile_bytes = 0;         // one buffer of the B tile
+  int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
 };
 Resources static_resources(const Schedule& s, const Target& t);
+
+// Shared-memory use of a schedule, in 64-bit arithmetic so that analyze can
+// measure a schedule before its numbers are known to be in range.
+//   elem = size_of(dtype) (tensor cores read f32 as tf32: still 4 bytes)
+//   A tile: transpose A ? BK rows x (BM + pad A) : BM rows x (BK + pad A)
+//   B tile: transpose B ? BN rows x (BK + pad B) : BK rows x (BN + pad B)
+//   buffers = 2 with double_buffer, N with stages N, else 1
+//   bytes = buffers x (A + B) x elem
+struct SmemUse {
+  int64_t a_bytes = 0, b_bytes = 0;  // one buffer each
+  int buffers = 0;
+  int64_t total() const { return int64_t(buffers) * (a_bytes + b_bytes); }
+};
+SmemUse smem_use(const Schedule& s);
+
+// Threads per block: block X*Y (naive), (BM/TM)*(BN/TN) (SIMT tile),
+// (BM/WM)*(BN/WN)*32 (tensor cores); 0 where a divisor is missing or zero.
+int64_t threads_per_block(const Schedule& s);
 
 }  // namespace schedc::compiler

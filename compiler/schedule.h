@@ -89,4 +89,9 @@ struct Schedule {
   bool uses_tensor_cores() const { return mma.has_value(); }
 };
 
+// The schedule in canonical .sched form: every directive in a fixed order,
+// defaults explicit; a setting with no spelling (no warp tile, no transpose)
+// is a comment line. Parsing and analyzing the text gives the same schedule.
+std::string to_sched_text(const Schedule&);
+
 }  // namespace schedc::compiler

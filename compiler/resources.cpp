@@ -1,0 +1,59 @@
+// Static resources of a schedule: threads per block, shared-memory bytes,
+// blocks per SM. analyze checks its limits with these same functions and the
+// lowering sizes its buffers with them, so the numbers agree everywhere.
+#include <algorithm>
+#include <climits>
+
+#include "compiler/analyze.h"
+
+namespace schedc::compiler {
+
+int64_t threads_per_block(const Schedule& s) {
+  if (s.is_naive()) return int64_t(s.block_x) * s.block_y;
+  const BlockTile& t = *s.tile;
+  if (s.uses_tensor_cores()) {
+    if (!s.warp || s.warp->m <= 0 || s.warp->n <= 0) return 0;
+    return int64_t(t.m / s.warp->m) * (t.n / s.warp->n) * 32;
+  }
+  if (s.thread.m <= 0 || s.thread.n <= 0) return 0;
+  return int64_t(t.m / s.thread.m) * (t.n / s.thread.n);
+}
+
+SmemUse smem_use(const Schedule& s) {
+  SmemUse u;
+  if (s.is_naive()) return u;
+  const BlockTile& t = *s.tile;
+  int64_t elem = size_of(s.dtype);
+  int64_t a = s.transpose_a ? int64_t(t.k) * (t.m + s.pad_a) : int64_t(t.m) * (t.k + s.pad_a);
+  int64_t b = s.transpose_b ? int64_t(t.n) * (t.k + s.pad_b) : int64_t(t.k) * (t.n + s.pad_b);
+  u.a_bytes = a * elem;
+  u.b_bytes = b * elem;
+  u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
+  return u;
+}
+
+Resources static_resources(const Schedule& s, const Target& t) {
+  auto clamp = [](int64_t v) { return int(std::min<int64_t>(v, INT_MAX)); };
+  Resources r;
+  SmemUse u = smem_use(s);
+  r.threads_per_block = clamp(threads_per_block(s));
+  r.smem_bytes = clamp(u.total());
+  r.a_tile_bytes = clamp(u.a_bytes);
+  r.b_tile_bytes = clamp(u.b_bytes);
+  r.buffers = u.buffers;
+  if (r.threads_per_block <= 0) return r;
+  // The smallest bound wins; on a tie the first named here.
+  r.blocks_per_sm = t.max_threads_per_sm / r.threads_per_block;
+  r.limited_by = "threads";
+  if (r.smem_bytes > 0 && t.smem_per_sm / r.smem_bytes < r.blocks_per_sm) {
+    r.blocks_per_sm = t.smem_per_sm / r.smem_bytes;
+    r.limited_by = "shared memory";
+  }
+  if (t.max_blocks_per_sm < r.blocks_per_sm) {
+    r.blocks_per_sm = t.max_blocks_per_sm;
+    r.limited_by = "blocks per SM";
+  }
+  return r;
+}
+
+}  // namespace schedc::compiler

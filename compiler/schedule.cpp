@@ -1,0 +1,93 @@
+#include "compiler/schedule.h"
+
+#include <charconv>
+#include <sstream>
+
+namespace schedc::compiler {
+
+const char* to_string(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(MmaType t) {
+  switch (t) {
+    case MmaType::tf32: return "tf32";
+    case MmaType::f16: return "f16";
+    case MmaType::bf16: return "bf16";
+  }
+  return "?";
+}
+
+int size_of(DType t) {
+  return t == DType::f32 ? 4 : 2;
+}
+
+namespace {
+
+// Shortest text that reads back as the same float (0.5, 1, -0.2).
+std::string real_text(float x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::string to_sched_text(const Schedule& s) {
+  std::ostringstream o;
+  o << "shape " << s.shape.m << "x" << s.shape.n << "x" << s.shape.k << "\n";
+  o << "dtype " << to_string(s.dtype) << "\n";
+  if (s.is_naive()) {
+    o << "# no tile: naive kernel, one thread per C element\n";
+    o << "block " << s.block_x << "x" << s.block_y << "\n";
+  } else {
+    const BlockTile& t = *s.tile;
+    o << "tile " << t.m << "x" << t.n << "x" << t.k << "\n";
+    if (s.uses_tensor_cores())
+      o << "# thread: none (tensor cores compute warp tiles)\n";
+    else
+      o << "thread " << s.thread.m << "x" << s.thread.n << " split " << s.thread.split_m << "x"
+        << s.thread.split_n << "\n";
+    if (s.warp)
+      o << "warp " << s.warp->m << "x" << s.warp->n << "\n";
+    else
+      o << "# warp: none\n";
+    o << "vectorize " << s.vectorize << "\n";
+    o << (s.transpose_a ? "" : "# ") << "transpose A" << (s.transpose_a ? "" : ": no") << "\n";
+    o << (s.transpose_b ? "" : "# ") << "transpose B" << (s.transpose_b ? "" : ": no") << "\n";
+    if (s.swizzle_smem) {
+      o << "swizzle smem\n";
+    } else {
+      o << "# swizzle smem: no\n";
+      o << "pad A " << s.pad_a << "\n";
+      o << "pad B " << s.pad_b << "\n";
+    }
+    o << "swizzle block " << s.swizzle_block << "\n";
+    if (s.double_buffer)
+      o << "double_buffer\n";
+    else if (s.stages > 1)
+      o << "stages " << s.stages << "\n";
+    else
+      o << "# double_buffer: no\n# stages: 1 (no cp.async pipeline)\n";
+    if (s.mma) {
+      const MmaSpec& m = *s.mma;
+      if (m.api == MmaApi::wmma)
+        o << "wmma " << to_string(m.type) << " " << m.m << "x" << m.n << "x" << m.k << "\n";
+      else
+        o << "mma " << to_string(m.type) << " m" << m.m << "n" << m.n << "k" << m.k << "\n";
+    } else {
+      o << "# tensor cores: none (SIMT, f32 FMA)\n";
+    }
+  }
+  const Epilogue& e = s.epilogue;
+  o << "epilogue alpha " << real_text(e.alpha) << " beta " << real_text(e.beta)
+    << (e.bias ? " bias" : "") << (e.relu ? " relu" : "") << "\n";
+  return o.str();
+}
+
+}  // namespace schedc::compiler

@@ -1,0 +1,161 @@
+#pragma once
+// The .sched grammar (PEGTL 3.2). One named rule per line; every directive
+// keyword is followed by `if_must`, so a malformed directive fails at its own
+// place with a message from the table at the bottom, instead of backtracking
+// into a vague error. The grammar checks only the form of a directive (which
+// arguments, in which order); values are checked by compiler::analyze, which
+// can name the valid choices and suggest a spelling.
+//
+// dsl::parse runs `line` on each line of the file (so one bad line does not
+// hide the errors of the next ones); `file` is the same language as one rule,
+// for grammar analysis and tests.
+
+#include <tao/pegtl.hpp>
+
+namespace schedc::dsl::grammar {
+
+namespace p = tao::pegtl;
+
+// One rule per line, however long: clang-format would wrap them.
+// clang-format off
+
+// ---- lexical --------------------------------------------------------------
+struct ws : p::star<p::blank> {};   // spaces and tabs, maybe none
+struct sep : p::plus<p::blank> {};  // at least one space or tab
+struct comment : p::seq<p::one<'#'>, p::until<p::at<p::eolf>>> {};
+struct word : p::identifier {};  // f32, A, smem, m16n8k16, …
+struct sign : p::one<'+', '-'> {};
+// Signed, so that `stages -1` reaches analyze and gets "must be ≥ 2".
+struct integer : p::seq<p::opt<sign>, p::plus<p::digit>> {};
+struct extents : p::list<integer, p::one<'x'>> {};  // 128x128x8
+struct fraction : p::seq<p::one<'.'>, p::star<p::digit>> {};
+struct exponent : p::seq<p::one<'e', 'E'>, p::opt<sign>, p::plus<p::digit>> {};
+struct mantissa : p::sor<p::seq<p::plus<p::digit>, p::opt<fraction>>, p::seq<p::one<'.'>, p::plus<p::digit>>> {};
+struct real : p::seq<p::opt<sign>, mantissa, p::opt<exponent>> {};  // 1, 0.5, -2e-1
+
+// ---- directive keywords (a keyword is not followed by a letter, digit or _) --
+struct kw_shape : TAO_PEGTL_KEYWORD("shape") {};
+struct kw_dtype : TAO_PEGTL_KEYWORD("dtype") {};
+struct kw_block : TAO_PEGTL_KEYWORD("block") {};
+struct kw_tile : TAO_PEGTL_KEYWORD("tile") {};
+struct kw_thread : TAO_PEGTL_KEYWORD("thread") {};
+struct kw_warp : TAO_PEGTL_KEYWORD("warp") {};
+struct kw_vectorize : TAO_PEGTL_KEYWORD("vectorize") {};
+struct kw_transpose : TAO_PEGTL_KEYWORD("transpose") {};
+struct kw_pad : TAO_PEGTL_KEYWORD("pad") {};
+struct kw_swizzle : TAO_PEGTL_KEYWORD("swizzle") {};
+struct kw_double_buffer : TAO_PEGTL_KEYWORD("double_buffer") {};
+struct kw_stages : TAO_PEGTL_KEYWORD("stages") {};
+struct kw_wmma : TAO_PEGTL_KEYWORD("wmma") {};
+struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
+struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
+
+// ---- words inside directives ------------------------------------------------
+struct kw_split : TAO_PEGTL_KEYWORD("split") {};
+struct kw_swizzle_block : TAO_PEGTL_KEYWORD("block") {};
+struct kw_alpha : TAO_PEGTL_KEYWORD("alpha") {};
+struct kw_beta : TAO_PEGTL_KEYWORD("beta") {};
+
+// ---- arguments (each its own rule, so each has its own error message) -------
+struct shape_extents : extents {};
+struct dtype_name : word {};
+struct block_extents : extents {};
+struct tile_extents : extents {};
+struct thread_extents : extents {};
+struct split_extents : extents {};
+struct warp_extents : extents {};
+struct vector_width : integer {};
+struct transpose_operand : word {};
+struct pad_operand : word {};
+struct pad_amount : integer {};
+struct swizzle_group : integer {};
+struct swizzle_kind : word {};
+struct stage_count : integer {};
+struct wmma_type : word {};
+struct wmma_extents : extents {};
+struct mma_type : word {};
+struct mma_shape : p::sor<word, extents> {};  // m16n8k16 (extents only to say how to write it)
+struct alpha_value : real {};
+struct beta_value : real {};
+struct epilogue_word : word {};  // bias, relu
+
+// ---- directives -------------------------------------------------------------
+struct thread_split : p::seq<sep, p::if_must<kw_split, ws, split_extents>> {};
+struct swizzle_args : p::sor<p::if_must<kw_swizzle_block, ws, swizzle_group>, swizzle_kind> {};
+struct epilogue_item : p::sor<p::if_must<kw_alpha, ws, alpha_value>, p::if_must<kw_beta, ws, beta_value>, epilogue_word> {};
+struct epilogue_items : p::list<epilogue_item, sep> {};
+
+struct shape_directive : p::if_must<kw_shape, ws, shape_extents> {};
+struct dtype_directive : p::if_must<kw_dtype, ws, dtype_name> {};
+struct block_directive : p::if_must<kw_block, ws, block_extents> {};
+struct tile_directive : p::if_must<kw_tile, ws, tile_extents> {};
+struct thread_directive : p::if_must<kw_thread, ws, thread_extents, p::opt<thread_split>> {};
+struct warp_directive : p::if_must<kw_warp, ws, warp_extents> {};
+struct vectorize_directive : p::if_must<kw_vectorize, ws, vector_width> {};
+struct transpose_directive : p::if_must<kw_transpose, ws, transpose_operand> {};
+struct pad_directive : p::if_must<kw_pad, ws, pad_operand, ws, pad_amount> {};
+struct swizzle_directive : p::if_must<kw_swizzle, ws, swizzle_args> {};
+struct double_buffer_directive : p::seq<kw_double_buffer> {};
+struct stages_directive : p::if_must<kw_stages, ws, stage_count> {};
+struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
+struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>> {};
+struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
+// Any other word: the action reports it with a "did you mean".
+struct unknown_directive : word {};
+
+struct directive
+    : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
+             warp_directive, vectorize_directive, transpose_directive, pad_directive,
+             swizzle_directive, double_buffer_directive, stages_directive, wmma_directive,
+             mma_directive, epilogue_directive, unknown_directive> {};
+
+// ---- statements and lines ---------------------------------------------------
+// A statement ends at ';', a comment or the end of the line.
+struct statement_end : p::sor<p::one<';'>, p::at<p::one<'#'>>, p::at<p::eolf>> {};
+struct directive_statement : p::seq<directive, ws, p::must<statement_end>> {};
+struct empty_statement : p::one<';'> {};
+struct statement : p::seq<ws, p::sor<directive_statement, empty_statement>> {};
+struct line_content : p::seq<p::star<statement>, ws, p::opt<comment>> {};
+// Reached only where no statement could start: a digit or a stray symbol.
+struct end_of_line : p::eolf {};
+struct line : p::seq<line_content, p::must<end_of_line>> {};
+struct file : p::seq<line_content, p::star<p::eol, line_content>, p::must<end_of_line>> {};
+
+// ---- error messages: one table ----------------------------------------------
+template <typename Rule>
+inline constexpr const char* error_message = nullptr;
+
+template <> inline constexpr const char* error_message<shape_extents> = "expected the problem shape MxNxK after 'shape', e.g. 'shape 4096x4096x4096'";
+template <> inline constexpr const char* error_message<dtype_name> = "expected an element type after 'dtype': f32, f16 or bf16";
+template <> inline constexpr const char* error_message<block_extents> = "expected the thread-block shape XxY after 'block', e.g. 'block 16x16'";
+template <> inline constexpr const char* error_message<tile_extents> = "expected the block tile BMxBNxBK after 'tile', e.g. 'tile 128x128x8'";
+template <> inline constexpr const char* error_message<thread_extents> = "expected the thread tile TMxTN after 'thread', e.g. 'thread 8x8'";
+template <> inline constexpr const char* error_message<split_extents> = "expected the pieces PMxPN after 'split', e.g. 'split 2x2'";
+template <> inline constexpr const char* error_message<warp_extents> = "expected the warp tile WMxWN after 'warp', e.g. 'warp 32x64'";
+template <> inline constexpr const char* error_message<vector_width> = "expected the vector width after 'vectorize': 1, 2, 4 or 8";
+template <> inline constexpr const char* error_message<transpose_operand> = "expected the operand after 'transpose': A or B";
+template <> inline constexpr const char* error_message<pad_operand> = "expected the operand after 'pad': A or B, e.g. 'pad A 4'";
+template <> inline constexpr const char* error_message<pad_amount> = "expected the padding in elements after the operand, e.g. 'pad A 4'";
+template <> inline constexpr const char* error_message<swizzle_args> = "expected 'smem' or 'block N' after 'swizzle'";
+template <> inline constexpr const char* error_message<swizzle_group> = "expected the group size in tiles after 'swizzle block', e.g. 'swizzle block 8'";
+template <> inline constexpr const char* error_message<stage_count> = "expected the number of pipeline stages after 'stages': 2 to 5";
+template <> inline constexpr const char* error_message<wmma_type> = "expected the tensor-core type after 'wmma': tf32, f16 or bf16";
+template <> inline constexpr const char* error_message<mma_type> = "expected the tensor-core type after 'mma': tf32, f16 or bf16";
+template <> inline constexpr const char* error_message<alpha_value> = "expected a number after 'alpha', e.g. 'alpha 0.5'";
+template <> inline constexpr const char* error_message<beta_value> = "expected a number after 'beta', e.g. 'beta 1'";
+template <> inline constexpr const char* error_message<epilogue_items> = "expected what the epilogue does after 'epilogue': alpha X, beta Y, bias, relu";
+template <> inline constexpr const char* error_message<statement_end> = "expected ';' or the end of the line after the directive";
+template <> inline constexpr const char* error_message<end_of_line> = "expected a directive, e.g. 'tile 128x128x8'";
+// clang-format on
+
+// Only rules inside must<> raise; everywhere else a failure backtracks.
+struct errors {
+  template <typename Rule>
+  static constexpr bool raise_on_failure = false;
+  template <typename Rule>
+  static constexpr const char* message = error_message<Rule>;
+};
+template <typename Rule>
+using control = p::must_if<errors, p::normal, false>::control<Rule>;
+
+}  // namespace schedc::dsl::grammar
