@@ -38,6 +38,8 @@ class MmaEmitter {
     if (sync_) {
       instr_ = find_mma_instr(m_.api, m_.type, m_.inst_m, m_.inst_n, m_.inst_k);
       SCHEDC_INTERNAL_ASSERT(instr_, "no mma.sync instruction for this type and shape");
+      SCHEDC_INTERNAL_ASSERT(instr_->regs_a == m_.regs_a && instr_->regs_b == m_.regs_b,
+                             "plan and instruction table disagree on fragment registers");
     } else {
       instr_ = find_mma_instr(m_.api, m_.type, m_.inst_m, m_.inst_n, m_.inst_k);
       SCHEDC_INTERNAL_ASSERT(instr_, "no WMMA fragment for this type and shape");
@@ -95,14 +97,7 @@ class MmaEmitter {
     emit_mma_sync_helper(e_, *instr_);
   }
 
-  // B fragments per ldmatrix.trans: as many n-fragments (up to 4 matrices)
-  // as divide the warp's fragment count.
-  int b_frags_per_ldmatrix() const {
-    int kb = instr_->regs_b;  // 8x8 matrices per fragment along k
-    for (int per = 4 / kb; per >= 1; per /= 2)
-      if (m_.frags_n % per == 0) return per;
-    return 1;
-  }
+  int b_frags_per_ldmatrix() const { return m_.b_frags_per_ldmatrix; }
   int b_ldmatrix_count() const { return b_frags_per_ldmatrix() * instr_->regs_b; }
 
   void copy_chunk_checked() {

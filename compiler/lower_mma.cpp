@@ -101,6 +101,17 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   const bool swz = s.swizzle_smem && sync;
   m.ldmatrix_a = sync;  // f16/bf16 fragments, and tf32 A (one b32 per 8x8 b16 row pair)
   m.ldmatrix_b = sync && spec.type != MmaType::tf32;
+  // A fragment 16 x k, B fragment k x 8, spread over 32 lanes in 32-bit registers;
+  // ldmatrix loads one 8x8 b16 matrix (8 rows of 16 bytes) per register.
+  m.regs_a = spec.m * spec.k * m.elem_bytes / (32 * 4);
+  m.regs_b = spec.k * spec.n * m.elem_bytes / (32 * 4);
+  // As many B fragments per ldmatrix.trans (at most 4 matrices) as divide frags_n.
+  m.b_frags_per_ldmatrix = 1;
+  for (int per = 4 / std::max(1, m.regs_b); per >= 1; per /= 2)
+    if ((wt.n / spec.n) % per == 0) {
+      m.b_frags_per_ldmatrix = per;
+      break;
+    }
   SCHEDC_INTERNAL_ASSERT(
       !(s.transpose_a || s.transpose_b),
       "`transpose` is not supported with tensor cores; analyze should reject it");
@@ -132,16 +143,16 @@ void mma_c_coord(int lane, int i, int& row, int& col) {
   col = 2 * tq + (i % 2);
 }
 
-void ldmatrix_a_coord(int lane, int& row, int& chunk) {
-  int j = lane / 8;
+void ldmatrix_a_coord(int lane, int count, int& row, int& chunk) {
+  int j = (lane % (8 * count)) / 8;
   row = (j % 2) * 8 + lane % 8;
   chunk = j / 2;
 }
 
-void ldmatrix_b_coord(int lane, int& krow, int& nchunk) {
-  int j = lane / 8;
-  krow = (j % 2) * 8 + lane % 8;
-  nchunk = j / 2;
+void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk) {
+  int j = (lane % (8 * count)) / 8;
+  krow = (j % kb) * 8 + lane % 8;
+  nchunk = j / kb;
 }
 
 void mma_tf32_b_coord(int lane, int i, int& k, int& n) {

@@ -82,9 +82,11 @@ struct MmaPlan {
   int frags_m = 1, frags_n = 1;  // instructions per warp tile (m, n)
   int k_steps = 1;               // instructions along BK
 
-  int stages = 1;           // shared buffers; >= 2: cp.async pipeline
-  bool ldmatrix_a = false;  // ldmatrix.x4 for A fragments
-  bool ldmatrix_b = false;  // ldmatrix.x4.trans for B fragments
+  int stages = 1;                // shared buffers; >= 2: cp.async pipeline
+  bool ldmatrix_a = false;       // ldmatrix.x4 for A fragments
+  bool ldmatrix_b = false;       // ldmatrix.x4.trans for B fragments
+  int regs_a = 4, regs_b = 2;    // 32-bit registers per lane per A / B fragment (mma.sync)
+  int b_frags_per_ldmatrix = 2;  // B fragments one ldmatrix.trans loads (regs_b each)
   int elem_bytes = 2;
 
   SmemTile a, b;
@@ -104,15 +106,16 @@ struct MmaPlan {
 // Accumulator element i (0..3) of `lane`: rows g and g+8, columns 2t, 2t+1.
 void mma_c_coord(int lane, int i, int& row, int& col);
 
-// The row and 16-byte chunk whose address `lane` gives to ldmatrix.x4 for an
-// A fragment (16 rows x 2 chunks): matrix j = lane / 8 is rows (j % 2) * 8..,
-// chunk j / 2 (a0a1, a2a3, a4a5, a6a7 order of mma's A fragment).
-void ldmatrix_a_coord(int lane, int& row, int& chunk);
+// The row and 16-byte chunk whose address `lane` gives to ldmatrix.x<count>
+// for an A fragment (16 rows x count/2 chunks): matrix j = (lane % (8 count)) / 8
+// is rows (j % 2) * 8.., chunk j / 2 (the a0a1, a2a3, a4a5, a6a7 order of
+// mma's A fragment; for tf32 one f32 is a pair of b16).
+void ldmatrix_a_coord(int lane, int count, int& row, int& chunk);
 
-// The k row and n chunk whose address `lane` gives to ldmatrix.x4.trans for
-// two B fragments (16 k x 16 n): matrix j = lane / 8 is k (j % 2) * 8..,
-// n chunk j / 2 (b0b1, b2b3 of fragment n0, then of fragment n0 + 1).
-void ldmatrix_b_coord(int lane, int& krow, int& nchunk);
+// The k row and n chunk whose address `lane` gives to ldmatrix.x<count>.trans
+// for count / kb B fragments (kb = 8x8 matrices per fragment along k):
+// matrix j = (lane % (8 count)) / 8 is k rows (j % kb) * 8.., n chunk j / kb.
+void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk);
 
 // tf32 B element i (0..1) of `lane`: k = t + 4i, n = g.
 void mma_tf32_b_coord(int lane, int i, int& k, int& n);
