@@ -66,6 +66,14 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
     e.line(format("constexpr int %s_ROW_STEP = %d;  // rows between a thread's loads", X.c_str(),
                   c.threads / c.vecs_per_row()));
   }
+  // The thread's first element at k = 0; loads add k0 (A) or k0 rows (B).
+  const bool rows = c.threads % c.vecs_per_row() == 0;
+  if (c.operand == Operand::A)
+    e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s;  // global A",
+                  rows ? "a_row" : "0", rows ? "a_col" : "0"));
+  else
+    e.line(format("const float* gB = B + (size_t)%s * ldb + tile_n0 + %s;  // global B",
+                  rows ? "b_row" : "0", rows ? "b_col" : "0"));
 }
 
 // Row and column expressions of load i for a copy (inside the unrolled loop).
@@ -90,12 +98,17 @@ void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std
   emit_copy_coords(e, c);
   // (gr, gc): the element's global row and column; gr bounded by M (A) or K
   // (B), gc by K (A) or N (B).
+  // src: from gA / gB by a per-load constant row offset when threads cover
+  // whole rows of the tile (the usual map), else by (r, c).
+  const bool rows = c.threads % c.vecs_per_row() == 0;
   if (is_a) {
     e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
-    e.line("const float* src = A + (size_t)gr * lda + gc;");
+    e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
+                : "const float* src = gA + (size_t)r * lda + gc;");
   } else {
     e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
-    e.line("const float* src = B + (size_t)gr * ldb + gc;");
+    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
+                : "const float* src = gB + (size_t)gr * ldb + c;");
   }
   const char* row_bound = is_a ? "M" : "K";
   const char* col_bound = is_a ? "K" : "N";

@@ -1,0 +1,133 @@
+#pragma once
+// Helpers for the KernelPlan tests: schedules built in code, and a CPU
+// emulation of a SIMT plan that runs its maps (copies with zero fill,
+// fragments, predicated stores) exactly as the generated kernel does.
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "compiler/kernel_plan.h"
+#include "compiler/schedule.h"
+
+namespace schedc::plantest {
+
+using compiler::KernelPlan;
+using compiler::Schedule;
+
+struct SimtParams {
+  int bm, bn, bk, tm, tn, split_m = 1, split_n = 1;
+  int wm = 0, wn = 0;  // 0 = no warp tile
+  int vec = 1;
+  bool ta = false, tb = false;
+  int pad_a = 0, pad_b = 0;
+  bool swizzle = false, double_buffer = false;
+  int group = 1;
+  bool bias = false, relu = false;
+};
+
+inline Schedule make_schedule(const SimtParams& q) {
+  Schedule s;
+  s.file = "sweep.sched";
+  s.tile = compiler::BlockTile{q.bm, q.bn, q.bk};
+  s.thread = compiler::ThreadTile{q.tm, q.tn, q.split_m, q.split_n};
+  if (q.wm) s.warp = compiler::WarpTile{q.wm, q.wn};
+  s.vectorize = q.vec;
+  s.transpose_a = q.ta;
+  s.transpose_b = q.tb;
+  s.pad_a = q.pad_a;
+  s.pad_b = q.pad_b;
+  s.swizzle_smem = q.swizzle;
+  s.double_buffer = q.double_buffer;
+  s.swizzle_block = q.group;
+  s.epilogue.bias = q.bias;
+  s.epilogue.relu = q.relu;
+  return s;
+}
+
+// The rules analyze enforces for a SIMT schedule (docs/language.md), so the
+// sweep only feeds lower what analyze would accept.
+inline bool valid_simt(const SimtParams& q) {
+  if (q.bm % q.tm || q.bn % q.tn || q.tm % q.split_m || q.tn % q.split_n) return false;
+  int threads = (q.bm / q.tm) * (q.bn / q.tn);
+  if (threads < 32 || threads > 1024 || threads % 32) return false;
+  if (q.wm) {
+    if (q.bm % q.wm || q.bn % q.wn || q.wm % q.tm || q.wn % q.tn) return false;
+    if ((q.wm / q.tm) * (q.wn / q.tn) != 32) return false;
+  }
+  int v = q.vec;
+  if (q.bk % v || q.bn % v || (q.tn / q.split_n) % v) return false;
+  if ((q.bm * q.bk / v) % threads || (q.bk * q.bn / v) % threads) return false;
+  if (q.swizzle && (q.pad_a || q.pad_b)) return false;
+  return true;
+}
+
+// Runs the plan on the CPU for C = act(alpha*A*B + beta*C + bias), A MxK
+// (lda), B KxN (ldb), C MxN (ldc), following the plan's maps exactly.
+// Returns false if any map reads or writes outside its arrays.
+inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<float>& A,
+                    int lda, const std::vector<float>& B, int ldb, std::vector<float>& C, int ldc,
+                    float alpha, float beta, const std::vector<float>& bias) {
+  const compiler::ThreadMap& tm = p.threads;
+  std::vector<float> sA(size_t(p.smem_a.buffer_elems()), NAN), sB(size_t(p.smem_b.buffer_elems()), NAN);
+  int tiles_m = (M + p.block_m - 1) / p.block_m, tiles_n = (N + p.block_n - 1) / p.block_n;
+  int nblocks = tiles_m * tiles_n;
+  for (int bid = 0; bid < nblocks; ++bid) {
+    int tile_m0, tile_n0;
+    if (p.swizzle_group > 1) {  // the emitted grouped rasterization
+      int G = p.swizzle_group;
+      int group = bid / (G * tiles_n), gm0 = group * G;
+      int rows = std::min(tiles_m - gm0, G), in = bid % (G * tiles_n);
+      tile_m0 = (gm0 + in % rows) * p.block_m;
+      tile_n0 = (in / rows) * p.block_n;
+    } else {
+      tile_m0 = (bid / tiles_n) * p.block_m;
+      tile_n0 = (bid % tiles_n) * p.block_n;
+    }
+    std::vector<float> acc(size_t(p.block_threads) * tm.tm * tm.tn, 0.0f);
+    for (int k0 = 0; k0 < K; k0 += p.block_k) {
+      auto fill = [&](const compiler::TileCopy& c, const compiler::SmemLayout& l,
+                      std::vector<float>& s, bool is_a) {
+        for (int t = 0; t < p.block_threads; ++t)
+          for (int i = 0; i < c.iters; ++i) {
+            auto [r, col] = c.coord(t, i);
+            for (int e = 0; e < c.vec; ++e) {
+              int gr = is_a ? tile_m0 + r : k0 + r;
+              int gc = is_a ? k0 + col + e : tile_n0 + col + e;
+              bool in = is_a ? (gr < M && gc < K) : (gr < K && gc < N);
+              float v = in ? (is_a ? A[size_t(gr) * lda + gc] : B[size_t(gr) * ldb + gc]) : 0.0f;
+              int o = l.offset(r, col + e);
+              if (o < 0 || o >= l.buffer_elems()) return false;
+              s[size_t(o)] = v;
+            }
+          }
+        return true;
+      };
+      if (!fill(p.copy_a, p.smem_a, sA, true) || !fill(p.copy_b, p.smem_b, sB, false)) return false;
+      for (int t = 0; t < p.block_threads; ++t)
+        for (int kk = 0; kk < p.block_k; ++kk)
+          for (int i = 0; i < tm.tm; ++i)
+            for (int j = 0; j < tm.tn; ++j) {
+              int oa = p.smem_a.offset(tm.row(t, i), kk), ob = p.smem_b.offset(kk, tm.col(t, j));
+              if (oa < 0 || oa >= p.smem_a.buffer_elems() || ob < 0 || ob >= p.smem_b.buffer_elems())
+                return false;
+              acc[(size_t(t) * tm.tm + i) * tm.tn + j] += sA[size_t(oa)] * sB[size_t(ob)];
+            }
+    }
+    for (int t = 0; t < p.block_threads; ++t)
+      for (int i = 0; i < tm.tm; ++i)
+        for (int j = 0; j < tm.tn; ++j) {
+          int m = tile_m0 + tm.row(t, i), n = tile_n0 + tm.col(t, j);
+          if (m >= M || n >= N) continue;
+          float v = alpha * acc[(size_t(t) * tm.tm + i) * tm.tn + j];
+          float& c = C[size_t(m) * ldc + n];
+          if (beta != 0.0f) v += beta * c;
+          if (p.epilogue.bias) v += bias[size_t(n)];
+          if (p.epilogue.relu) v = std::max(v, 0.0f);
+          c = v;
+        }
+  }
+  return true;
+}
+
+}  // namespace schedc::plantest
