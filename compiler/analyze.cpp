@@ -49,7 +49,10 @@ std::string dims_text(std::initializer_list<int64_t> v) {
 // A number as the user wrote it (so an overflowing one reads as written).
 std::string shown(const Arg& a, size_t i) {
   if (!a.overflow && i < a.values.size()) return std::to_string(a.values[i]);
-  return a.text.size() > 40 ? a.text.substr(0, 40) + "..." : a.text;
+  std::string text = a.text;
+  if (i < a.value_spans.size() && a.value_spans[i].offset >= a.span.offset)
+    text = text.substr(a.value_spans[i].offset - a.span.offset, a.value_spans[i].length);
+  return text.size() > 40 ? text.substr(0, 40) + "..." : text;
 }
 
 class Analyzer {
