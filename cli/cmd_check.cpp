@@ -26,6 +26,8 @@ std::string json_string(const std::string& s) {
     if (c == '"' || c == '\\') {
       o += '\\';
       o += char(c);
+    } else if (c == '\n') {
+      o += "\\n";
     } else if (c < 0x20 || c >= 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
