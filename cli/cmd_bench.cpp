@@ -1,10 +1,263 @@
-// STUB: replaced by the work that owns `schedc bench`.
+// schedc bench FILE…: the seed articles' table. Every (schedule, shape) is
+// validated first (a failure shows FAILED in its row and makes the exit code
+// 1), then timed beside cuBLAS in the same process. Progress goes to stderr;
+// --json / --csv put the table alone on stdout.
+
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <memory>
+#include <sstream>
+
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/pipeline.h"
+#include "runtime/device.h"
+#include "runtime/error.h"
+#include "runtime/report.h"
+#include "runtime/run.h"
+
 namespace schedc::cli {
-Command add_bench_command(CLI::App& root) {
-  CLI::App* sub = root.add_subcommand("bench", "(not implemented yet)");
-  return {sub, [] { std::cerr << "schedc bench: not implemented yet\n"; return int(kToolchain); }};
+
+namespace {
+
+struct BenchArgs {
+  std::vector<std::string> files;
+  std::string shapes;
+  bool json = false, csv = false, no_cache = false, flush_l2 = false;
+  uint64_t seed = 1;
+};
+
+struct Row {
+  std::string file;
+  compiler::Problem problem;
+  std::string dtype;
+  std::string status;  // ok | FAILED | ERROR
+  std::string detail;  // failure or error text
+  std::shared_ptr<runtime::PreparedKernel> prepared;
+  runtime::RunReport report;
+};
+
+// "1024,2048,4096x4096x1024": a bare N is N x N x N.
+bool parse_shapes(const std::string& text, std::vector<compiler::Shape>& out) {
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    compiler::Shape s;
+    if (item.find('x') == std::string::npos) item = item + "x" + item + "x" + item;
+    if (!parse_shape(item, s)) return false;
+    out.push_back(s);
+  }
+  return !out.empty();
 }
+
+std::string base_name(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string num(const char* f, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+void print_table(std::ostream& os, const std::vector<Row>& rows) {
+  std::vector<std::vector<std::string>> cells = {{"schedule", "shape", "dtype", "status", "min ms",
+                                                  "median ms", "max ms", "TFLOP/s", "cuBLAS ms",
+                                                  "cuBLAS TFLOP/s", "% of cuBLAS"}};
+  for (const Row& r : rows) {
+    const runtime::RunReport& rep = r.report;
+    std::vector<std::string> c = {base_name(r.file), runtime::shape_string(r.problem), r.dtype,
+                                  r.status};
+    if (rep.timed) {
+      c.push_back(num("%.3f", rep.kernel.min_ms));
+      c.push_back(num("%.3f", rep.kernel.median_ms));
+      c.push_back(num("%.3f", rep.kernel.max_ms));
+      c.push_back(num("%.1f", runtime::tflops(r.problem, rep.kernel.median_ms)));
+      c.push_back(num("%.3f", rep.cublas.median_ms));
+      c.push_back(num("%.1f", runtime::tflops(r.problem, rep.cublas.median_ms)));
+      c.push_back(num("%.1f", rep.percent_of_cublas()));
+    } else {
+      c.resize(11, "-");
+    }
+    cells.push_back(c);
+  }
+  std::vector<size_t> width(cells[0].size(), 0);
+  for (const auto& row : cells)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (const auto& row : cells) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      bool left = i < 4;  // text columns left, numbers right
+      std::string pad(width[i] - row[i].size(), ' ');
+      os << (i ? "  " : "") << (left ? row[i] + pad : pad + row[i]);
+    }
+    os << "\n";
+  }
+  for (const Row& r : rows)
+    if (!r.detail.empty())
+      os << base_name(r.file) << " " << runtime::shape_string(r.problem) << ": " << r.status << ": "
+         << r.detail << "\n";
+}
+
+void print_csv(std::ostream& os, const std::vector<Row>& rows) {
+  os << "schedule,m,n,k,dtype,status,min_ms,median_ms,max_ms,tflops,cublas_median_ms,"
+        "cublas_tflops,percent_of_cublas,entry,fallback\n";
+  for (const Row& r : rows) {
+    const runtime::RunReport& rep = r.report;
+    os << r.file << "," << r.problem.m << "," << r.problem.n << "," << r.problem.k << "," << r.dtype
+       << "," << r.status;
+    if (rep.timed)
+      os << "," << num("%.6f", rep.kernel.min_ms) << "," << num("%.6f", rep.kernel.median_ms) << ","
+         << num("%.6f", rep.kernel.max_ms) << ","
+         << num("%.3f", runtime::tflops(r.problem, rep.kernel.median_ms)) << ","
+         << num("%.6f", rep.cublas.median_ms) << ","
+         << num("%.3f", runtime::tflops(r.problem, rep.cublas.median_ms)) << ","
+         << num("%.2f", rep.percent_of_cublas());
+    else
+      os << ",,,,,,,";
+    os << "," << (rep.entry.entry ? rep.entry.entry->name : "") << ","
+       << (rep.entry.fallback ? 1 : 0) << "\n";
+  }
+}
+
+void print_json(std::ostream& os, const std::vector<Row>& rows) {
+  os << "[";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    os << (i ? ",\n " : "");
+    if (r.prepared)
+      os << runtime::run_json(
+          r.file, r.problem, *r.prepared, r.report,
+          {{"status", runtime::json_escape(r.status)},
+           {"error", runtime::json_escape(r.status == "ERROR" ? r.detail : "")}});
+    else
+      os << "{\"file\": " << runtime::json_escape(r.file) << ", \"m\": " << r.problem.m
+         << ", \"n\": " << r.problem.n << ", \"k\": " << r.problem.k
+         << ", \"ok\": false, \"status\": " << runtime::json_escape(r.status)
+         << ", \"error\": " << runtime::json_escape(r.detail) << "}";
+  }
+  os << "]\n";
+}
+
+int bench_command(const BenchArgs& a) {
+  if (a.json && a.csv) {
+    std::cerr << "schedc bench: error: choose one of --json and --csv\n";
+    return kBadInput;
+  }
+  std::vector<compiler::Shape> shapes;
+  if (!a.shapes.empty() && !parse_shapes(a.shapes, shapes)) {
+    std::cerr << "schedc bench: error: bad --shapes '" << a.shapes
+              << "' (expected a comma-separated list of N or MxNxK)\n";
+    return kBadInput;
+  }
+  std::string why;
+  std::optional<runtime::DeviceInfo> device = runtime::find_device(why);
+  compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
+
+  int rc = kOk;
+  std::vector<std::pair<std::string, Compiled>> compiled;
+  for (const std::string& f : a.files) {
+    std::optional<Compiled> c = compile_file(f, target, std::cerr);
+    if (!c) {
+      rc = std::max(rc, int(kBadInput));
+      continue;
+    }
+    compiled.emplace_back(f, std::move(*c));
+  }
+  if (!device) {
+    std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() << " of "
+              << a.files.size() << " schedules checked and emitted; nothing can be timed here)\n";
+    return kToolchain;
+  }
+
+  std::unique_ptr<runtime::GpuSession> session;
+  try {
+    session = std::make_unique<runtime::GpuSession>(*device);
+  } catch (const runtime::Error& e) {
+    std::cerr << "schedc: error: " << e.what() << "\n";
+    return kToolchain;
+  }
+  runtime::JitOptions jit;
+  jit.use_cache = !a.no_cache;
+
+  std::vector<Row> rows;
+  size_t total = 0;
+  total = compiled.size() * std::max<size_t>(1, shapes.size());
+  size_t done = 0;
+  for (const auto& [file, c] : compiled) {
+    std::shared_ptr<runtime::PreparedKernel> prepared;
+    std::string prepare_error;
+    try {
+      prepared = session->prepare(c.kernel, jit);
+    } catch (const runtime::Error& e) {
+      prepare_error = e.what();
+    }
+    std::vector<compiler::Shape> file_shapes = shapes;
+    if (file_shapes.empty()) file_shapes.push_back(c.schedule.shape);
+    for (const compiler::Shape& s : file_shapes) {
+      Row row;
+      row.file = file;
+      row.problem = compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c.schedule.dtype};
+      row.dtype = c.kernel.dtype;
+      row.prepared = prepared;
+      std::cerr << "[" << ++done << "/" << total << "] " << base_name(file) << " "
+                << runtime::shape_string(row.problem) << " ... " << std::flush;
+      if (!prepared) {
+        row.status = "ERROR";
+        row.detail = prepare_error;
+      } else {
+        try {
+          runtime::RunOptions opt;
+          opt.problem = row.problem;
+          opt.epilogue = c.schedule.epilogue;
+          opt.seed = a.seed;
+          opt.flush_l2 = a.flush_l2;
+          row.report = session->run(*prepared, opt);
+          row.status = row.report.ok() ? "ok" : "FAILED";
+          row.detail = row.report.failure();
+        } catch (const runtime::Error& e) {
+          row.status = "ERROR";
+          row.detail = e.what();
+        }
+      }
+      if (row.status == "ok")
+        std::cerr << "ok " << num("%.3f", row.report.kernel.median_ms) << " ms, "
+                  << num("%.1f", row.report.percent_of_cublas()) << "% of cuBLAS\n";
+      else
+        std::cerr << row.status << ": " << row.detail << "\n";
+      rc = std::max(rc, row.status == "ok"       ? int(kOk)
+                        : row.status == "FAILED" ? int(kWrongResult)
+                                                 : int(kToolchain));
+      rows.push_back(std::move(row));
+    }
+  }
+  if (a.json)
+    print_json(std::cout, rows);
+  else if (a.csv)
+    print_csv(std::cout, rows);
+  else {
+    std::cout << "device: " << device->name << " (" << device->arch() << ")\n";
+    print_table(std::cout, rows);
+  }
+  return rc;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& root) {
+  auto a = std::make_shared<BenchArgs>();
+  CLI::App* sub = root.add_subcommand(
+      "bench", "Validate and time schedules beside cuBLAS over a list of shapes");
+  sub->add_option("files", a->files, ".sched files")->required();
+  sub->add_option("--shapes", a->shapes,
+                  "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
+  sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
+  sub->add_flag("--json", a->json, "print the table as JSON on stdout");
+  sub->add_flag("--csv", a->csv, "print the table as CSV on stdout");
+  sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
+  sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
+  return {sub, [a] { return bench_command(*a); }};
+}
+
 }  // namespace schedc::cli

@@ -1,0 +1,150 @@
+// Every examples/**/*.sched, data-driven (a new example is covered without
+// touching this file):
+//  - no GPU: compile_file + NVRTC for sm_80 and sm_90: no error, no spills,
+//    no stack frame, registers that let the block launch;
+//  - GPU: run + validate (exact and random modes) on a set of ragged,
+//    tiny and tall-skinny shapes, with packed and unaligned (ld + 1) leading
+//    dimensions. SKIPPED without a device.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/pipeline.h"
+#include "gpu_test_util.h"
+#include "runtime/error.h"
+#include "runtime/nvrtc_compile.h"
+#include "runtime/report.h"
+
+namespace schedc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> example_files() {
+  std::vector<std::string> out;
+  fs::path root = fs::path(SCHEDC_SOURCE_DIR) / "examples";
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::end(it); ++it)
+    if (it->is_regular_file() && it->path().extension() == ".sched")
+      out.push_back(fs::relative(it->path(), root).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+std::string path_of(const std::string& rel) {
+  return (fs::path(SCHEDC_SOURCE_DIR) / "examples" / rel).string();
+}
+
+std::optional<cli::Compiled> compile_for(const std::string& rel, const std::string& arch) {
+  compiler::Target target;
+  EXPECT_TRUE(compiler::target_for_arch(arch, target)) << arch;
+  std::ostringstream diags;
+  std::optional<cli::Compiled> c;
+  try {
+    c = cli::compile_file(path_of(rel), target, diags);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << rel << " for " << arch << ": internal error: " << e.what();
+    return std::nullopt;
+  }
+  EXPECT_TRUE(c.has_value()) << rel << " does not compile for " << arch << ":\n" << diags.str();
+  return c;
+}
+
+// Tells plainly when the data-driven tests below have nothing to run.
+TEST(Examples, ListIsNotEmpty) {
+  std::vector<std::string> files = example_files();
+  std::cout << files.size() << " example schedules under examples/\n";
+  if (files.empty())
+    std::cout << "NOTE: no examples yet: the per-example tests pass trivially while "
+                 "examples/ is empty\n";
+}
+
+class ExampleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExampleTest, NvrtcCompilesForSm80AndSm90WithoutSpills) {
+  for (const char* arch : {"sm_80", "sm_90"}) {
+    SCOPED_TRACE(arch);
+    std::optional<cli::Compiled> c = compile_for(GetParam(), arch);
+    if (!c) continue;
+    const codegen::GeneratedKernel& k = c->kernel;
+    runtime::CubinResult r;
+    try {
+      r = runtime::compile_to_cubin(k, arch);
+    } catch (const runtime::Error& e) {
+      ADD_FAILURE() << e.what();
+      continue;
+    }
+    std::vector<const codegen::KernelEntry*> entries = {&k.main};
+    if (k.has_fallback()) entries.push_back(&k.fallback);
+    for (const codegen::KernelEntry* e : entries) {
+      ASSERT_EQ(r.functions.count(e->name), 1u) << "no ptxas figures for " << e->name << "\n"
+                                                << r.log;
+      const runtime::PtxasInfo& f = r.functions.at(e->name);
+      EXPECT_EQ(f.spill_store_bytes, 0) << e->name << "\n" << r.log;
+      EXPECT_EQ(f.spill_load_bytes, 0) << e->name << "\n" << r.log;
+      EXPECT_EQ(f.stack_frame_bytes, 0) << e->name << "\n" << r.log;
+      int threads = int(e->block.x * e->block.y * e->block.z);
+      EXPECT_LE(f.registers * threads, 64 * 1024)
+          << e->name << ": " << f.registers << " registers x " << threads
+          << " threads exceed the register file";
+    }
+  }
+}
+
+struct GpuShape {
+  int64_t m, n, k;
+};
+const GpuShape kGpuShapes[] = {{1, 1, 1},          {7, 13, 5},         {127, 129, 65},
+                               {1000, 1000, 1000}, {4095, 4097, 1023}, {8192, 64, 4096},
+                               {64, 8192, 4096}};
+
+TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
+  SCHEDC_REQUIRE_GPU(s);
+  std::optional<cli::Compiled> c;
+  {
+    compiler::Target target = runtime::target_for_device(s->device());
+    std::ostringstream diags;
+    c = cli::compile_file(path_of(GetParam()), target, diags);
+    ASSERT_TRUE(c.has_value()) << diags.str();
+  }
+  runtime::JitOptions jit;
+  jit.cache_dir = testing::test_cache_dir();
+  auto prepared = s->prepare(c->kernel, jit);
+  for (const GpuShape& shape : kGpuShapes)
+    for (int pad : {0, 1}) {
+      runtime::RunOptions o;
+      o.problem = compiler::Problem{shape.m,
+                                    shape.n,
+                                    shape.k,
+                                    pad ? shape.k + pad : 0,
+                                    pad ? shape.n + pad : 0,
+                                    pad ? shape.n + pad : 0,
+                                    c->schedule.dtype};
+      o.epilogue = c->schedule.epilogue;
+      o.time = false;
+      runtime::RunReport r = s->run(*prepared, o);
+      std::string line =
+          runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) + (pad ? "  (ld + 1)" : "");
+      std::cout << line << "\n";
+      std::ostringstream details;
+      runtime::print_failure_details(details, r);
+      EXPECT_TRUE(r.ok()) << line << "\n" << details.str();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, ExampleTest, ::testing::ValuesIn(example_files()), test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ExampleTest);
+
+}  // namespace
+}  // namespace schedc
