@@ -65,11 +65,12 @@ inline bool valid_simt(const SimtParams& q) {
 // Runs the plan on the CPU for C = act(alpha*A*B + beta*C + bias), A MxK
 // (lda), B KxN (ldb), C MxN (ldc), following the plan's maps exactly.
 // Returns false if any map reads or writes outside its arrays.
-inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<float>& A,
-                    int lda, const std::vector<float>& B, int ldb, std::vector<float>& C, int ldc,
+inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<float>& A, int lda,
+                    const std::vector<float>& B, int ldb, std::vector<float>& C, int ldc,
                     float alpha, float beta, const std::vector<float>& bias) {
   const compiler::ThreadMap& tm = p.threads;
-  std::vector<float> sA(size_t(p.smem_a.buffer_elems()), NAN), sB(size_t(p.smem_b.buffer_elems()), NAN);
+  std::vector<float> sA(size_t(p.smem_a.buffer_elems()), NAN),
+      sB(size_t(p.smem_b.buffer_elems()), NAN);
   int tiles_m = (M + p.block_m - 1) / p.block_m, tiles_n = (N + p.block_n - 1) / p.block_n;
   int nblocks = tiles_m * tiles_n;
   for (int bid = 0; bid < nblocks; ++bid) {
@@ -109,7 +110,8 @@ inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<
           for (int i = 0; i < tm.tm; ++i)
             for (int j = 0; j < tm.tn; ++j) {
               int oa = p.smem_a.offset(tm.row(t, i), kk), ob = p.smem_b.offset(kk, tm.col(t, j));
-              if (oa < 0 || oa >= p.smem_a.buffer_elems() || ob < 0 || ob >= p.smem_b.buffer_elems())
+              if (oa < 0 || oa >= p.smem_a.buffer_elems() || ob < 0 ||
+                  ob >= p.smem_b.buffer_elems())
                 return false;
               acc[(size_t(t) * tm.tm + i) * tm.tn + j] += sA[size_t(oa)] * sB[size_t(ob)];
             }
