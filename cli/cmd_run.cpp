@@ -24,7 +24,7 @@ struct RunArgs {
   std::string file;
   std::string shape;
   uint64_t seed = 1;
-  bool json = false, verbose = false, no_cache = false, flush_l2 = false;
+  bool json = false, verbose = false, no_cache = false, flush_l2 = false, no_time = false;
   std::string save_dir;
   int64_t lda = 0, ldb = 0, ldc = 0;
 };
@@ -131,6 +131,7 @@ int run_command(const RunArgs& a) {
     opt.epilogue = c->schedule.epilogue;
     opt.seed = a.seed;
     opt.flush_l2 = a.flush_l2;
+    opt.time = !a.no_time;
     opt.save_dir = a.save_dir;
     runtime::RunReport r = session.run(*prepared, opt);
     double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
@@ -201,6 +202,7 @@ Command add_run_command(CLI::App& root) {
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
   sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
+  sub->add_flag("--no-time", a->no_time, "validate only (e.g. under compute-sanitizer)");
   sub->add_option("--save", a->save_dir, "write A, B, C_schedc, C_cublas as .npy files here");
   return {sub, [a] { return run_command(*a); }};
 }

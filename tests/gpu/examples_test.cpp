@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -23,9 +24,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The source tree: $SCHEDC_SOURCE_DIR when set (the GPU machine runs a copy
+// of the tree at another path), else the one this test was built from.
+fs::path source_dir() {
+  const char* env = std::getenv("SCHEDC_SOURCE_DIR");
+  return env && *env ? fs::path(env) : fs::path(SCHEDC_SOURCE_DIR);
+}
+
 std::vector<std::string> example_files() {
   std::vector<std::string> out;
-  fs::path root = fs::path(SCHEDC_SOURCE_DIR) / "examples";
+  fs::path root = source_dir() / "examples";
   std::error_code ec;
   if (!fs::exists(root, ec)) return out;
   for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::end(it); ++it)
@@ -43,7 +51,7 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 std::string path_of(const std::string& rel) {
-  return (fs::path(SCHEDC_SOURCE_DIR) / "examples" / rel).string();
+  return (source_dir() / "examples" / rel).string();
 }
 
 std::optional<cli::Compiled> compile_for(const std::string& rel, const std::string& arch) {
@@ -64,7 +72,7 @@ std::optional<cli::Compiled> compile_for(const std::string& rel, const std::stri
 // Tells plainly when the data-driven tests below have nothing to run.
 TEST(Examples, ListIsNotEmpty) {
   std::vector<std::string> files = example_files();
-  std::cout << files.size() << " example schedules under examples/\n";
+  std::cout << files.size() << " example schedules under " << (source_dir() / "examples") << "\n";
   if (files.empty())
     std::cout << "NOTE: no examples yet: the per-example tests pass trivially while "
                  "examples/ is empty\n";

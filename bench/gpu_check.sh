@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# THE GPU check: one call on the GPU machine runs the GPU tests, schedc run
+# on every example, the cache checks, compute-sanitizer and the benchmark,
+# keeps full logs and prints a short summary LAST.
+#
+#   bash bench/gpu_check.sh [SECTION...]
+#
+# Sections (default: all, in this order):
+#   tests     schedc_gpu_tests (planted kernels, every example x shapes x lds)
+#   lit       lit tests (REQUIRES: cuda ones run only with a device), if lit
+#             and FileCheck exist on this machine
+#   run       schedc run on every example at ragged shapes (127x129x65, 4095x4097x1023)
+#   cache     two concurrent runs on an empty cache; a truncated entry is
+#             rebuilt with a warning; warm 1024^3 host overhead (--verbose)
+#   sanitize  compute-sanitizer memcheck and racecheck on every example at 127x129x65
+#   bench     schedc bench examples/ladder/*.sched examples/*.sched
+#             --shapes $BENCH_SHAPES (default 1024,2048,4096,8192,4095x4097x1023)
+#
+# Binaries: $SCHEDC_BIN_DIR, else build-gpu/ (bench/stage_gpu.sh), else build/.
+# Time: the device allows 10 minutes a command; sections stop when
+# $BUDGET_S (default 560) seconds have passed since the start, and the
+# summary is printed anyway. Logs: $OUT (the device tool's folder) or
+# out/gpu_check: summary.txt, bench.txt, bench.csv and logs.tgz.
+
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+START=$(date +%s)
+BUDGET_S=${BUDGET_S:-560}
+BENCH_SHAPES=${BENCH_SHAPES:-1024,2048,4096,8192,4095x4097x1023}
+DEST=${OUT:-$ROOT/out/gpu_check}
+mkdir -p "$DEST"
+LOGS=$(mktemp -d /tmp/schedc_gpu_check.XXXXXX)
+export SCHEDC_SOURCE_DIR=$ROOT                 # examples_test reads examples from here
+export SCHEDC_CACHE_DIR=$LOGS/cache            # start from an empty cache
+
+if [ -n "${SCHEDC_BIN_DIR:-}" ]; then BIN=$SCHEDC_BIN_DIR
+elif [ -x build-gpu/schedc ]; then BIN=build-gpu
+else BIN=build; fi
+SCHEDC=$BIN/schedc; GPU_TESTS=$BIN/schedc_gpu_tests
+[ -x "$SCHEDC" ] || SCHEDC=$BIN/cli/schedc
+[ -x "$GPU_TESTS" ] || GPU_TESTS=$BIN/tests/schedc_gpu_tests
+
+SECTIONS=("$@")
+[ ${#SECTIONS[@]} -eq 0 ] && SECTIONS=(tests lit run cache sanitize bench)
+SUMMARY=()
+note() { SUMMARY+=("$(printf '%-9s %s' "$1" "$2")"); }
+elapsed() { echo $(( $(date +%s) - START )); }
+left() { local l=$(( BUDGET_S - $(elapsed) )); [ $l -lt 5 ] && l=5; echo $l; }
+
+# EXAMPLES: every example, ladder first.
+mapfile -t EXAMPLES < <(find examples -name '*.sched' 2>/dev/null | sort)
+
+section_tests() {
+  local log=$LOGS/tests.log
+  timeout "$(left)" "$GPU_TESTS" --gtest_color=no >"$log" 2>&1
+  local rc=$?
+  local passed failed skipped
+  passed=$(grep -c '^\[       OK \]' "$log")
+  failed=$(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$log")
+  skipped=$(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$log")
+  local s="rc $rc: $passed passed, $failed failed, $skipped skipped"
+  [ "$skipped" -gt 0 ] && s="$s (SKIPPED on a GPU machine: no device seen?)"
+  [ $rc -eq 124 ] && s="$s (TIMED OUT)"
+  note tests "$s"
+  grep '^\[  FAILED  \] [A-Za-z].*(' "$log" | head -20 >"$LOGS/tests.failed"
+}
+
+section_lit() {
+  local lit filecheck
+  lit=$(command -v lit || command -v llvm-lit || true)
+  filecheck=$(command -v FileCheck || command -v FileCheck-14 || command -v filecheck || true)
+  local n_cuda
+  n_cuda=$(grep -rl 'REQUIRES:.*cuda' tests/lit 2>/dev/null | wc -l)
+  if [ -z "$lit" ] || [ -z "$filecheck" ]; then
+    note lit "not run: lit or FileCheck missing on this machine ($n_cuda tests REQUIRE cuda; the run section covers schedc run)"
+    return
+  fi
+  local site=$LOGS/lit-site
+  mkdir -p "$site"
+  sed -e "s|@CMAKE_BINARY_DIR@/cli/schedc|$ROOT/$SCHEDC|" -e "s|@FILECHECK_EXECUTABLE@|$filecheck|" \
+      -e "s|@PROJECT_SOURCE_DIR@|$ROOT|" -e "s|@CMAKE_CURRENT_SOURCE_DIR@|$ROOT/tests|" \
+      tests/lit/lit.site.cfg.py.in >"$site/lit.site.cfg.py"
+  timeout "$(left)" "$lit" -sv "$site" >"$LOGS/lit.log" 2>&1
+  local rc=$?
+  note lit "rc $rc: $(grep -E '^ *(Passed|Failed|Unsupported)' "$LOGS/lit.log" | tr -s ' ' | tr '\n' ' ')"
+}
+
+section_run() {
+  local log=$LOGS/run.log ok=0 bad=0 total=0
+  : >"$log"
+  for f in "${EXAMPLES[@]}"; do
+    for shape in 127x129x65 4095x4097x1023; do
+      [ $(( BUDGET_S - $(elapsed) )) -lt 15 ] && { echo "budget reached" >>"$log"; break 2; }
+      total=$((total + 1))
+      echo "\$ schedc run $f --shape $shape --verbose" >>"$log"
+      if timeout "$(left)" "$SCHEDC" run "$f" --shape "$shape" --verbose >>"$log" 2>&1; then
+        ok=$((ok + 1))
+      else
+        echo "exit code $?" >>"$log"; bad=$((bad + 1))
+      fi
+    done
+  done
+  note run "$ok of $total runs ok, $bad not ok (${#EXAMPLES[@]} examples x 127x129x65, 4095x4097x1023)"
+}
+
+section_cache() {
+  local log=$LOGS/cache.log ex=examples/ladder/v0_naive.sched
+  [ -f "$ex" ] || ex=${EXAMPLES[0]:-}
+  [ -n "$ex" ] || { note cache "no example to run"; return; }
+  local dir=$LOGS/cache-race
+  rm -rf "$dir"
+  # Two processes at once on an empty cache.
+  SCHEDC_CACHE_DIR=$dir "$SCHEDC" run "$ex" --shape 1024x1024x1024 >"$LOGS/cache-a.log" 2>&1 &
+  local pa=$!
+  SCHEDC_CACHE_DIR=$dir "$SCHEDC" run "$ex" --shape 1024x1024x1024 >"$LOGS/cache-b.log" 2>&1 &
+  local pb=$!
+  wait $pa; local ra=$?
+  wait $pb; local rb=$?
+  { echo "concurrent: rc $ra and $rb"; cat "$LOGS/cache-a.log" "$LOGS/cache-b.log"; ls -la "$dir"; } >"$log"
+  # Truncate the entry by hand: the next run warns and rebuilds.
+  local entry
+  entry=$(ls "$dir"/*.cubin 2>/dev/null | head -1)
+  local rebuilt="no entry"
+  if [ -n "$entry" ]; then
+    truncate -s 100 "$entry"
+    SCHEDC_CACHE_DIR=$dir "$SCHEDC" run "$ex" --shape 1024x1024x1024 --verbose >>"$log" 2>"$LOGS/cache-c.err"
+    local rc=$?
+    cat "$LOGS/cache-c.err" >>"$log"
+    if grep -q "corrupt" "$LOGS/cache-c.err" && grep -q "NVRTC compile" "$LOGS/cache-c.err" && [ $rc -eq 0 ]; then
+      rebuilt="rebuilt with a warning"
+    else
+      rebuilt="NOT rebuilt as expected (rc $rc)"
+    fi
+  fi
+  # Warm run (cache hit): host overhead outside GPU work.
+  SCHEDC_CACHE_DIR=$dir "$SCHEDC" run "$ex" --shape 1024x1024x1024 --verbose >>"$log" 2>"$LOGS/cache-d.err"
+  cat "$LOGS/cache-d.err" >>"$log"
+  local hit host cold
+  hit=$(grep -c "kernel cache hit" "$LOGS/cache-d.err")
+  host=$(grep "host work outside the GPU" "$LOGS/cache-d.err" | grep -o '[0-9.]* ms' | tail -1)
+  cold=$(grep "NVRTC compile" "$LOGS/cache-c.err" | grep -o '[0-9.]* ms' | head -1)
+  note cache "concurrent rc $ra/$rb; truncated entry $rebuilt; warm hit=$hit host overhead ${host:-?}; cold NVRTC ${cold:-?}"
+}
+
+section_sanitize() {
+  local cs
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  [ -x "$cs" ] || { note sanitize "compute-sanitizer not found"; return; }
+  for tool in memcheck racecheck; do
+    local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0
+    : >"$log"
+    for f in "${EXAMPLES[@]}"; do
+      [ $(( BUDGET_S - $(elapsed) )) -lt 15 ] && { echo "budget reached" >>"$log"; break; }
+      total=$((total + 1))
+      echo "\$ compute-sanitizer --tool $tool schedc run $f --shape 127x129x65 --no-time --no-cache" >>"$log"
+      timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" \
+        --shape 127x129x65 --no-time --no-cache >"$LOGS/cs.tmp" 2>&1
+      local rc=$?
+      cat "$LOGS/cs.tmp" >>"$log"
+      if [ $rc -eq 0 ] && ! grep -qE "ERROR SUMMARY: [1-9]|[1-9][0-9]* errors?\)|Hazard" "$LOGS/cs.tmp"; then
+        clean=$((clean + 1))
+      else
+        echo "NOT CLEAN (rc $rc)" >>"$log"; dirty=$((dirty + 1))
+      fi
+    done
+    note "$tool" "$clean of $total examples clean at 127x129x65, $dirty not clean"
+  done
+}
+
+section_bench() {
+  local files=()
+  for f in examples/ladder/*.sched examples/*.sched; do [ -f "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] || { note bench "no examples"; return; }
+  timeout "$(left)" "$SCHEDC" bench "${files[@]}" --shapes "$BENCH_SHAPES" \
+    >"$LOGS/bench.txt" 2>"$LOGS/bench.progress"
+  local rc=$?
+  cp "$LOGS/bench.txt" "$DEST/bench.txt" 2>/dev/null
+  local rows failed
+  rows=$(grep -cE ' (ok|FAILED|ERROR) ' "$LOGS/bench.txt")
+  failed=$(grep -cE ' (FAILED|ERROR) ' "$LOGS/bench.txt")
+  local s="rc $rc: $rows rows, $failed FAILED/ERROR (table in bench.txt)"
+  [ $rc -eq 124 ] && s="$s (TIMED OUT: partial progress in logs; use BENCH_SHAPES or fewer files)"
+  note bench "$s"
+}
+
+{
+  echo "schedc gpu_check $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(cat "$BIN/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+  echo "binaries: $SCHEDC $GPU_TESTS; ${#EXAMPLES[@]} examples; sections: ${SECTIONS[*]}"
+} >"$LOGS/env.txt"
+
+for s in "${SECTIONS[@]}"; do
+  if [ $(( BUDGET_S - $(elapsed) )) -lt 20 ]; then note "$s" "SKIPPED: time budget ($BUDGET_S s) spent"; continue; fi
+  t0=$(date +%s)
+  echo "== $s (at $(elapsed) s)" >&2
+  if declare -f "section_$s" >/dev/null; then "section_$s"; else note "$s" "unknown section"; continue; fi
+  SUMMARY[${#SUMMARY[@]}-1]+=" [$(( $(date +%s) - t0 )) s]"
+done
+
+{
+  cat "$LOGS/env.txt"
+  if [ -s "$LOGS/bench.txt" ]; then echo "---- bench ----"; cat "$LOGS/bench.txt"; fi
+  [ -s "$LOGS/tests.failed" ] && { echo "---- failed tests ----"; cat "$LOGS/tests.failed"; }
+  echo "---- summary ($(elapsed) s) ----"
+  printf '%s\n' "${SUMMARY[@]}"
+} >"$DEST/summary.txt"
+tar czf "$DEST/logs.tgz" -C "$LOGS" --exclude=cache --exclude=cache-race . 2>/dev/null
+cat "$DEST/summary.txt"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds schedc and its GPU tests here (no GPU needed) and copies stripped
+# binaries into build-gpu/ (a few MB: the device tool carries at most 64 MiB,
+# and build/ is larger). Then, on the GPU machine:
+#   bash bench/gpu_check.sh [SECTION...]        with carry = ["build-gpu"]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)" --target schedc schedc_gpu_tests
+mkdir -p build-gpu
+strip -o build-gpu/schedc "$BUILD_DIR/cli/schedc"
+strip -o build-gpu/schedc_gpu_tests "$BUILD_DIR/tests/schedc_gpu_tests"
+git rev-parse HEAD > build-gpu/COMMIT 2>/dev/null || true
+ls -la build-gpu
