@@ -29,7 +29,9 @@ struct Config {
   int ik = 0;  // instruction k; 0 = default
 };
 
-void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const Config& c, std::ostream* os) {
+  *os << c.name;
+}
 
 Schedule make_schedule(const Config& c) {
   Schedule s;
