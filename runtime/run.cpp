@@ -36,13 +36,18 @@ class DeviceBuffer {
   void* get() const { return ptr_; }
   size_t bytes() const { return bytes_; }
 
-  void upload(const void* src, size_t n, const char* what) const {
-    check_cuda(cudaMemcpy(ptr_, src, n, cudaMemcpyHostToDevice),
-               (std::string("cudaMemcpy to device (") + what + ")").c_str());
+  // Copies go through the session's stream and wait for it: a plain
+  // cudaMemcpy from pageable memory may return before its DMA lands, and
+  // would not be ordered with the stream's kernels.
+  void upload(const void* src, size_t n, const char* what, cudaStream_t s) const {
+    std::string call = std::string("cudaMemcpyAsync to device (") + what + ")";
+    check_cuda(cudaMemcpyAsync(ptr_, src, n, cudaMemcpyHostToDevice, s), call.c_str());
+    check_cuda(cudaStreamSynchronize(s), call.c_str());
   }
-  void download(void* dst, size_t n, const char* what) const {
-    check_cuda(cudaMemcpy(dst, ptr_, n, cudaMemcpyDeviceToHost),
-               (std::string("cudaMemcpy to host (") + what + ")").c_str());
+  void download(void* dst, size_t n, const char* what, cudaStream_t s) const {
+    std::string call = std::string("cudaMemcpyAsync to host (") + what + ")";
+    check_cuda(cudaMemcpyAsync(dst, ptr_, n, cudaMemcpyDeviceToHost, s), call.c_str());
+    check_cuda(cudaStreamSynchronize(s), call.c_str());
   }
 
  private:
@@ -102,7 +107,7 @@ GpuSession::GpuSession(const DeviceInfo& device) : device_(device) {
   check_cuda(cudaSetDevice(device.ordinal), "cudaSetDevice");
   check_cuda(cudaFree(nullptr), "cudaFree(0) (creating the CUDA context)");
   cudaStream_t s = nullptr;
-  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check_cuda(cudaStreamCreate(&s), "cudaStreamCreate");
   stream_ = s;
   cublasHandle_t h = nullptr;
   check_cublas(cublasCreate(&h), "cublasCreate");
@@ -162,30 +167,30 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     auto t0 = Clock::now();
     for (InputMode mode : {InputMode::exact, InputMode::random}) {
       GemmInputs in = make_inputs(p, t, mode, options.seed, epi.alpha, epi.beta, epi.bias);
-      dA.upload(encode(t, in.a).data(), dA.bytes(), "A");
-      dB.upload(encode(t, in.b).data(), dB.bytes(), "B");
-      if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias");
+      dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
+      dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
+      if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
       // C holds C0 where beta reads it, NaN everywhere else (the poison).
       std::vector<char> sent = encode(t, in.c0);
-      dC.upload(sent.data(), dC.bytes(), "C (poisoned)");
+      dC.upload(sent.data(), dC.bytes(), "C (poisoned)", stream);
 
       launch();
       check_cuda(cudaStreamSynchronize(stream),
                  ("running " + report.entry.entry->name + " (cudaStreamSynchronize)").c_str());
       std::vector<char> got_raw(dC.bytes());
-      dC.download(got_raw.data(), got_raw.size(), "C");
+      dC.download(got_raw.data(), got_raw.size(), "C", stream);
 
       // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
       std::vector<float> c0 = packed(in.c0, p.m, p.n, p.c_ld());
       if (epi.beta != 0.0f)
-        dRef.upload(c0.data(), dRef.bytes(), "reference C0");
+        dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
       else
         check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
       cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dRef.get(), true, p.n,
                   epi.alpha, epi.beta);
       check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
       std::vector<float> ref32(size_t(p.m * p.n));
-      dRef.download(ref32.data(), dRef.bytes(), "reference");
+      dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
       std::vector<float> expected = finish_reference(ref32, p, in.bias, epi.relu, t);
 
       bool bit_exact = mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
@@ -222,11 +227,11 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   } else {
     GemmInputs in =
         make_inputs(p, t, InputMode::random, options.seed, epi.alpha, epi.beta, epi.bias);
-    dA.upload(encode(t, in.a).data(), dA.bytes(), "A");
-    dB.upload(encode(t, in.b).data(), dB.bytes(), "B");
-    if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias");
+    dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
+    dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
+    if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
     random_sent = encode(t, in.c0);
-    dC.upload(random_sent.data(), dC.bytes(), "C");
+    dC.upload(random_sent.data(), dC.bytes(), "C", stream);
   }
 
   // A wrong kernel is not worth timing.
@@ -243,13 +248,13 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // With beta == 0 every run must write the same C: a change is a race.
     if (!random_result.empty() && epi.beta == 0.0f) {
       std::vector<char> again(dC.bytes());
-      dC.download(again.data(), again.size(), "C after timing");
+      dC.download(again.data(), again.size(), "C after timing", stream);
       if (again != random_result)
         report.race = "the result changed between runs on the same inputs (a race?)";
     }
     // cuBLAS writes its own C (kernel's type and ldc), timed by the same harness.
     DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
-    dCublas.upload(random_sent.data(), dCublas.bytes(), "cuBLAS's C");
+    dCublas.upload(random_sent.data(), dCublas.bytes(), "cuBLAS's C", stream);
     report.cublas = time_kernel(
         [&] {
           cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dCublas.get(), false,
