@@ -1,0 +1,333 @@
+// compiler::analyze and static_resources: defaults, every rule with its
+// message and place, the resource arithmetic, and the canonical text.
+#include "compiler/analyze.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "dsl/parse.h"
+
+using namespace schedc;
+using compiler::Schedule;
+using compiler::Target;
+
+namespace {
+
+Target sm90() {
+  Target t;
+  EXPECT_TRUE(compiler::target_for_arch("sm_90", t));
+  return t;
+}
+
+struct Result {
+  std::optional<Schedule> schedule;
+  std::vector<dsl::Diagnostic> diags;
+  std::string printed;
+};
+
+Result check(const std::string& text, const Target& target = sm90()) {
+  dsl::SourceFile f("t.sched", text);
+  dsl::Diagnostics d(&f);
+  Result r;
+  std::optional<dsl::Ast> ast = dsl::parse(f, d);
+  if (ast) r.schedule = compiler::analyze(*ast, "t.sched", target, d);
+  r.diags = d.all();
+  std::ostringstream os;
+  d.print(os);
+  r.printed = os.str();
+  return r;
+}
+
+// The one error `text` must produce: its message contains `fragment`, at line:col.
+void expect_error(const std::string& text, const std::string& fragment, uint32_t line, uint32_t col,
+                  const Target& target = sm90()) {
+  Result r = check(text, target);
+  EXPECT_FALSE(r.schedule) << text;
+  ASSERT_EQ(r.diags.size(), 1u) << text << "\n" << r.printed;
+  EXPECT_NE(r.diags[0].message.find(fragment), std::string::npos) << text << "\n" << r.printed;
+  EXPECT_EQ(r.diags[0].span.line, line) << r.printed;
+  EXPECT_EQ(r.diags[0].span.col, col) << r.printed;
+}
+
+const char* kSgemm = "tile 128x128x8\nthread 8x8\n";
+
+}  // namespace
+
+TEST(Analyze, NaiveDefaults) {
+  Result r = check("block 16x16\n");
+  ASSERT_TRUE(r.schedule) << r.printed;
+  const Schedule& s = *r.schedule;
+  EXPECT_TRUE(s.is_naive());
+  EXPECT_EQ(s.shape.m, 4096);
+  EXPECT_EQ(s.dtype, compiler::DType::f32);
+  EXPECT_FALSE(s.dtype_at.from_source);
+  EXPECT_TRUE(s.block_at.from_source);
+  EXPECT_EQ(s.block_at.span.line, 1u);
+  EXPECT_EQ(s.epilogue.alpha, 1.0f);
+  EXPECT_EQ(s.epilogue.beta, 0.0f);
+  EXPECT_EQ(s.stages, 1);
+  EXPECT_EQ(s.swizzle_block, 1);
+  EXPECT_EQ(s.file, "t.sched");
+}
+
+TEST(Analyze, SimtScheduleFields) {
+  Result r = check(
+      "shape 100x200x300\ntile 128x128x8\nthread 8x8 split 2x2\nwarp 32x64\nvectorize 4\n"
+      "transpose A\npad B 4\nswizzle block 8\ndouble_buffer\nepilogue beta 1 alpha 0.5 relu\n");
+  ASSERT_TRUE(r.schedule) << r.printed;
+  const Schedule& s = *r.schedule;
+  EXPECT_EQ(s.shape.n, 200);
+  ASSERT_TRUE(s.tile);
+  EXPECT_EQ(s.tile->k, 8);
+  EXPECT_EQ(s.thread.split_m, 2);
+  ASSERT_TRUE(s.warp);
+  EXPECT_EQ(s.warp->n, 64);
+  EXPECT_EQ(s.vectorize, 4);
+  EXPECT_TRUE(s.transpose_a);
+  EXPECT_FALSE(s.transpose_b);
+  EXPECT_EQ(s.pad_b, 4);
+  EXPECT_EQ(s.pad_a, 0);
+  EXPECT_EQ(s.swizzle_block, 8);
+  EXPECT_TRUE(s.double_buffer);
+  EXPECT_FLOAT_EQ(s.epilogue.alpha, 0.5f);
+  EXPECT_FLOAT_EQ(s.epilogue.beta, 1.0f);
+  EXPECT_TRUE(s.epilogue.relu);
+  EXPECT_FALSE(s.epilogue.bias);
+  EXPECT_FALSE(s.uses_tensor_cores());
+}
+
+TEST(Analyze, TensorCoreDefaultShapes) {
+  struct Case {
+    const char* text;
+    compiler::MmaApi api;
+    int m, n, k;
+  };
+  const Case cases[] = {
+      {"wmma tf32", compiler::MmaApi::wmma, 16, 16, 8},
+      {"dtype f16\nwmma f16", compiler::MmaApi::wmma, 16, 16, 16},
+      {"dtype bf16\nwmma bf16 8x32x16", compiler::MmaApi::wmma, 8, 32, 16},
+      {"mma tf32", compiler::MmaApi::mma_sync, 16, 8, 8},
+      {"mma tf32 m16n8k4", compiler::MmaApi::mma_sync, 16, 8, 4},
+      {"dtype f16\nmma f16", compiler::MmaApi::mma_sync, 16, 8, 16},
+      {"dtype bf16\nmma bf16 m16n8k8", compiler::MmaApi::mma_sync, 16, 8, 8},
+  };
+  for (const Case& c : cases) {
+    Result r = check(std::string("tile 128x128x32\nwarp 64x64\n") + c.text + "\n");
+    ASSERT_TRUE(r.schedule) << c.text << "\n" << r.printed;
+    ASSERT_TRUE(r.schedule->mma);
+    EXPECT_EQ(r.schedule->mma->api, c.api) << c.text;
+    EXPECT_EQ(r.schedule->mma->m, c.m) << c.text;
+    EXPECT_EQ(r.schedule->mma->n, c.n) << c.text;
+    EXPECT_EQ(r.schedule->mma->k, c.k) << c.text;
+  }
+}
+
+TEST(Analyze, ValueRules) {
+  expect_error("tile 0x8x8\n", "tile BM must be at least 1, got 0", 1, 6);
+  expect_error("shape 8x8x2147483648\n", "K must be at most 2147483647", 1, 11);
+  expect_error("dtype f23\n", "did you mean 'f32'?", 1, 7);
+  expect_error(std::string(kSgemm) + "vectorize 6\n", "power of two", 3, 11);
+  expect_error(std::string(kSgemm) + "stages 1\n", "stages must be at least 2", 3, 8);
+  expect_error(std::string(kSgemm) + "pad A -1\n", "padding must be at least 0", 3, 7);
+  expect_error(std::string(kSgemm) + "transpose a\n", "did you mean 'A'?", 3, 11);
+  expect_error(std::string(kSgemm) + "swizzle block 0\n", "at least 1", 3, 15);
+  expect_error("epilogue beta 1e39\n", "does not fit in a float", 1, 15);
+  expect_error("epilogue relu rleu\n", "did you mean 'relu'?", 1, 15);
+  expect_error("tile 128x128x32\nwarp 64x64\nwmma tf32 16x16x16\n", "valid: 16x16x8", 3, 11);
+  expect_error("tile 128x128x32\nwarp 64x64\nmma tf32 m16n8k16\n", "no shape 'm16n8k16'", 3, 10);
+}
+
+TEST(Analyze, DuplicatesNameBothPlaces) {
+  Result r = check(std::string(kSgemm) + "transpose B\ntranspose A\ntranspose B\n");
+  ASSERT_EQ(r.diags.size(), 1u) << r.printed;
+  EXPECT_EQ(r.diags[0].message, "duplicate 'transpose B'; each directive may be given once");
+  EXPECT_EQ(r.diags[0].span.line, 5u);
+  ASSERT_EQ(r.diags[0].notes.size(), 1u);
+  EXPECT_EQ(r.diags[0].notes[0].span.line, 3u);
+  EXPECT_EQ(r.diags[0].notes[0].message, "first given here");
+  // pad A and pad B are separate settings.
+  EXPECT_TRUE(check(std::string(kSgemm) + "pad A 1\npad B 2\n").schedule);
+}
+
+TEST(Analyze, ExclusionsNameBothPlaces) {
+  Result r = check(std::string(kSgemm) + "stages 2\ndouble_buffer\n");
+  ASSERT_EQ(r.diags.size(), 1u) << r.printed;
+  EXPECT_NE(r.diags[0].message.find("'double_buffer' and 'stages' exclude each other"),
+            std::string::npos);
+  EXPECT_EQ(r.diags[0].span.line, 4u);  // the later one
+  ASSERT_EQ(r.diags[0].notes.size(), 1u);
+  EXPECT_EQ(r.diags[0].notes[0].span.line, 3u);
+
+  expect_error("block 16x16\ntile 32x32x8\nthread 1x4\n", "'block' and 'tile' exclude", 2, 1);
+  expect_error(std::string(kSgemm) + "pad A 2\nswizzle smem\n", "'pad A' and 'swizzle smem'", 4, 1);
+  expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nwmma tf32\n", "exclude each other", 4, 1);
+  expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nthread 2x2\n",
+               "'thread' does not apply with 'mma'", 4, 1);
+}
+
+TEST(Analyze, DirectivesThatNeedTile) {
+  for (const char* d : {"thread 2x2", "warp 8x4", "vectorize 2", "transpose A", "pad B 1",
+                        "swizzle smem", "swizzle block 2", "double_buffer", "stages 2"}) {
+    Result r = check(std::string(d) + "\n");
+    ASSERT_EQ(r.diags.size(), 1u) << d << "\n" << r.printed;
+    EXPECT_NE(r.diags[0].message.find("needs 'tile'"), std::string::npos) << r.printed;
+    EXPECT_EQ(r.diags[0].span.col, 1u);
+  }
+  expect_error("wmma tf32\n", "'wmma' needs 'tile' and 'warp'", 1, 1);
+  expect_error("tile 128x128x32\nmma tf32\n", "'mma' needs 'warp WMxWN'", 2, 1);
+}
+
+TEST(Analyze, TypesAndTargets) {
+  expect_error("dtype f16\n", "needs 'wmma' or 'mma'", 1, 7);
+  expect_error("dtype bf16\ntile 128x128x32\nwarp 64x64\nwmma f16\n",
+               "'wmma f16' does not match dtype bf16; use 'wmma bf16'", 4, 6);
+  expect_error("tile 128x128x32\nwarp 64x64\nmma bf16\n", "dtype f32 (the default)", 3, 5);
+
+  // Every known target is sm_80+; the rule still holds for an older one.
+  Target turing = sm90();
+  turing.sm = 75;
+  expect_error("tile 128x128x32\nwarp 64x64\nwmma tf32\n", "needs sm_80 or newer", 3, 6, turing);
+  expect_error(std::string(kSgemm) + "stages 2\n", "'stages' (cp.async) needs sm_80", 3, 1, turing);
+  EXPECT_TRUE(check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16 m16n8k8\n", turing).schedule);
+  expect_error("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\n", "needs sm_80", 4, 5, turing);
+}
+
+TEST(Analyze, SimtDivisibilityAndThreads) {
+  expect_error("tile 100x128x8\nthread 8x8\n", "thread tile 8x8 does not divide block tile 100x128",
+               2, 8);
+  expect_error("tile 128x128x8\nthread 8x8 split 1x3\n", "TN % PN", 2, 18);
+  expect_error("tile 128x128x8\nthread 8x8\nwarp 48x64\n", "warp tile 48x64 does not divide", 3, 6);
+  expect_error("tile 128x128x8\nthread 8x8\nwarp 32x32\n", "holds 16 thread tiles", 3, 6);
+}
+
+TEST(Analyze, ThreadLimits) {
+  EXPECT_TRUE(check("tile 128x128x8\nthread 4x4\n").schedule);  // 1024 threads
+  expect_error("tile 128x128x8\nthread 4x2\n", "2048 threads", 2, 8);
+  expect_error("tile 48x48x8\nthread 4x4\n", "144 threads", 2, 8);
+  // With the default 1x1 thread tile the place is the tile itself.
+  expect_error("tile 64x64x8\n", "4096 threads", 1, 6);
+  expect_error("block 33x2\n", "66 threads, not a multiple of the warp size 32", 1, 7);
+  expect_error("block 64x32\n", "2048 threads, more than the 1024", 1, 7);
+  // Tensor cores: 32 threads per warp tile.
+  expect_error("tile 256x256x32\nwarp 16x16\nwmma tf32\n", "8192 threads", 2, 6);
+}
+
+TEST(Analyze, TensorCoreDivisibility) {
+  expect_error("tile 128x128x32\nwarp 48x64\nwmma tf32\n", "does not divide block tile", 2, 6);
+  expect_error("tile 96x128x32\nwarp 24x64\nwmma tf32\n", "WM 24 % 16", 2, 6);
+  expect_error("dtype f16\ntile 128x128x8\nwarp 64x64\nmma f16\n", "tile BK 8", 2, 6);
+  EXPECT_TRUE(check("dtype f16\ntile 128x128x8\nwarp 64x64\nmma f16 m16n8k8\n").schedule);
+}
+
+TEST(Analyze, VectorAndCopyRules) {
+  expect_error(std::string(kSgemm) + "vectorize 8\n", "32 bytes", 3, 11);
+  expect_error("tile 128x128x6\nthread 8x8\nvectorize 4\n", "does not divide tile BK 6", 3, 11);
+  expect_error("tile 128x128x8\nthread 8x8 split 2x4\nvectorize 4\n", "TN/PN = 2", 3, 11);
+  // (BM*BK/N) % threads: 64*8/4 = 128 vectors for 256 threads.
+  expect_error("tile 64x64x8\nthread 4x4\nvectorize 4\n", "128 vectors of 4, which 256 threads", 3,
+               11);
+  // B: 8*64/2 = 256 vectors, A: 128*8/2 = 512 vectors, 512 threads: B fails.
+  expect_error("tile 128x64x8\nthread 4x4\nvectorize 2\n", "the B tile (8x64", 3, 11);
+  EXPECT_TRUE(check("tile 64x64x8\nthread 4x4\nvectorize 2\n").schedule);
+  // cp.async moves at least 4 bytes.
+  expect_error("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 2\n", "cp.async", 5, 1);
+  EXPECT_TRUE(
+      check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 2\nvectorize 2\n").schedule);
+}
+
+TEST(Analyze, SharedMemoryLimitWithNotes) {
+  Result r = check("tile 128x128x64\nthread 8x8\nvectorize 4\nstages 4\npad A 4\n");
+  // (128*68 + 64*128) * 4 bytes = 67584 per buffer, 4 buffers = 270336.
+  ASSERT_EQ(r.diags.size(), 1u) << r.printed;
+  EXPECT_NE(r.diags[0].message.find("needs 270336 bytes"), std::string::npos) << r.printed;
+  EXPECT_NE(r.diags[0].message.find("232448"), std::string::npos);
+  EXPECT_EQ(r.diags[0].span.col, 6u);
+  ASSERT_EQ(r.diags[0].notes.size(), 2u);
+  EXPECT_EQ(r.diags[0].notes[0].message, "stages set here");
+  EXPECT_EQ(r.diags[0].notes[1].message, "pad A set here");
+  // The same schedule with 3 stages fits sm_90 (202752) but not sm_80 (166912).
+  std::string three = "tile 128x128x64\nthread 8x8\nvectorize 4\nstages 3\npad A 4\n";
+  EXPECT_TRUE(check(three).schedule);
+  Target a100;
+  ASSERT_TRUE(compiler::target_for_arch("sm_80", a100));
+  expect_error(three, "202752 bytes", 1, 6, a100);
+}
+
+TEST(Analyze, ReportsSeveralErrorsInOneRun) {
+  Result r = check("tile 100x128x8\nthread 8x8\ndouble_buffer\nstages 2\ndtype f16\nvectorize 3\n");
+  EXPECT_FALSE(r.schedule);
+  // stages/double_buffer, dtype f16 without tensor cores, vectorize 3. The
+  // bad vector width stops the arithmetic rules, so no divisibility error.
+  EXPECT_EQ(r.diags.size(), 3u) << r.printed;
+}
+
+TEST(Resources, Arithmetic) {
+  Target t = sm90();
+  Result r = check("tile 128x64x16\nthread 8x4\ntranspose A\npad A 4\npad B 2\ndouble_buffer\n");
+  ASSERT_TRUE(r.schedule) << r.printed;
+  compiler::Resources res = compiler::static_resources(*r.schedule, t);
+  EXPECT_EQ(res.threads_per_block, 16 * 16);
+  EXPECT_EQ(res.a_tile_bytes, 16 * (128 + 4) * 4);  // transposed: BK rows of BM + pad
+  EXPECT_EQ(res.b_tile_bytes, 16 * (64 + 2) * 4);
+  EXPECT_EQ(res.buffers, 2);
+  EXPECT_EQ(res.smem_bytes, 2 * (16 * 132 + 16 * 66) * 4);
+  EXPECT_EQ(res.blocks_per_sm, 8);
+  EXPECT_STREQ(res.limited_by, "threads");
+
+  Result b =
+      check("dtype f16\ntile 64x64x32\nwarp 32x32\nwmma f16\ntranspose B\nstages 3\nvectorize 8\n");
+  ASSERT_TRUE(b.schedule) << b.printed;
+  res = compiler::static_resources(*b.schedule, t);
+  EXPECT_EQ(res.threads_per_block, 128);
+  EXPECT_EQ(res.b_tile_bytes, 64 * 32 * 2);  // transposed: BN rows of BK, f16
+  EXPECT_EQ(res.smem_bytes, 3 * (64 * 32 + 64 * 32) * 2);
+  EXPECT_EQ(res.blocks_per_sm, t.smem_per_sm / 24576);  // 9, threads would allow 16
+  EXPECT_STREQ(res.limited_by, "shared memory");
+
+  Result big = check("tile 128x128x32\nthread 8x8\nvectorize 4\nstages 3\n");
+  ASSERT_TRUE(big.schedule) << big.printed;
+  res = compiler::static_resources(*big.schedule, t);
+  EXPECT_EQ(res.smem_bytes, 3 * (128 * 32 * 2) * 4);  // 98304
+  EXPECT_EQ(res.blocks_per_sm, t.smem_per_sm / 98304);
+  EXPECT_STREQ(res.limited_by, "shared memory");
+
+  Result naive = check("block 32x1\n");
+  res = compiler::static_resources(*naive.schedule, t);
+  EXPECT_EQ(res.smem_bytes, 0);
+  EXPECT_EQ(res.blocks_per_sm, t.max_blocks_per_sm);
+  EXPECT_STREQ(res.limited_by, "blocks per SM");
+}
+
+// The canonical text is a schedule that analyzes to itself.
+TEST(Analyze, CanonicalTextRoundTrips) {
+  std::vector<std::string> texts = {
+      "block 8x4\nepilogue bias\n",
+      "shape 7x9x11\ntile 128x128x8\nthread 8x8 split 2x2\nwarp 32x64\nvectorize 4\n"
+      "transpose A\ntranspose B\npad A 4\nswizzle block 3\ndouble_buffer\n"
+      "epilogue alpha -0.25 beta 3 relu bias\n",
+      "dtype f16\ntile 128x256x32\nwarp 64x64\nmma f16 m16n8k8\nvectorize 8\nstages 3\nswizzle "
+      "smem\n",
+      "tile 128x128x32\nwarp 64x32\nwmma tf32\nstages 2\nvectorize 4\n",
+  };
+  namespace fs = std::filesystem;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(SCHEDC_SOURCE_DIR) / "examples"))
+    if (e.path().extension() == ".sched") {
+      std::ifstream in(e.path());
+      texts.push_back(std::string(std::istreambuf_iterator<char>(in), {}));
+    }
+  for (const std::string& text : texts) {
+    Result r = check(text);
+    ASSERT_TRUE(r.schedule) << text << r.printed;
+    std::string canon = compiler::to_sched_text(*r.schedule);
+    Result again = check(canon);
+    ASSERT_TRUE(again.schedule) << canon << again.printed;
+    EXPECT_EQ(compiler::to_sched_text(*again.schedule), canon);
+    compiler::Resources a = compiler::static_resources(*r.schedule, sm90());
+    compiler::Resources b = compiler::static_resources(*again.schedule, sm90());
+    EXPECT_EQ(a.smem_bytes, b.smem_bytes);
+    EXPECT_EQ(a.threads_per_block, b.threads_per_block);
+  }
+}
