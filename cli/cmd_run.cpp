@@ -107,6 +107,13 @@ int run_command(const RunArgs& a) {
   jit_options.use_cache = !a.no_cache;
 
   try {
+    if (!device && a.json) {  // stdout holds JSON alone
+      runtime::jit(c->kernel, target.arch_name(), jit_options);
+      std::cout << "{\"file\": " << runtime::json_escape(a.file) << ", \"ok\": false, \"error\": "
+                << runtime::json_escape("no CUDA device: " + no_device_why) << "}\n";
+      std::cerr << "schedc: no CUDA device: " << no_device_why << "\n";
+      return kToolchain;
+    }
     if (!device) {
       // Show what would run, compile it for the default target, then say why it cannot.
       print_summary(std::cout, *c, p);
