@@ -116,8 +116,7 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
          << num("%.2f", rep.percent_of_cublas());
     else
       os << ",,,,,,,";
-    os << "," << (rep.entry.entry ? rep.entry.entry->name : "") << ","
-       << (rep.entry.fallback ? 1 : 0) << "\n";
+    os << "," << rep.entry.name << "," << (rep.entry.fallback ? 1 : 0) << "\n";
   }
 }
 

@@ -174,8 +174,8 @@ int run_command(const RunArgs& a) {
                     c->times.emit_ms + j.ms + prepared->load_ms;
       v << "  host work outside the GPU (pipeline + " << (j.cache_hit ? "cache" : "NVRTC")
         << " + load) " << ms(host) << "\n";
-      v << "entry: " << (r.entry.fallback ? "fallback " : "main ")
-        << (r.entry.entry ? r.entry.entry->name : "?") << " (" << r.entry.why << ")\n";
+      v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name << " ("
+        << r.entry.why << ")\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       for (const auto& [name, f] : j.functions)
         v << "ptxas: " << name << " " << f.registers << " registers, " << f.spill_store_bytes << "+"

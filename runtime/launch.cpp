@@ -42,6 +42,7 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
   std::string failure = precondition_failure(kernel.main, p, a, b, c);
   if (failure.empty()) {
     choice.entry = &kernel.main;
+    choice.name = kernel.main.name;
     choice.why = kernel.main.align_bytes > 1 || kernel.main.ld_multiple > 1
                      ? "alignment preconditions hold"
                      : "no alignment preconditions";
@@ -53,6 +54,7 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
                                        ") and the generated module has no fallback entry "
                                        "(a schedc code generator bug)");
   choice.entry = &kernel.fallback;
+  choice.name = kernel.fallback.name;
   choice.fallback = true;
   choice.why = failure;
   return choice;

@@ -14,7 +14,8 @@ namespace schedc::runtime {
 
 // Which entry runs for a problem, and why.
 struct EntryChoice {
-  const codegen::KernelEntry* entry = nullptr;
+  const codegen::KernelEntry* entry = nullptr;  // into the kernel it was chosen from
+  std::string name;                             // the entry's name (outlives `entry`)
   bool fallback = false;
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };

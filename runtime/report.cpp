@@ -98,7 +98,7 @@ std::string run_json(const std::string& file, const compiler::Problem& p,
      << ", \"ldc\": " << p.c_ld() << ", \"dtype\": " << json_escape(prepared.kernel.dtype)
      << ", \"ok\": " << (r.ok() ? "true" : "false") << ", \"failure\": " << json_escape(r.failure())
      << ", \"reference\": " << json_escape(to_string(r.ref_mode))
-     << ", \"entry\": {\"name\": " << json_escape(r.entry.entry ? r.entry.entry->name : "")
+     << ", \"entry\": {\"name\": " << json_escape(r.entry.name)
      << ", \"fallback\": " << (r.entry.fallback ? "true" : "false")
      << ", \"why\": " << json_escape(r.entry.why) << "}, \"validations\": [";
   for (size_t i = 0; i < r.validations.size(); ++i) {

@@ -176,7 +176,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
 
       launch();
       check_cuda(cudaStreamSynchronize(stream),
-                 ("running " + report.entry.entry->name + " (cudaStreamSynchronize)").c_str());
+                 ("running " + report.entry.name + " (cudaStreamSynchronize)").c_str());
       std::vector<char> got_raw(dC.bytes());
       dC.download(got_raw.data(), got_raw.size(), "C", stream);
 
