@@ -16,6 +16,11 @@
 #   bench     schedc bench examples/ladder/*.sched examples/*.sched
 #             --shapes $BENCH_SHAPES (default 1024,2048,4096,8192,4095x4097x1023)
 #
+# Each call may take at most 10 minutes; the whole check fits in three:
+#   bash bench/gpu_check.sh tests lit run cache
+#   bash bench/gpu_check.sh sanitize
+#   bash bench/gpu_check.sh bench
+#
 # Binaries: $SCHEDC_BIN_DIR, else build-gpu/ (bench/stage_gpu.sh), else build/.
 # Time: the device allows 10 minutes a command; sections stop when
 # $BUDGET_S (default 560) seconds have passed since the start, and the
