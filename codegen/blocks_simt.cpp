@@ -281,9 +281,87 @@ void emit_smem_decls(Emitter& e, const KernelPlan& p) {
 void emit_copy_setup(Emitter& e, const KernelPlan& p) {
   emit_copy_setup_one(e, p, p.copy_a);
   emit_copy_setup_one(e, p, p.copy_b);
+  if (p.pipeline == compiler::Pipeline::cp_async) return;  // cp.async needs no staging
   e.line(
       format("float rgA[A_LOADS * %d], rgB[B_LOADS * %d];  // staging registers: global -> shared",
              p.copy_a.vec, p.copy_b.vec));
+}
+
+void emit_cp_async_helpers(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.comment(format("stages %d %s: cp.async copies global -> shared without registers; a source",
+                   p.stages, origin_note(s, s.stages_at).c_str()));
+  e.comment("size below the copy size zero-fills the rest (edges of M, N, K).");
+  for (int bytes : {4, 8, 16}) {
+    e.open_scope(
+        format("__device__ __forceinline__ void cp_async%d(float* dst, const float* src, "
+               "int src_bytes)",
+               bytes));
+    e.line("const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));");
+    e.line(
+        format("asm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d, %%2;\\n\" :: "
+               "\"r\"(d), \"l\"(src), \"r\"(src_bytes));",
+               bytes == 16 ? "cg" : "ca", bytes));
+    e.close_scope();
+  }
+  e.open_scope("__device__ __forceinline__ void cp_async_commit()");
+  e.line("asm volatile(\"cp.async.commit_group;\\n\" ::);");
+  e.close_scope();
+  e.line("template <int N>");
+  e.open_scope("__device__ __forceinline__ void cp_async_wait()");
+  e.line("asm volatile(\"cp.async.wait_group %0;\\n\" :: \"n\"(N));");
+  e.close_scope();
+  e.line();
+}
+
+namespace {
+
+// One operand's tile at k offset k0 -> shared buffer `buf` with cp.async.
+// Out-of-range elements get src_bytes 0 (zero fill) and a safe address.
+void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const SmemLayout& l,
+                    const std::string& k0, const std::string& buf) {
+  const bool is_a = c.operand == Operand::A;
+  const std::string X = op_name(c.operand);
+  const bool rows = c.threads % c.vecs_per_row() == 0;
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", X.c_str()));
+  emit_copy_coords(e, c);
+  if (is_a) {
+    e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
+    e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
+                : "const float* src = gA + (size_t)r * lda + gc;");
+  } else {
+    e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
+    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
+                : "const float* src = gB + (size_t)gr * ldb + c;");
+  }
+  const char* row_bound = is_a ? "M" : "K";
+  const char* col_bound = is_a ? "K" : "N";
+  const char* base = is_a ? "A" : "B";
+  if (c.smem_vec > 1) {
+    e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
+                  row_bound, c.vec, col_bound));
+    e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
+                  smem_ref(l, buf, "r", "c").c_str(), base));
+  } else {
+    for (int k = 0; k < c.vec; ++k) {
+      std::string ck = c.vec == 1 ? "c" : "c + " + std::to_string(k);
+      std::string gk = c.vec == 1 ? "gc" : "gc + " + std::to_string(k);
+      std::string sk = c.vec == 1 ? "src" : "src + " + std::to_string(k);
+      e.line(format("cp_async4(&%s, (gr < %s && %s < %s) ? %s : %s, (gr < %s && %s < %s) ? 4 : 0);",
+                    smem_ref(l, buf, "r", ck).c_str(), row_bound, gk.c_str(), col_bound, sk.c_str(),
+                    base, row_bound, gk.c_str(), col_bound));
+    }
+  }
+  e.close_scope();
+}
+
+}  // namespace
+
+void emit_issue_tiles(Emitter& e, const KernelPlan& p, const std::string& k0,
+                      const std::string& buf) {
+  emit_issue_one(e, p, p.copy_a, p.smem_a, k0, buf);
+  emit_issue_one(e, p, p.copy_b, p.smem_b, k0, buf);
 }
 
 void emit_load_tiles(Emitter& e, const KernelPlan& p, const std::string& k0) {
@@ -320,6 +398,32 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   e.line("  #pragma unroll");
   e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
   e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (p.pipeline == compiler::Pipeline::cp_async) {
+    e.comment(format("stages %d %s: tiles k_tile+1 .. k_tile+STAGES-1 in flight (cp.async) while",
+                     p.stages, origin_note(s, s.stages_at).c_str()));
+    e.comment("tile k_tile is computed; one barrier per k-step.");
+    e.line(format("constexpr int STAGES = %d;", p.stages));
+    e.line("#pragma unroll");
+    e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
+    e.open_scope("if (s < num_k_tiles)");
+    e.line("const int k0 = s * BK;");
+    emit_issue_tiles(e, p, "k0", "s");
+    e.close_scope();
+    e.line("cp_async_commit();  // one group per tile, empty past the end");
+    e.close_scope();
+    e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+    e.line("cp_async_wait<STAGES - 2>();  // this thread's copies of tile k_tile have landed");
+    e.line("__syncthreads();  // everyone's have; and everyone is done with tile k_tile - 1");
+    e.line("const int next = k_tile + STAGES - 1;");
+    e.open_scope("if (next < num_k_tiles)");
+    e.line("const int k0 = next * BK;");
+    emit_issue_tiles(e, p, "k0", "next % STAGES");
+    e.close_scope();
+    e.line("cp_async_commit();");
+    emit_compute(e, p, "k_tile % STAGES");
+    e.close_scope("k_tile");
+    return;
+  }
   if (p.pipeline == compiler::Pipeline::single) {
     e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
     e.line("const int k0 = k_tile * BK;");

@@ -35,8 +35,16 @@ void emit_store_tiles(Emitter& e, const compiler::KernelPlan& plan, const std::s
 // sA -> rA, sB -> rB, then the TM x TN outer product into rC.
 void emit_compute(Emitter& e, const compiler::KernelPlan& plan, const std::string& buf);
 
+// Module-level cp.async helpers (cp_async4/8/16, commit, wait) for `stages`.
+void emit_cp_async_helpers(Emitter& e, const compiler::KernelPlan& plan);
+
+// Global tile at k offset `k0` -> shared buffer `buf` by cp.async, zero-filled
+// outside M, N, K (the `stages` pipeline).
+void emit_issue_tiles(Emitter& e, const compiler::KernelPlan& plan, const std::string& k0,
+                      const std::string& buf);
+
 // The k loop: single buffer (two barriers per k-step) or double buffer
-// (prefetch through registers, one barrier per k-step).
+// (prefetch through registers, one barrier per k-step) or cp.async stages.
 void emit_main_loop(Emitter& e, const compiler::KernelPlan& plan);
 
 // rC -> C through the epilogue helpers, predicated on M and N.

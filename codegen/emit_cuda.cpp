@@ -58,6 +58,10 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
   Emitter e;
   emit_module_header(e, plan);
   emit_epilogue_helpers(e, plan);
+  if (plan.pipeline == compiler::Pipeline::cp_async) {
+    emit_cp_async_helpers(e, plan);
+    k.min_sm = 80;
+  }
   if (plan.kind == KernelKind::naive) {
     emit_naive_kernel(e, plan);
   } else {

@@ -129,7 +129,10 @@ struct EpiloguePlan {
   int vec = 1;  // elements per C access in the main entry
 };
 
-enum class Pipeline { single, double_buffer };
+// single: load, barrier, compute, barrier. double_buffer: two buffers, the
+// next tile staged in registers during the compute. cp_async: `stages` buffers
+// filled by cp.async (no staging registers), stages-1 tiles in flight.
+enum class Pipeline { single, double_buffer, cp_async };
 
 struct KernelPlan {
   Schedule schedule;  // what produced this plan (for comments and spans)
@@ -153,6 +156,7 @@ struct KernelPlan {
   SmemLayout smem_a, smem_b;
   FragLoad frag;
   Pipeline pipeline = Pipeline::single;
+  int stages = 1;         // shared buffers of the pipeline
   int vec = 1;            // the schedule's vector width (global loads, C stores)
   bool fallback = false;  // this is the vector-width-1 twin of a vectorized plan
   EpiloguePlan epilogue;

@@ -1,5 +1,6 @@
 // Pass: shared-memory layouts of the A and B tiles (transpose, pad, XOR
-// swizzle), the number of buffers (double_buffer) and the bytes they take.
+// swizzle), the pipeline and its buffers (double_buffer, stages) and the
+// bytes they take.
 #include <algorithm>
 
 #include "compiler/lower_passes.h"
@@ -26,7 +27,7 @@ SmemLayout layout_for(const KernelPlan& p, Operand op) {
   l.rows = l.transposed ? cols : rows;
   l.row_len = l.transposed ? rows : cols;
   l.pad = op == Operand::A ? s.pad_a : s.pad_b;
-  l.buffers = s.double_buffer ? 2 : 1;
+  l.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
   if (s.swizzle_smem) {
     // XOR whole vectors so vector accesses stay contiguous; a group of
     // mask+1 chunks spans at most the 32 banks (128 bytes of f32).
@@ -43,9 +44,11 @@ SmemLayout layout_for(const KernelPlan& p, Operand op) {
 
 KernelPlan lower_smem_layout(KernelPlan p) {
   if (p.kind != KernelKind::tiled) return p;
-  SCHEDC_INTERNAL_ASSERT(p.schedule.stages <= 1,
-                         "`stages` on the SIMT path is not implemented (use double_buffer)");
-  p.pipeline = p.schedule.double_buffer ? Pipeline::double_buffer : Pipeline::single;
+  const Schedule& s = p.schedule;
+  p.pipeline = s.double_buffer ? Pipeline::double_buffer
+               : s.stages > 1  ? Pipeline::cp_async
+                               : Pipeline::single;
+  p.stages = s.double_buffer ? 2 : std::max(s.stages, 1);
   p.smem_a = layout_for(p, Operand::A);
   p.smem_b = layout_for(p, Operand::B);
   p.smem_bytes = (p.smem_a.total_elems() + p.smem_b.total_elems()) * elem_bytes(p.dtype);

@@ -54,7 +54,11 @@ std::string dump(const KernelPlan& p) {
   dump_smem(o, p.smem_a);
   dump_smem(o, p.smem_b);
   o << "  fragments: A vec " << p.frag.vec_a << ", B vec " << p.frag.vec_b << "\n";
-  o << "  pipeline: " << (p.pipeline == Pipeline::double_buffer ? "double_buffer" : "single")
+  o << "  pipeline: "
+    << (p.pipeline == Pipeline::double_buffer ? "double_buffer"
+        : p.pipeline == Pipeline::cp_async    ? "cp.async"
+                                              : "single")
+    << ", " << p.stages << " buffers"
     << "\n";
   o << "  epilogue: vec " << p.epilogue.vec << (p.epilogue.bias ? ", bias" : "")
     << (p.epilogue.relu ? ", relu" : "") << "\n";

@@ -100,8 +100,8 @@ void verify(const KernelPlan& p) {
   VERIFY(p.block_m % p.threads.tm == 0 && p.block_n % p.threads.tn == 0, "thread tile");
   VERIFY(p.block_threads == (p.block_m / p.threads.tm) * (p.block_n / p.threads.tn),
          "threads per block = (BM/TM)*(BN/TN)");
-  VERIFY(p.smem_a.buffers == p.smem_b.buffers &&
-             p.smem_a.buffers == (p.pipeline == Pipeline::double_buffer ? 2 : 1),
+  VERIFY(p.smem_a.buffers == p.smem_b.buffers && p.smem_a.buffers == p.stages &&
+             (p.pipeline == Pipeline::single) == (p.stages == 1),
          "buffers");
   VERIFY(p.smem_bytes == (p.smem_a.total_elems() + p.smem_b.total_elems()) * elem_bytes(p.dtype),
          "smem bytes");

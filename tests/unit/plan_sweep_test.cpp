@@ -41,6 +41,7 @@ std::vector<SimtParams> sweep() {
             q.pad_b = layout == 3 ? 4 : 0;
             q.swizzle = layout >= 4;
             q.double_buffer = (layout + vec) % 2;
+            q.stages = q.double_buffer ? 1 : layout % 3 + 1;  // single, cp.async 2 and 3
             q.group = layout == 2 ? 4 : 1;
             q.bias = layout == 3;
             q.relu = layout == 1;
@@ -53,9 +54,9 @@ std::string describe(const SimtParams& q) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "tile %dx%dx%d thread %dx%d split %dx%d warp %dx%d vec %d ta %d tb %d pad %d/%d "
-                "swz %d db %d group %d",
+                "swz %d db %d stages %d group %d",
                 q.bm, q.bn, q.bk, q.tm, q.tn, q.split_m, q.split_n, q.wm, q.wn, q.vec, q.ta, q.tb,
-                q.pad_a, q.pad_b, q.swizzle, q.double_buffer, q.group);
+                q.pad_a, q.pad_b, q.swizzle, q.double_buffer, q.stages, q.group);
   return buf;
 }
 
@@ -99,7 +100,7 @@ TEST(PlanSweep, MapsCoverEveryElementOnce) {
     EXPECT_EQ(p.block_threads, (q.bm / q.tm) * (q.bn / q.tn));
     int a = q.ta ? q.bk * (q.bm + q.pad_a) : q.bm * (q.bk + q.pad_a);
     int b = q.tb ? q.bn * (q.bk + q.pad_b) : q.bk * (q.bn + q.pad_b);
-    EXPECT_EQ(p.smem_bytes, (a + b) * (q.double_buffer ? 2 : 1) * 4);
+    EXPECT_EQ(p.smem_bytes, (a + b) * (q.double_buffer ? 2 : q.stages) * 4);
     expect_c_written_once(p);
     expect_tile_loaded_once(p.copy_a, p.smem_a);
     expect_tile_loaded_once(p.copy_b, p.smem_b);

@@ -22,6 +22,7 @@ struct SimtParams {
   bool ta = false, tb = false;
   int pad_a = 0, pad_b = 0;
   bool swizzle = false, double_buffer = false;
+  int stages = 1;
   int group = 1;
   bool bias = false, relu = false;
 };
@@ -39,6 +40,7 @@ inline Schedule make_schedule(const SimtParams& q) {
   s.pad_b = q.pad_b;
   s.swizzle_smem = q.swizzle;
   s.double_buffer = q.double_buffer;
+  s.stages = q.stages;
   s.swizzle_block = q.group;
   s.epilogue.bias = q.bias;
   s.epilogue.relu = q.relu;
@@ -59,6 +61,7 @@ inline bool valid_simt(const SimtParams& q) {
   if (q.bk % v || q.bn % v || (q.tn / q.split_n) % v) return false;
   if ((q.bm * q.bk / v) % threads || (q.bk * q.bn / v) % threads) return false;
   if (q.swizzle && (q.pad_a || q.pad_b)) return false;
+  if (q.double_buffer && q.stages > 1) return false;
   return true;
 }
 
