@@ -74,7 +74,9 @@ section_tests() {
 section_lit() {
   local lit filecheck
   lit=$(command -v lit || command -v llvm-lit || true)
+  [ -z "$lit" ] && [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] && lit="python3 /usr/lib/llvm-14/build/utils/lit/lit.py"
   filecheck=$(command -v FileCheck || command -v FileCheck-14 || command -v filecheck || true)
+  [ -z "$filecheck" ] && [ -x /usr/lib/llvm-14/bin/FileCheck ] && filecheck=/usr/lib/llvm-14/bin/FileCheck
   local n_cuda
   n_cuda=$(grep -rl 'REQUIRES:.*cuda' tests/lit 2>/dev/null | wc -l)
   if [ -z "$lit" ] || [ -z "$filecheck" ]; then
@@ -86,7 +88,7 @@ section_lit() {
   sed -e "s|@CMAKE_BINARY_DIR@/cli/schedc|$ROOT/$SCHEDC|" -e "s|@FILECHECK_EXECUTABLE@|$filecheck|" \
       -e "s|@PROJECT_SOURCE_DIR@|$ROOT|" -e "s|@CMAKE_CURRENT_SOURCE_DIR@|$ROOT/tests|" \
       tests/lit/lit.site.cfg.py.in >"$site/lit.site.cfg.py"
-  timeout "$(left)" "$lit" -sv "$site" >"$LOGS/lit.log" 2>&1
+  timeout "$(left)" $lit -sv "$site" >"$LOGS/lit.log" 2>&1
   local rc=$?
   note lit "rc $rc: $(grep -E '^ *(Passed|Failed|Unsupported)' "$LOGS/lit.log" | tr -s ' ' | tr '\n' ' ')"
 }
