@@ -84,8 +84,10 @@ section_lit() {
     return
   fi
   local site=$LOGS/lit-site
-  mkdir -p "$site"
-  sed -e "s|@CMAKE_BINARY_DIR@/cli/schedc|$ROOT/$SCHEDC|" -e "s|@FILECHECK_EXECUTABLE@|$filecheck|" \
+  mkdir -p "$site" "$LOGS/litbin/cli"
+  # lit.cfg.py puts its outputs beside the binary's folder: keep them out of the tree.
+  ln -sf "$ROOT/$SCHEDC" "$LOGS/litbin/cli/schedc"
+  sed -e "s|@CMAKE_BINARY_DIR@/cli/schedc|$LOGS/litbin/cli/schedc|" -e "s|@FILECHECK_EXECUTABLE@|$filecheck|" \
       -e "s|@PROJECT_SOURCE_DIR@|$ROOT|" -e "s|@CMAKE_CURRENT_SOURCE_DIR@|$ROOT/tests|" \
       tests/lit/lit.site.cfg.py.in >"$site/lit.site.cfg.py"
   timeout "$(left)" $lit -sv "$site" >"$LOGS/lit.log" 2>&1
