@@ -10,7 +10,11 @@ namespace schedc::cli {
 
 namespace {
 
-bool is_context(const dsl::Directive& d) { return d.keyword == "shape" || d.keyword == "dtype"; }
+// Context, kept in every step: the problem (shape, dtype) and the function
+// computed (epilogue), which are not optimizations.
+bool is_context(const dsl::Directive& d) {
+  return d.keyword == "shape" || d.keyword == "dtype" || d.keyword == "epilogue";
+}
 
 std::string statement_text(const dsl::SourceFile& file, const dsl::Directive& d) {
   std::string text = file.text().substr(d.span.offset, d.span.length);

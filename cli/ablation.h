@@ -1,9 +1,9 @@
 #pragma once
 // Which schedules `schedc ablate` measures, decided on the CPU.
 //
-// The file's optimization directives (every directive but `shape` and
-// `dtype`, which are context and kept in every step) are numbered 1, 2, …
-// in the order written.
+// The file's optimization directives (every directive but `shape`, `dtype`
+// and `epilogue`, which say what is computed and are kept in every step) are
+// numbered 1, 2, … in the order written.
 //
 // cumulative: step 0 is the naive kernel (the context alone); each further
 //   step adds the next directive in `order` (default: as written). A prefix

@@ -20,5 +20,7 @@ Command add_check_command(CLI::App& root);
 Command add_emit_command(CLI::App& root);
 Command add_run_command(CLI::App& root);
 Command add_bench_command(CLI::App& root);
+Command add_explain_command(CLI::App& root);
+Command add_ablate_command(CLI::App& root);
 
 }  // namespace schedc::cli

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
       add_emit_command(app),
       add_run_command(app),
       add_bench_command(app),
+      add_explain_command(app),
+      add_ablate_command(app),
   };
 
   // An unknown first word is a misspelled command: say so plainly.
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
     for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
     if (!known) {
       std::cerr << "schedc: error: unknown command '" << argv[1]
-                << "' (commands: check, emit, run, bench; see schedc --help)\n";
+                << "' (commands: check, emit, run, bench, explain, ablate; see schedc --help)\n";
       return kBadInput;
     }
   }

@@ -22,28 +22,32 @@ double ms_since(Clock::time_point t0) {
 
 }  // namespace
 
-std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
-                                   std::ostream& err) {
-  Compiled c;
-  auto t0 = Clock::now();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    err << path << ": error: cannot read file\n";
-    return std::nullopt;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  c.file = std::make_shared<dsl::SourceFile>(path, buf.str());
-  c.times.read_ms = ms_since(t0);
+namespace {
 
-  dsl::Diagnostics diags(c.file.get());
+// Lower and emit a checked schedule.
+void lower_and_emit(Compiled& c) {
+  auto t0 = Clock::now();
+  c.plan = compiler::lower(c.schedule, c.target);
+  c.times.lower_ms = ms_since(t0);
   t0 = Clock::now();
+  c.kernel = codegen::emit_cuda(c.plan);
+  c.times.emit_ms = ms_since(t0);
+}
+
+}  // namespace
+
+std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
+                                     const compiler::Target& target, std::ostream& err) {
+  Compiled c;
+  c.file = std::move(file);
+  dsl::Diagnostics diags(c.file.get());
+  auto t0 = Clock::now();
   std::optional<dsl::Ast> ast = dsl::parse(*c.file, diags);
   c.times.parse_ms = ms_since(t0);
   std::optional<compiler::Schedule> schedule;
   if (ast) {
     t0 = Clock::now();
-    schedule = compiler::analyze(*ast, path, target, diags);
+    schedule = compiler::analyze(*ast, c.file->name(), target, diags);
     c.times.analyze_ms = ms_since(t0);
   }
   diags.print(err);
@@ -53,16 +57,34 @@ std::optional<Compiled> check_file(const std::string& path, const compiler::Targ
   return c;
 }
 
+std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
+                                       const compiler::Target& target, std::ostream& err) {
+  std::optional<Compiled> c = check_source(std::move(file), target, err);
+  if (c) lower_and_emit(*c);
+  return c;
+}
+
+std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
+                                   std::ostream& err) {
+  auto t0 = Clock::now();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    err << path << ": error: cannot read file\n";
+    return std::nullopt;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  auto file = std::make_shared<dsl::SourceFile>(path, buf.str());
+  double read_ms = ms_since(t0);
+  std::optional<Compiled> c = check_source(std::move(file), target, err);
+  if (c) c->times.read_ms = read_ms;
+  return c;
+}
+
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err) {
   std::optional<Compiled> c = check_file(path, target, err);
-  if (!c) return c;
-  auto t0 = Clock::now();
-  c->plan = compiler::lower(c->schedule, target);
-  c->times.lower_ms = ms_since(t0);
-  t0 = Clock::now();
-  c->kernel = codegen::emit_cuda(c->plan);
-  c->times.emit_ms = ms_since(t0);
+  if (c) lower_and_emit(*c);
   return c;
 }
 

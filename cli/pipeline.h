@@ -33,6 +33,14 @@ struct Compiled {
 std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
                                    std::ostream& err);
 
+// check_file for text already in memory (`name` is used in diagnostics).
+std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
+                                     const compiler::Target& target, std::ostream& err);
+
+// check_source, then lower and emit.
+std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
+                                       const compiler::Target& target, std::ostream& err);
+
 // check_file, then lower and emit.
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);

@@ -18,6 +18,16 @@ struct Target {
   int regs_per_sm = 64 * 1024;
   int num_sms = 132;
   int warp_size = 32;
+  int reg_alloc_unit = 256;  // registers are allocated per warp in units of 256
+
+  // Datasheet peaks (dense), for `schedc explain`'s roofline: leads, not
+  // measurements. Shared memory moves 128 bytes per clock per SM.
+  double fp32_tflops = 66.9;   // FFMA
+  double tf32_tflops = 494.7;  // tensor cores
+  double f16_tflops = 989.4;   // tensor cores, f16/bf16 with f32 accumulation
+  double dram_tbps = 3.35;     // HBM3 (H100 SXM); H200: 4.8
+  double clock_ghz = 1.98;
+  double smem_tbps() const { return 128.0 * num_sms * clock_ghz / 1000.0; }
 
   std::string arch_name() const { return "sm_" + std::to_string(sm); }
 };

@@ -1,0 +1,337 @@
+#include "compiler/explain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace schedc::compiler {
+
+namespace {
+
+// CUDA reserves this much shared memory per resident block (sm_80 and later).
+constexpr int kSmemReservedPerBlock = 1024;
+constexpr int kWavefrontBytes = 128;  // 32 banks x 4 bytes
+
+Occupancy occupancy_of(const KernelPlan& p, int registers) {
+  const Target& t = p.target;
+  Occupancy o;
+  o.threads = p.block_threads;
+  o.registers = registers;
+  o.smem_bytes = p.smem_bytes;
+  const int warps = (p.block_threads + t.warp_size - 1) / t.warp_size;
+  struct Limit {
+    int blocks;
+    const char* what;
+  };
+  std::vector<Limit> limits = {
+      {t.max_threads_per_sm / (warps * t.warp_size), "threads per SM"},
+      {t.max_blocks_per_sm, "blocks per SM"},
+  };
+  if (p.smem_bytes > 0)
+    limits.push_back({t.smem_per_sm / (p.smem_bytes + kSmemReservedPerBlock), "shared memory"});
+  if (registers > 0) {
+    int per_warp = (registers * t.warp_size + t.reg_alloc_unit - 1) / t.reg_alloc_unit *
+                   t.reg_alloc_unit;
+    limits.push_back({t.regs_per_sm / (per_warp * warps), "registers"});
+  }
+  Limit lowest = *std::min_element(limits.begin(), limits.end(),
+                                   [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
+  o.blocks_per_sm = std::max(lowest.blocks, 0);
+  o.limited_by = lowest.what;
+  o.warps_per_sm = o.blocks_per_sm * warps;
+  o.occupancy = double(o.warps_per_sm) / double(t.max_threads_per_sm / t.warp_size);
+  return o;
+}
+
+long long sectors_of(const WarpRequest& r) {
+  std::set<long long> sectors;
+  for (int64_t a : r.byte_addr)
+    if (a >= 0)
+      for (int64_t b = a; b < a + r.width_bytes; b += 4) sectors.insert(b / 32);
+  return (long long)sectors.size();
+}
+
+long long bytes_of(const WarpRequest& r) {
+  long long n = 0;
+  for (int64_t a : r.byte_addr)
+    if (a >= 0) n += r.width_bytes;
+  return n;
+}
+
+// Collects warp requests: lane addresses are filled thread by thread, and a
+// request is closed at each warp boundary.
+class RequestSet {
+ public:
+  RequestSet(int threads, int width) : threads_(threads), width_(width) {}
+  // addr_of(thread) -> byte address, or -1 for an inactive thread.
+  template <class F>
+  void add(F addr_of) {
+    for (int w = 0; w * 32 < threads_; ++w) {
+      WarpRequest r;
+      r.width_bytes = width_;
+      for (int lane = 0; lane < 32 && w * 32 + lane < threads_; ++lane)
+        r.byte_addr[size_t(lane)] = addr_of(w * 32 + lane);
+      requests_.push_back(r);
+    }
+  }
+  const std::vector<WarpRequest>& requests() const { return requests_; }
+
+ private:
+  int threads_, width_;
+  std::vector<WarpRequest> requests_;
+};
+
+void add_shared(Explanation& e, const std::string& what, const RequestSet& set) {
+  if (set.requests().empty()) return;
+  SharedAccess s;
+  s.what = what;
+  s.width_bytes = set.requests().front().width_bytes;
+  s.requests = int(set.requests().size());
+  s.cost = total_bank_cost(set.requests());
+  e.shared.push_back(s);
+}
+
+void add_global(Explanation& e, const std::string& what, const RequestSet& set) {
+  if (set.requests().empty()) return;
+  GlobalAccess g;
+  g.what = what;
+  g.width_bytes = set.requests().front().width_bytes;
+  g.requests = int(set.requests().size());
+  for (const WarpRequest& r : set.requests()) {
+    g.bytes += bytes_of(r);
+    g.sectors += sectors_of(r);
+  }
+  e.global.push_back(g);
+}
+
+// ---- SIMT ----
+
+void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const SmemLayout& s,
+               int64_t ld, const char* op) {
+  const int es = elem_bytes(p.dtype);
+  RequestSet global(c.threads, c.vec * es);
+  for (int i = 0; i < c.iters; ++i)
+    global.add([&](int t) {
+      auto [r, col] = c.coord(t, i);
+      return int64_t(r) * ld * es + int64_t(col) * es;
+    });
+  add_global(e, std::string("load ") + op + " (global -> registers, " + std::to_string(c.vec) +
+                    " per load)",
+             global);
+  const int stores = c.vec / c.smem_vec;
+  RequestSet shared(c.threads, c.smem_vec * es);
+  for (int i = 0; i < c.iters; ++i)
+    for (int st = 0; st < stores; ++st)
+      shared.add([&](int t) {
+        auto [r, col] = c.coord(t, i);
+        return int64_t(s.offset(r, col + st * c.smem_vec)) * es;
+      });
+  add_shared(e, "store " + s.name + " (copy of " + op + ")", shared);
+}
+
+void simt_fragments(Explanation& e, const KernelPlan& p) {
+  const int es = elem_bytes(p.dtype);
+  const ThreadMap& m = p.threads;
+  RequestSet a(p.block_threads, p.frag.vec_a * es), b(p.block_threads, p.frag.vec_b * es);
+  for (int k = 0; k < p.block_k; ++k) {
+    for (int i = 0; i < m.tm; i += p.frag.vec_a)
+      a.add([&](int t) { return int64_t(p.smem_a.offset(m.row(t, i), k)) * es; });
+    for (int j = 0; j < m.tn; j += p.frag.vec_b)
+      b.add([&](int t) { return int64_t(p.smem_b.offset(k, m.col(t, j))) * es; });
+  }
+  add_shared(e, "load " + p.smem_a.name + " (A fragments, " + std::to_string(p.frag.vec_a) +
+                    " per load)",
+             a);
+  add_shared(e, "load " + p.smem_b.name + " (B fragments, " + std::to_string(p.frag.vec_b) +
+                    " per load)",
+             b);
+}
+
+void simt_c_store(Explanation& e, const KernelPlan& p, int64_t ldc) {
+  const int es = elem_bytes(p.dtype);
+  const ThreadMap& m = p.threads;
+  const int v = std::max(p.epilogue.vec, 1);
+  RequestSet c(p.block_threads, v * es);
+  for (int i = 0; i < m.tm; ++i)
+    for (int j = 0; j < m.tn; j += v)
+      c.add([&](int t) { return (int64_t(m.row(t, i)) * ldc + m.col(t, j)) * es; });
+  add_global(e, "store C (" + std::to_string(v) + " per store)", c);
+}
+
+void naive_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
+  const int es = elem_bytes(p.dtype);
+  const int threads = p.block_x * p.block_y;
+  auto m_of = [&](int t) { return t / p.block_x; };
+  auto n_of = [&](int t) { return t % p.block_x; };
+  RequestSet a(threads, es), b(threads, es), c(threads, es);
+  a.add([&](int t) { return int64_t(m_of(t)) * shape.k * es; });
+  b.add([&](int t) { return int64_t(n_of(t)) * es; });
+  c.add([&](int t) { return (int64_t(m_of(t)) * shape.n + n_of(t)) * es; });
+  add_global(e, "load A (each k)", a);
+  add_global(e, "load B (each k)", b);
+  add_global(e, "store C", c);
+}
+
+// ---- tensor cores (mma.sync / WMMA) ----
+
+void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
+  const MmaPlan& m = *p.mma;
+  const int es = m.elem_bytes;
+  struct Op {
+    const CopyMap& copy;
+    const SmemTile& tile;
+    int64_t ld;
+    const char* name;
+  };
+  for (const Op& op : {Op{m.copy_a, m.a, shape.k, "A"}, Op{m.copy_b, m.b, shape.n, "B"}}) {
+    RequestSet global(p.block_threads, 16), shared(p.block_threads, 16);
+    for (int i = 0; i < op.copy.iters; ++i) {
+      global.add([&](int t) {
+        int r, c;
+        return op.copy.chunk(t, i, r, c) ? (int64_t(r) * op.ld + c) * es : int64_t(-1);
+      });
+      shared.add([&](int t) {
+        int r, c;
+        return op.copy.chunk(t, i, r, c) ? int64_t(op.tile.offset(r, c)) * es : int64_t(-1);
+      });
+    }
+    add_global(e, std::string("load ") + op.name + " (cp.async, 16 bytes)", global);
+    add_shared(e, std::string("store s") + op.name + " (cp.async, 16 bytes)", shared);
+  }
+  if (m.api != MmaApi::mma_sync) {
+    e.notes.push_back("WMMA loads its fragments itself (wmma::load_matrix_sync, layout "
+                      "unspecified): its shared reads are not modeled");
+    return;
+  }
+  const int warps = m.warps_m * m.warps_n, v = m.a.chunk_elems();
+  std::vector<WarpRequest> a_reqs, b_reqs;
+  int b_width = 16;
+  for (int w = 0; w < warps; ++w) {
+    const int wr = m.warp_row(w) * m.warp_m, wc = m.warp_col(w) * m.warp_n;
+    for (int kk = 0; kk < m.k_steps; ++kk) {
+      for (int mi = 0; mi < m.frags_m; ++mi) {
+        WarpRequest r;
+        r.width_bytes = 16;
+        for (int lane = 0; lane < 8 * m.regs_a; ++lane) {
+          int row, chunk;
+          ldmatrix_a_coord(lane, m.regs_a, row, chunk);
+          r.byte_addr[size_t(lane)] =
+              int64_t(m.a.offset(wr + mi * 16 + row, kk * m.inst_k + chunk * v)) * es;
+        }
+        a_reqs.push_back(r);
+      }
+      if (m.ldmatrix_b) {
+        const int per = m.b_frags_per_ldmatrix, kb = m.regs_b, count = per * kb;
+        for (int ni = 0; ni < m.frags_n; ni += per) {
+          WarpRequest r;
+          r.width_bytes = 16;
+          for (int lane = 0; lane < 8 * count; ++lane) {
+            int krow, nchunk;
+            ldmatrix_b_coord(lane, count, kb, krow, nchunk);
+            r.byte_addr[size_t(lane)] =
+                int64_t(m.b.offset(kk * m.inst_k + krow, wc + ni * 8 + nchunk * 8)) * es;
+          }
+          b_reqs.push_back(r);
+        }
+      } else {
+        const int bv = std::max(m.b_vec, 1);
+        b_width = 4 * bv;
+        for (int ni = 0; ni < m.frags_n; ni += bv)
+          for (int i = 0; i < m.regs_b; ++i) {
+            WarpRequest r;
+            r.width_bytes = b_width;
+            for (int lane = 0; lane < 32; ++lane) {
+              int k, n;
+              mma_tf32_b_coord(lane, i, k, n);
+              r.byte_addr[size_t(lane)] =
+                  int64_t(m.b.offset(kk * m.inst_k + k, wc + ni * 8 + bv * n)) * es;
+            }
+            b_reqs.push_back(r);
+          }
+      }
+    }
+  }
+  auto add = [&](const std::string& what, const std::vector<WarpRequest>& reqs) {
+    if (reqs.empty()) return;
+    SharedAccess s;
+    s.what = what;
+    s.width_bytes = reqs.front().width_bytes;
+    s.requests = int(reqs.size());
+    s.cost = total_bank_cost(reqs);
+    e.shared.push_back(s);
+  };
+  add("ldmatrix.x" + std::to_string(m.regs_a) + " sA (A fragments)", a_reqs);
+  add(m.ldmatrix_b ? "ldmatrix.trans sB (B fragments)"
+                   : "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)",
+      b_reqs);
+  e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
+}
+
+// ---- roofline ----
+
+Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
+  const Target& t = p.target;
+  Roofline r;
+  r.dram_tbps = t.dram_tbps;
+  r.smem_tbps = t.smem_tbps();
+  const int es = elem_bytes(p.dtype);
+  double bm = p.kind == KernelKind::naive ? p.block_y : p.block_m;
+  double bn = p.kind == KernelKind::naive ? p.block_x : p.block_n;
+  double bk = p.kind == KernelKind::naive ? 1 : p.block_k;
+  // Each k-step a block multiplies a bm x bk and a bk x bn tile: 2 bm bn bk
+  // FLOPs for (bm + bn) bk elements read from global memory.
+  r.intensity_global = 2.0 * bm * bn / ((bm + bn) * es);
+  if (p.mma) {
+    bool tf32 = p.mma->type == MmaType::tf32;
+    r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;
+    r.unit = tf32 ? "tensor cores (tf32)" : "tensor cores (f16/bf16)";
+  } else {
+    r.peak_tflops = t.fp32_tflops;
+    r.unit = "FFMA (f32)";
+  }
+  long long wavefronts = 0;
+  for (const SharedAccess& s : e.shared) wavefronts += s.cost.wavefronts;
+  double flops_per_step = 2.0 * bm * bn * bk;
+  r.intensity_shared = wavefronts ? flops_per_step / double(wavefronts * kWavefrontBytes) : 0;
+
+  r.bound_tflops = r.peak_tflops;
+  r.bound_by = std::string("compute: ") + r.unit + " peak";
+  double dram_bound = r.intensity_global * r.dram_tbps;
+  if (dram_bound < r.bound_tflops) {
+    r.bound_tflops = dram_bound;
+    r.bound_by = "global memory bandwidth (no reuse through L2 assumed)";
+  }
+  if (r.intensity_shared > 0) {
+    double smem_bound = r.intensity_shared * r.smem_tbps;
+    if (smem_bound < r.bound_tflops) {
+      r.bound_tflops = smem_bound;
+      r.bound_by = "shared-memory bandwidth (predicted wavefronts)";
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
+  Explanation e;
+  e.occupancy = occupancy_of(plan, registers);
+  if (plan.kind == KernelKind::naive) {
+    naive_accesses(e, plan, shape);
+    e.notes.push_back("naive kernel: no shared memory; every k reads A and B from global "
+                      "memory (L1/L2 serve the reuse)");
+  } else if (plan.mma) {
+    mma_accesses(e, plan, shape);
+  } else {
+    simt_copy(e, plan, plan.copy_a, plan.smem_a, shape.k, "A");
+    simt_copy(e, plan, plan.copy_b, plan.smem_b, shape.n, "B");
+    simt_fragments(e, plan);
+    simt_c_store(e, plan, shape.n);
+  }
+  e.roofline = roofline_of(plan, e);
+  if (registers < 0)
+    e.notes.push_back("registers unknown (NVRTC did not report them): occupancy ignores them");
+  return e;
+}
+
+}  // namespace schedc::compiler
