@@ -90,8 +90,13 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
   o << "#   threads per block: " << r.threads_per_block << "\n";
   o << "#   shared memory:     " << r.smem_bytes << " bytes per block";
   if (r.smem_bytes > 0) {
-    o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
-      << r.a_tile_bytes << " + B " << r.b_tile_bytes << "))";
+    if (r.epilogue_bytes == r.smem_bytes)  // the wmma epilogue's scratch is the larger
+      o << " (WMMA epilogue: " << r.epilogue_bytes / 1024 << " warps x 1024; pipeline "
+        << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A " << r.a_tile_bytes
+        << " + B " << r.b_tile_bytes << "))";
+    else
+      o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
+        << r.a_tile_bytes << " + B " << r.b_tile_bytes << "))";
     if (r.smem_bytes > t.smem_per_block_default)
       o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";
   }

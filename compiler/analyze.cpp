@@ -307,13 +307,21 @@ class Analyzer {
     std::string type = to_string(m.type);
     if (m.api == MmaApi::wmma) {
       m.m = 16, m.n = 16, m.k = tf32 ? 8 : 16;
-      std::vector<std::string> valid =
-          tf32 ? std::vector<std::string>{"16x16x8"}
-               : std::vector<std::string>{"16x16x16", "32x8x16", "8x32x16"};
+      // WMMA's 32x8x16 (f16/bf16) is not offered: its B fragments start every
+      // 8 columns (16 bytes) of the shared B tile, and load_matrix_sync needs
+      // 32-byte aligned pointers.
+      std::vector<std::string> valid = tf32 ? std::vector<std::string>{"16x16x8"}
+                                            : std::vector<std::string>{"16x16x16", "8x32x16"};
       if (d.args.size() == 2) {
         const Arg& sh = d.args[1];
         std::string want = dims_text({sh.values[0], sh.values[1], sh.values[2]});
-        if (sh.overflow || std::find(valid.begin(), valid.end(), want) == valid.end()) {
+        if (!tf32 && !sh.overflow && want == "32x8x16") {
+          bad_value(sh.span, "wmma " + type +
+                                 " 32x8x16 is not supported: its B fragments start every 8 "
+                                 "columns (16 bytes) of shared memory and WMMA loads need "
+                                 "32-byte aligned pointers (valid: " +
+                                 join(valid) + ")");
+        } else if (sh.overflow || std::find(valid.begin(), valid.end(), want) == valid.end()) {
           bad_value(sh.span,
                     "wmma " + type + " has no shape " + sh.text + " (valid: " + join(valid) + ")");
         } else {
@@ -428,6 +436,47 @@ class Analyzer {
     }
     dtype_rules();
     target_rules();
+    tensor_core_rules();
+  }
+
+  // What the tensor-core lowering (compiler/lower_mma.cpp) cannot do: its
+  // global->shared copies are 16-byte cp.async chunks of whole rows, and WMMA
+  // reads a plain strided layout.
+  void tensor_core_rules() {
+    if (!mma_dir_) return;
+    const std::string& api = mma_dir_->keyword;
+    for (const char* k : {"transpose A", "transpose B"})
+      if (const Directive* d = given(k)) {
+        auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +
+                                     "': the tensor-core copies move 16-byte chunks of rows "
+                                     "with cp.async, which cannot transpose an operand");
+        e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+      }
+    if (api == "wmma")
+      if (const Directive* d = given("swizzle smem")) {
+        auto& e = error(d->span,
+                        "'swizzle smem' and 'wmma' exclude each other: WMMA loads fragments from "
+                        "a plain strided shared layout (use 'pad' against bank conflicts, or "
+                        "'mma', which reads a swizzled layout with ldmatrix)");
+        e.notes.push_back({mma_dir_->span, "'wmma' given here"});
+      }
+    // Padded rows stay whole 16-byte chunks (cp.async destinations, ldmatrix
+    // rows, WMMA strides).
+    const int elem = size_of(s_.dtype);
+    for (Operand op : {Operand::A, Operand::B}) {
+      const char* k = op == Operand::A ? "pad A" : "pad B";
+      const int pad = op == Operand::A ? s_.pad_a : s_.pad_b;
+      const Directive* d = given(k);
+      if (!d || !values_ok_ || (pad * elem) % 16 == 0) continue;
+      std::ostringstream m;
+      m << k << " " << pad << " of " << to_string(s_.dtype) << " is " << pad * elem
+        << " bytes; with '" << api << "' each padded shared row must stay 16-byte aligned, so pad x "
+        << elem << " bytes must be a multiple of 16 (pad " << (op == Operand::A ? "A " : "B ")
+        << 16 / elem << ", " << 32 / elem << ", ...)";
+      auto& e = error(d->args[1].span, m.str());
+      e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+      note(e, dtype_note(), "dtype set here");
+    }
   }
 
   void dtype_rules() {
@@ -484,12 +533,13 @@ class Analyzer {
     if (tile_broken_ || !s_.tile) return;
     const BlockTile& t = *s_.tile;
     bool shapes_ok = s_.mma ? tensor_core_tiles(t) : simt_tiles(t);
-    if (shapes_ok && threads_ok()) {
+    bool threads_fine = shapes_ok && threads_ok();
+    if (threads_fine) {
       vector_rules(t);
     } else {
       vector_width_rules(t);
     }
-    smem_rule();
+    smem_rule(threads_fine);
   }
 
   void naive_threads() {
@@ -671,9 +721,11 @@ class Analyzer {
       return false;
     };
     if (copy("A", t.m, t.k)) copy("B", t.k, t.n);
-    // cp.async moves 4, 8 or 16 bytes.
+    // cp.async moves 4, 8 or 16 bytes. The SIMT lowering copies N elements
+    // per cp.async; the tensor-core copies are always 16-byte chunks
+    // (compiler/lower_mma.cpp does not read `vectorize`), so no rule there.
     int bytes = n * size_of(s_.dtype);
-    if (s_.stages > 1 && bytes < 4) {
+    if (s_.stages > 1 && bytes < 4 && !s_.mma) {
       auto& e = error(given("stages")->keyword_span,
                       "'stages' copies with cp.async, which moves 4, 8 or 16 bytes; vectorize " +
                           std::to_string(n) + " of " + to_string(s_.dtype) + " is " +
@@ -683,9 +735,12 @@ class Analyzer {
     }
   }
 
-  void smem_rule() {
+  // With a bad thread count, only the pipeline is measured: the wmma
+  // epilogue's scratch (warps x 1024 bytes) follows the thread count, which
+  // threads_ok has reported already.
+  void smem_rule(bool threads_fine) {
     SmemUse u = smem_use(s_);
-    int64_t bytes = u.total();
+    int64_t bytes = threads_fine ? u.total() : u.pipeline();
     if (bytes <= target_.smem_per_block_optin) return;
     std::ostringstream m;
     m << "the block needs " << bytes << " bytes of shared memory (" << u.buffers

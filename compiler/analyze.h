@@ -24,6 +24,7 @@ struct Resources {
   int a_tile_bytes = 0;         // one buffer of the A tile, padding included
   int b_tile_bytes = 0;         // one buffer of the B tile
   int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
+  int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
 };
 Resources static_resources(const Schedule& s, const Target& t);
 
@@ -34,10 +35,16 @@ Resources static_resources(const Schedule& s, const Target& t);
 //   B tile: transpose B ? BN rows x (BK + pad B) : BK rows x (BN + pad B)
 //   buffers = 2 with double_buffer, N with stages N, else 1
 //   bytes = buffers x (A + B) x elem
+// With `wmma` the epilogue stores each accumulator fragment through a 16x16
+// f32 scratch tile per warp in the same (then idle) shared memory, so
+//   bytes = max(buffers x (A + B) x elem, warps x 1024)
+// (compiler/lower_mma.cpp sizes the block the same way).
 struct SmemUse {
   int64_t a_bytes = 0, b_bytes = 0;  // one buffer each
   int buffers = 0;
-  int64_t total() const { return int64_t(buffers) * (a_bytes + b_bytes); }
+  int64_t epilogue_bytes = 0;  // wmma epilogue scratch, else 0
+  int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes); }
+  int64_t total() const { return pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes; }
 };
 SmemUse smem_use(const Schedule& s);
 

@@ -29,6 +29,10 @@ SmemUse smem_use(const Schedule& s) {
   u.a_bytes = a * elem;
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
+  // wmma fragments have no documented element layout: the epilogue goes
+  // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
+  if (s.mma && s.mma->api == MmaApi::wmma)
+    u.epilogue_bytes = threads_per_block(s) / 32 * 16 * 16 * 4;
   return u;
 }
 
@@ -41,6 +45,7 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.a_tile_bytes = clamp(u.a_bytes);
   r.b_tile_bytes = clamp(u.b_bytes);
   r.buffers = u.buffers;
+  r.epilogue_bytes = clamp(u.epilogue_bytes);
   if (r.threads_per_block <= 0) return r;
   // The smallest bound wins; on a tie the first named here.
   r.blocks_per_sm = t.max_threads_per_sm / r.threads_per_block;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/lower.h"
 #include "dsl/parse.h"
 
 using namespace schedc;
@@ -232,10 +233,51 @@ TEST(Analyze, VectorAndCopyRules) {
   // B: 8*64/2 = 256 vectors, A: 128*8/2 = 512 vectors, 512 threads: B fails.
   expect_error("tile 128x64x8\nthread 4x4\nvectorize 2\n", "the B tile (8x64", 3, 11);
   EXPECT_TRUE(check("tile 64x64x8\nthread 4x4\nvectorize 2\n").schedule);
-  // cp.async moves at least 4 bytes.
-  expect_error("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 2\n", "cp.async", 5, 1);
+  // The tensor-core copies are 16-byte chunks whatever `vectorize` says, so
+  // `stages` needs no vector width there (the SIMT rule, N*elem >= 4 bytes
+  // for cp.async, cannot fail while the SIMT path is f32 only).
+  EXPECT_TRUE(check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 2\n").schedule);
+  EXPECT_TRUE(check("dtype bf16\ntile 128x128x32\nwarp 64x64\nwmma bf16\nstages 3\n").schedule);
   EXPECT_TRUE(
       check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 2\nvectorize 2\n").schedule);
+}
+
+// What the tensor-core lowering cannot do is rejected by analysis, with the
+// error at the offending directive and a note at the tensor-core one.
+TEST(Analyze, TensorCoreLoweringRules) {
+  const std::string f16 = "dtype f16\ntile 128x128x32\nwarp 64x64\n";
+  const std::string tf32 = "tile 128x128x32\nwarp 64x32\n";
+  // transpose: a 16-byte cp.async cannot transpose.
+  expect_error(f16 + "mma f16\ntranspose A\n", "'transpose A' does not apply with 'mma'", 5, 1);
+  expect_error(tf32 + "transpose B\nwmma tf32\n", "'transpose B' does not apply with 'wmma'", 3,
+               1);
+  Result r = check(f16 + "mma f16\ntranspose A\ntranspose B\n");
+  ASSERT_EQ(r.diags.size(), 2u) << r.printed;
+  ASSERT_EQ(r.diags[0].notes.size(), 1u);
+  EXPECT_EQ(r.diags[0].notes[0].span.line, 4u);
+  // pad: rows stay 16-byte aligned (pad * elem % 16 == 0).
+  expect_error(f16 + "mma f16\npad A 3\n", "pad A 3 of f16 is 6 bytes", 5, 7);
+  expect_error(f16 + "wmma f16\npad B 4\n", "pad B 4 of f16 is 8 bytes", 5, 7);
+  expect_error(tf32 + "wmma tf32\npad B 2\n", "pad x 4 bytes must be a multiple of 16", 4, 7);
+  EXPECT_TRUE(check(f16 + "mma f16\npad A 8\npad B 16\n").schedule);
+  EXPECT_TRUE(check(tf32 + "wmma tf32\npad A 4\npad B 12\n").schedule);
+  EXPECT_TRUE(check(f16 + "mma f16\npad A 0\n").schedule);
+  // SIMT padding is free.
+  EXPECT_TRUE(check(std::string(kSgemm) + "pad A 3\n").schedule);
+  // swizzle smem: ldmatrix reads it (mma), WMMA cannot.
+  r = check(f16 + "wmma f16\nswizzle smem\n");
+  ASSERT_EQ(r.diags.size(), 1u) << r.printed;
+  EXPECT_NE(r.diags[0].message.find("'swizzle smem' and 'wmma' exclude each other"),
+            std::string::npos);
+  EXPECT_EQ(r.diags[0].span.line, 5u);
+  ASSERT_EQ(r.diags[0].notes.size(), 1u);
+  EXPECT_EQ(r.diags[0].notes[0].span.line, 4u);
+  EXPECT_TRUE(check(f16 + "mma f16\nswizzle smem\n").schedule);
+  // wmma 32x8x16: B fragment pointers only 16-byte aligned.
+  expect_error(f16 + "wmma f16 32x8x16\n", "32x8x16 is not supported", 4, 10);
+  expect_error("dtype bf16\ntile 64x64x32\nwarp 32x32\nwmma bf16 32x8x16\n",
+               "(valid: 16x16x16 or 8x32x16)", 4, 11);
+  EXPECT_TRUE(check(f16 + "wmma f16 8x32x16\n").schedule);
 }
 
 TEST(Analyze, SharedMemoryLimitWithNotes) {
@@ -277,12 +319,12 @@ TEST(Resources, Arithmetic) {
   EXPECT_EQ(res.blocks_per_sm, 8);
   EXPECT_STREQ(res.limited_by, "threads");
 
-  Result b =
-      check("dtype f16\ntile 64x64x32\nwarp 32x32\nwmma f16\ntranspose B\nstages 3\nvectorize 8\n");
+  Result b = check("dtype f16\ntile 64x64x32\nwarp 32x32\nwmma f16\nstages 3\nvectorize 8\n");
   ASSERT_TRUE(b.schedule) << b.printed;
   res = compiler::static_resources(*b.schedule, t);
   EXPECT_EQ(res.threads_per_block, 128);
-  EXPECT_EQ(res.b_tile_bytes, 64 * 32 * 2);  // transposed: BN rows of BK, f16
+  EXPECT_EQ(res.b_tile_bytes, 32 * 64 * 2);  // BK rows of BN, f16
+  EXPECT_EQ(res.epilogue_bytes, 4 * 1024);   // smaller than the pipeline
   EXPECT_EQ(res.smem_bytes, 3 * (64 * 32 + 64 * 32) * 2);
   EXPECT_EQ(res.blocks_per_sm, t.smem_per_sm / 24576);  // 9, threads would allow 16
   EXPECT_STREQ(res.limited_by, "shared memory");
@@ -293,6 +335,17 @@ TEST(Resources, Arithmetic) {
   EXPECT_EQ(res.smem_bytes, 3 * (128 * 32 * 2) * 4);  // 98304
   EXPECT_EQ(res.blocks_per_sm, t.smem_per_sm / 98304);
   EXPECT_STREQ(res.limited_by, "shared memory");
+
+  // wmma: the epilogue's 16x16 f32 scratch per warp can exceed the pipeline.
+  Result w = check("tile 32x32x8\nwarp 16x16\nwmma tf32\n");
+  ASSERT_TRUE(w.schedule) << w.printed;
+  res = compiler::static_resources(*w.schedule, t);
+  EXPECT_EQ(res.a_tile_bytes + res.b_tile_bytes, (32 * 8 + 8 * 32) * 4);  // 2048
+  EXPECT_EQ(res.epilogue_bytes, 4 * 1024);
+  EXPECT_EQ(res.smem_bytes, 4096);
+  Result mma = check("tile 32x32x8\nwarp 16x16\nmma tf32\n");  // no scratch
+  ASSERT_TRUE(mma.schedule) << mma.printed;
+  EXPECT_EQ(compiler::static_resources(*mma.schedule, t).smem_bytes, 2048);
 
   Result naive = check("block 32x1\n");
   res = compiler::static_resources(*naive.schedule, t);
@@ -330,4 +383,73 @@ TEST(Analyze, CanonicalTextRoundTrips) {
     EXPECT_EQ(a.smem_bytes, b.smem_bytes);
     EXPECT_EQ(a.threads_per_block, b.threads_per_block);
   }
+}
+
+// static_resources and the lowering size shared memory the same way
+// (plan.smem_bytes == static_resources.smem_bytes): every example, and a
+// sweep of tensor-core schedules (wmma and mma, every type, pipelines, pads,
+// small tiles where the wmma epilogue's scratch is the larger), on sm_90 and
+// sm_80. Each accepted schedule must also lower without an internal error.
+TEST(Resources, SharedBytesAgreeWithLowering) {
+  Target sm80, s90 = sm90();
+  ASSERT_TRUE(compiler::target_for_arch("sm_80", sm80));
+  auto agree = [&](const std::string& text, const Target& t) {
+    Result r = check(text, t);
+    if (!r.schedule) return false;
+    compiler::KernelPlan p = compiler::lower(*r.schedule, t);
+    EXPECT_EQ(p.smem_bytes, compiler::static_resources(*r.schedule, t).smem_bytes)
+        << t.arch_name() << "\n"
+        << text;
+    return true;
+  };
+  namespace fs = std::filesystem;
+  int examples = 0;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(SCHEDC_SOURCE_DIR) / "examples"))
+    if (e.path().extension() == ".sched") {
+      std::ifstream in(e.path());
+      std::string text(std::istreambuf_iterator<char>(in), {});
+      EXPECT_TRUE(agree(text, s90)) << e.path();
+      agree(text, sm80);  // an example may not fit sm_80
+      ++examples;
+    }
+  EXPECT_GE(examples, 10);
+
+  struct Api {
+    const char* dtype;
+    const char* directive;
+    int elem;
+  };
+  const Api apis[] = {
+      {"f32", "wmma tf32", 4},       {"f32", "mma tf32", 4},          {"f32", "mma tf32 m16n8k4", 4},
+      {"f16", "wmma f16", 2},        {"f16", "wmma f16 8x32x16", 2},  {"f16", "mma f16", 2},
+      {"f16", "mma f16 m16n8k8", 2}, {"bf16", "wmma bf16", 2},        {"bf16", "mma bf16", 2},
+  };
+  const int tiles[][3] = {{32, 32, 16}, {64, 64, 32}, {128, 128, 32}, {128, 256, 32},
+                          {256, 128, 64}, {32, 128, 16}};
+  const int warps[][2] = {{16, 16}, {32, 32}, {64, 32}, {64, 64}, {16, 32}};
+  const char* pipelines[] = {"", "double_buffer\n", "stages 2\n", "stages 3\n", "stages 4\n"};
+  int accepted = 0, scratch_wins = 0;
+  for (const Api& a : apis)
+    for (const auto& tl : tiles)
+      for (const auto& w : warps)
+        for (const char* pipe : pipelines)
+          for (int layout = 0; layout < 3; ++layout) {
+            std::ostringstream o;
+            o << "dtype " << a.dtype << "\n"
+              << a.directive << "\ntile " << tl[0] << "x" << tl[1] << "x" << tl[2] << "\nwarp "
+              << w[0] << "x" << w[1] << "\n"
+              << pipe;
+            if (layout == 1) o << "pad A " << 16 / a.elem << "\npad B " << 32 / a.elem << "\n";
+            if (layout == 2) o << "swizzle smem\n";
+            bool is_wmma = std::string(a.directive).rfind("wmma", 0) == 0;
+            for (const Target* t : {&s90, &sm80}) {
+              if (!agree(o.str(), *t)) continue;
+              ++accepted;
+              Result r = check(o.str(), *t);
+              compiler::Resources res = compiler::static_resources(*r.schedule, *t);
+              if (is_wmma && res.epilogue_bytes == res.smem_bytes) ++scratch_wins;
+            }
+          }
+  EXPECT_GE(accepted, 500);
+  EXPECT_GE(scratch_wins, 1);
 }
