@@ -68,7 +68,9 @@ void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
       "__device__ __forceinline__ void mma_%dx%dx%d(float (&d)[%d], const unsigned (&a)[%d], "
       "const unsigned (&b)[%d])",
       in.m, in.n, in.k, in.regs_c, in.regs_a, in.regs_b));
-  e.line(format("asm volatile(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(),
+  // Not volatile: a pure function of registers, free to move between the
+  // (volatile) shared loads, so ptxas can overlap fragment loads with math.
+  e.line(format("asm(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(),
                 b.c_str(), c.c_str()));
   e.line("             : \"=f\"(d[0]), \"=f\"(d[1]), \"=f\"(d[2]), \"=f\"(d[3])");
   e.line(format("             : %s);", ins.c_str()));

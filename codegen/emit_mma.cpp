@@ -9,6 +9,7 @@
 #include "codegen/emit_mma.h"
 
 #include <string>
+#include <vector>
 
 #include "codegen/blocks_common.h"
 #include "codegen/blocks_cp_async.h"
@@ -51,7 +52,8 @@ class MmaEmitter {
     helpers();
     tile_loaders();
     epilogue_helpers();
-    body();
+    body(true, "gemm_body");
+    if (simple_fallback()) body(false, "gemm_body_simple");
     entries();
     return e_.str();
   }
@@ -94,7 +96,31 @@ class MmaEmitter {
     if (m_.ldmatrix_b) emit_ldmatrix_helper(e_, b_ldmatrix_count(), true);
     e_.line();
     if (tf32_) emit_tf32_convert_helper(e_);
+    if (tf32_ && m_.stages >= 2) emit_lds_helper();
     emit_mma_sync_helper(e_, *instr_);
+  }
+
+  // lds_b(addr): m_.b_vec f32 from a shared byte address (tf32 B fragments).
+  void emit_lds_helper() {
+    const int v = m_.b_vec;
+    e_.comment(format("%d-byte shared load of %d n-contiguous f32 (tf32 B, %d fragment(s))", 4 * v,
+                      v, v));
+    if (v == 1) {
+      e_.open_scope("__device__ __forceinline__ void lds_b(float (&r)[1], unsigned addr)");
+      e_.line("asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(r[0]) : \"r\"(addr));");
+    } else if (v == 2) {
+      e_.open_scope("__device__ __forceinline__ void lds_b(float (&r)[2], unsigned addr)");
+      e_.line(
+          "asm volatile(\"ld.shared.v2.f32 {%0, %1}, [%2];\\n\" : \"=f\"(r[0]), \"=f\"(r[1]) : "
+          "\"r\"(addr));");
+    } else {
+      e_.open_scope("__device__ __forceinline__ void lds_b(float (&r)[4], unsigned addr)");
+      e_.line(
+          "asm volatile(\"ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\\n\" : \"=f\"(r[0]), "
+          "\"=f\"(r[1]), \"=f\"(r[2]), \"=f\"(r[3]) : \"r\"(addr));");
+    }
+    e_.close_scope();
+    e_.line();
   }
 
   int b_frags_per_ldmatrix() const { return m_.b_frags_per_ldmatrix; }
@@ -102,28 +128,38 @@ class MmaEmitter {
 
   void copy_chunk_checked() {
     const int v = m_.a.chunk_elems();
-    e_.comment(format("fallback copy: %d elements of a row, each checked; zero past the edge", v));
+    if (m_.elem_bytes == 4) {
+      e_.comment(format("fallback copy: %d elements of a row, one 4-byte cp.async each (any f32 address", v));
+      e_.comment("is 4-byte aligned), zero-filled past the edge: the pipeline stays asynchronous");
+      e_.lines(R"(__device__ __forceinline__ void cp_async_4(unsigned dst_smem, const void* src_global, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_smem), "l"(src_global),
+               "r"(src_bytes));
+})");
+      e_.open_scope(
+          "__device__ __forceinline__ void copy_chunk_checked(T* dst_smem, const T* src, int ld, "
+          "int row, int col, int rows, int cols)");
+      e_.line("const unsigned dst = smem_u32(dst_smem);");
+      e_.line("const bool row_ok = row < rows;");
+      e_.line("#pragma unroll");
+      e_.open_scope(format("for (int i = 0; i < %d; ++i)", v));
+      e_.line("const bool ok = row_ok && col + i < cols;");
+      e_.line("cp_async_4(dst + 4 * i, ok ? src + (size_t)row * ld + col + i : src, ok ? 4 : 0);");
+      e_.close_scope();
+      e_.close_scope();
+      e_.line();
+      return;
+    }
+    e_.comment(format("fallback copy: %d elements of a row, each checked and stored as it comes; zero past the edge", v));
     e_.open_scope(
         "__device__ __forceinline__ void copy_chunk_checked(T* dst_smem, const T* src, int ld, "
         "int row, int col, int rows, int cols)");
-    e_.line("unsigned word[4] = {0u, 0u, 0u, 0u};");
-    e_.open_scope("if (row < rows)");
-    e_.line("const size_t base = (size_t)row * ld + col;");
-    if (m_.elem_bytes == 2) {
-      e_.line("const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);");
-      e_.line("#pragma unroll");
-      e_.open_scope("for (int i = 0; i < 8; ++i)");
-      e_.line("if (col + i < cols) word[i / 2] |= unsigned(bits[base + i]) << (16 * (i % 2));");
-      e_.close_scope();
-    } else {
-      e_.line("#pragma unroll");
-      e_.open_scope("for (int i = 0; i < 4; ++i)");
-      e_.line("if (col + i < cols) word[i] = __float_as_uint(src[base + i]);");
-      e_.close_scope();
-    }
+    e_.line("const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);");
+    e_.line("unsigned short* dst = reinterpret_cast<unsigned short*>(dst_smem);");
+    e_.line("const bool row_ok = row < rows;");
+    e_.line("#pragma unroll");
+    e_.open_scope(format("for (int i = 0; i < %d; ++i)", v));
+    e_.line("dst[i] = row_ok && col + i < cols ? bits[(size_t)row * ld + col + i] : (unsigned short)0;");
     e_.close_scope();
-    e_.line(
-        "*reinterpret_cast<uint4*>(dst_smem) = make_uint4(word[0], word[1], word[2], word[3]);");
     e_.close_scope();
     e_.line();
   }
@@ -138,6 +174,19 @@ class MmaEmitter {
         format("__device__ __forceinline__ void load_tile_%s(T* s%s_stage, const T* g%s, int ld, "
                "int %s, int %s, int row0, int col0)",
                op, op, op, rows_name, cols_name));
+    e_.open_scope("if (!kAligned)");
+    e_.comment("fallback: a rolled loop (unrolled element-wise copies would hold too many registers)");
+    e_.line("#pragma unroll 1");
+    e_.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
+    e_.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
+    if (c.needs_guard()) e_.line(format("if (idx >= %d) break;", c.chunks));
+    e_.line(format("const int row = idx / %d, col = (idx %% %d) * %d;", c.chunks_per_row,
+                   c.chunks_per_row, c.chunk_elems));
+    e_.line(format("copy_chunk_checked(s%s_stage + s%s_offset(row, col), g%s, ld, row0 + row, col0 + col, %s, %s);",
+                   op, op, op, rows_name, cols_name));
+    e_.close_scope();
+    e_.line("return;");
+    e_.close_scope();
     e_.line("#pragma unroll");
     e_.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
     e_.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
@@ -196,6 +245,26 @@ class MmaEmitter {
     e_.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
     e_.close_scope();
     e_.line();
+    if (m_.b_vec == 4 && p_.dtype == DType::f32) {
+      e_.comment("C[row][col .. col + 3] (col a multiple of 4): one 16-byte store when aligned");
+      e_.line("template <bool kAligned>");
+      e_.open_scope(
+          "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int col, "
+          "float v0, float v1, float v2, float v3, float alpha, float beta, const float* bias)");
+      e_.line("if (row >= M) return;");
+      e_.open_scope("if (kAligned && col + 3 < N)");
+      e_.line("T* dst = C + (size_t)row * ldc + col;");
+      e_.line(
+          "*reinterpret_cast<float4*>(dst) = make_float4(epilogue_value(v0, dst, col, alpha, beta, bias), "
+          "epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias), epilogue_value(v2, dst + 2, col + 2, "
+          "alpha, beta, bias), epilogue_value(v3, dst + 3, col + 3, alpha, beta, bias));");
+      e_.line("return;");
+      e_.close_scope();
+      e_.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias);");
+      e_.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, bias);");
+      e_.close_scope();
+      e_.line();
+    }
   }
 
   void rasterize() {
@@ -324,6 +393,31 @@ class MmaEmitter {
   }
 
   void epilogue_mma_sync() {
+    const int P = m_.b_vec;
+    if (P > 1) {
+      e_.comment(format("epilogue: accumulator i of fragment ni is row g + 8 * (i / 2), column %d * (2 * tq + i %% 2)", P));
+      e_.comment(format("+ ni %% %d of its group of %d fragments (%d columns): lanes store %d consecutive columns", P, P, 8 * P, P));
+      e_.line("#pragma unroll");
+      e_.open_scope(format("for (int mi = 0; mi < %d; ++mi)", m_.frags_m));
+      e_.line("#pragma unroll");
+      e_.open_scope(format("for (int q = 0; q < %d; ++q)", m_.frags_n / P));
+      e_.line("#pragma unroll");
+      e_.open_scope("for (int i = 0; i < 4; ++i)");
+      e_.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
+      e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);", 8 * P, P));
+      if (P == 4)
+        e_.line(
+            "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + 1][i], "
+            "acc[mi][4 * q + 2][i], acc[mi][4 * q + 3][i], alpha, beta, bias);");
+      else
+        e_.line(
+            "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][2 * q][i], acc[mi][2 * q + 1][i], "
+            "alpha, beta, bias);");
+      e_.close_scope();
+      e_.close_scope();
+      e_.close_scope();
+      return;
+    }
     e_.comment("epilogue: accumulator i of a 16x8 fragment is (g + 8 * (i / 2), 2 * tq + i % 2)");
     e_.line("#pragma unroll");
     e_.open_scope(format("for (int mi = 0; mi < %d; ++mi)", m_.frags_m));
@@ -371,12 +465,325 @@ class MmaEmitter {
     e_.close_scope();
   }
 
-  void body() {
+  // ---- main-entry copies with per-thread precomputed addresses ---------------
+  // When every thread keeps one chunk column across its chunks (threads a
+  // multiple of chunks per row) and the shared offset of chunk i is the one of
+  // chunk 0 plus a constant, a thread's copies of a tile are one global pointer
+  // (advanced by the tile step), a row bound and constant shared offsets.
+  bool fast_copy_ok(const SmemTile& t, const compiler::CopyMap& c) const {
+    if (c.threads % c.chunks_per_row != 0 || c.needs_guard()) return false;
+    for (int i = 1; i < c.iters; ++i) {
+      long d0 = 0;
+      for (int tid = 0; tid < c.threads; ++tid) {
+        int r0, c0, ri, ci;
+        c.chunk(tid, 0, r0, c0);
+        c.chunk(tid, i, ri, ci);
+        const long d = long(t.offset(ri, ci)) - t.offset(r0, c0);
+        if (tid == 0) d0 = d;
+        if (d != d0) return false;
+      }
+    }
+    return true;
+  }
+  long fast_copy_delta(const SmemTile& t, const compiler::CopyMap& c, int i) const {
+    int r0, c0, ri, ci;
+    c.chunk(0, 0, r0, c0);
+    c.chunk(0, i, ri, ci);
+    return (long(t.offset(ri, ci)) - t.offset(r0, c0)) * m_.elem_bytes;
+  }
+  bool fast_copies() const {
+    return fast_copy_ok(m_.a, m_.copy_a) && fast_copy_ok(m_.b, m_.copy_b);
+  }
+  // Declarations before the main loop (main entry only).
+  void emit_fast_copy_setup() {
+    const auto &ca = m_.copy_a, &cb = m_.copy_b;
+    const int ra = ca.threads / ca.chunks_per_row, rb = cb.threads / cb.chunks_per_row;
+    e_.comment("copies: thread's chunk column and first row; chunk i is rows + i * (threads / chunks per row)");
+    e_.line(format("const int ca_row = threadIdx.x / %d, ca_col = (threadIdx.x %% %d) * %d;", ca.chunks_per_row,
+                   ca.chunks_per_row, ca.chunk_elems));
+    e_.line(format("const int cb_row = threadIdx.x / %d, cb_col = (threadIdx.x %% %d) * %d;", cb.chunks_per_row,
+                   cb.chunks_per_row, cb.chunk_elems));
+    e_.line("const T* ga = A + (size_t)(tile_m0 + ca_row) * lda + ca_col;  // + k_tile * BK");
+    e_.line("const T* gb = B + (size_t)cb_row * ldb + tile_n0 + cb_col;  // + k_tile * BK * ldb");
+    e_.line(format("const size_t ga_step = (size_t)%d * lda, gb_step = (size_t)%d * ldb;", ra, rb));
+    e_.line("const int ca_rows = M - tile_m0 - ca_row;  // chunk i in range: i * step < ca_rows");
+    e_.line(format("const int cb_bytes = min(max(N - tile_n0 - cb_col, 0), %d) * %d;  // B columns in range",
+                   cb.chunk_elems, m_.elem_bytes));
+    e_.line(format("const unsigned ca_dst = sA_u32 + sA_offset(ca_row, ca_col) * %d, cb_dst = sB_u32 + sB_offset(cb_row, cb_col) * %d;",
+                   m_.elem_bytes, m_.elem_bytes));
+  }
+  // Copies of k-tile `kt` into `stage` (expressions), main entry.
+  void emit_fast_copy(Emitter& e, const std::string& stage, const std::string& kt) {
+    const auto &ca = m_.copy_a, &cb = m_.copy_b;
+    const int ra = ca.threads / ca.chunks_per_row, rb = cb.threads / cb.chunks_per_row;
+    e.open_scope("");
+    e.line(format("const int kt = %s;", kt.c_str()));
+    e.line(format("const int a_bytes = min(max(K - kt * BK - ca_col, 0), %d) * %d;", ca.chunk_elems,
+                  m_.elem_bytes));
+    e.line("const int b_rows = K - kt * BK - cb_row;  // chunk i in range: i * step < b_rows");
+    e.line("const T* pa = ga + kt * BK;");
+    e.line("const T* pb = gb + (size_t)kt * BK * ldb;");
+    e.line(format("const unsigned da = ca_dst + %s * %du, db = cb_dst + %s * %du;", stage.c_str(),
+                  m_.a.stage_bytes, stage.c_str(), m_.b.stage_bytes));
+    for (int i = 0; i < ca.iters; ++i) {
+      e.line(format("{ const int n = %d < ca_rows ? a_bytes : 0; cp_async_16(da + %ldu, n ? pa + %d * ga_step : A, n); }",
+                    i * ra, fast_copy_delta(m_.a, ca, i), i));
+    }
+    for (int i = 0; i < cb.iters; ++i) {
+      e.line(format("{ const int n = %d < b_rows ? cb_bytes : 0; cp_async_16(db + %ldu, n ? pb + %d * gb_step : B, n); }",
+                    i * rb, fast_copy_delta(m_.b, cb, i), i));
+    }
+    e.close_scope();
+  }
+
+  // ---- mma.sync with stages >= 2: fragment double buffering -------------------
+  //
+  // Per-thread shared byte offsets of every fragment load, computed once before
+  // the main loop. Offsets that differ from an earlier one by the same constant
+  // for every thread of the block reuse it (`base + constant`, an immediate in
+  // the load), so only a handful of registers hold addresses.
+  struct OffsetBases {
+    std::string prefix;
+    std::vector<std::vector<long>> vals;
+    std::vector<std::string> exprs;
+    std::string get(const std::vector<long>& v, const std::string& expr) {
+      for (size_t j = 0; j < vals.size(); ++j) {
+        const long d = v[0] - vals[j][0];
+        bool same = true;
+        for (size_t t = 0; t < v.size() && same; ++t) same = v[t] - vals[j][t] == d;
+        if (same)
+          return d ? format("%s%zu + %ldu", prefix.c_str(), j, d) : format("%s%zu", prefix.c_str(), j);
+      }
+      vals.push_back(v);
+      exprs.push_back(expr);
+      return format("%s%zu", prefix.c_str(), vals.size() - 1);
+    }
+  };
+  OffsetBases a_bases_{"a_off", {}, {}}, b_bases_{"b_off", {}, {}};
+  std::vector<std::vector<std::string>> a_addr_;  // [kk][mi]
+  std::vector<std::vector<std::string>> b_addr_;  // [kk][load]: ldmatrix group or (group, i)
+
+  struct ThreadCoord {
+    int warp_row0, warp_col0, g, tq, a_ld_row, a_ld_col, b_ld_row, b_ld_col;
+  };
+  std::vector<ThreadCoord> thread_coords() const {
+    std::vector<ThreadCoord> out;
+    const int v = m_.a.chunk_elems(), ra = instr_->regs_a;
+    const int kb = instr_->regs_b, cnt = m_.ldmatrix_b ? b_ldmatrix_count() : 1;
+    for (int t = 0; t < threads(); ++t) {
+      const int w = t / 32, l = t % 32;
+      ThreadCoord c;
+      c.warp_row0 = (w / m_.warps_n) * m_.warp_m;
+      c.warp_col0 = (w % m_.warps_n) * m_.warp_n;
+      c.g = l / 4;
+      c.tq = l % 4;
+      c.a_ld_row = ((l % (8 * ra)) / 8 % 2) * 8 + l % 8;
+      c.a_ld_col = ((l % (8 * ra)) / 16) * v;
+      c.b_ld_row = ((l % (8 * cnt)) / 8 % kb) * 8 + l % 8;
+      c.b_ld_col = ((l % (8 * cnt)) / (8 * kb)) * 8;
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  void plan_fragment_addresses() {
+    const auto tc = thread_coords();
+    const int ik = m_.inst_k, eb = m_.elem_bytes;
+    a_addr_.assign(m_.k_steps, {});
+    b_addr_.assign(m_.k_steps, {});
+    for (int kk = 0; kk < m_.k_steps; ++kk) {
+      for (int mi = 0; mi < m_.frags_m; ++mi) {
+        std::vector<long> v;
+        for (const auto& c : tc)
+          v.push_back(long(m_.a.offset(c.warp_row0 + mi * m_.inst_m + c.a_ld_row, kk * ik + c.a_ld_col)) * eb);
+        a_addr_[kk].push_back(a_bases_.get(
+            v, format("sA_offset(warp_row0 + %d + a_ld_row, %d + a_ld_col) * %d", mi * m_.inst_m,
+                      kk * ik, eb)));
+      }
+      if (m_.ldmatrix_b) {
+        for (int ni = 0; ni < m_.frags_n; ni += b_frags_per_ldmatrix()) {
+          std::vector<long> v;
+          for (const auto& c : tc)
+            v.push_back(long(m_.b.offset(kk * ik + c.b_ld_row, c.warp_col0 + ni * 8 + c.b_ld_col)) * eb);
+          b_addr_[kk].push_back(b_bases_.get(
+              v, format("sB_offset(%d + b_ld_row, warp_col0 + %d + b_ld_col) * %d", kk * ik, ni * 8, eb)));
+        }
+      } else {
+        const int P = m_.b_vec;
+        for (int q = 0; q < m_.frags_n / P; ++q)
+          for (int i = 0; i < instr_->regs_b; ++i) {
+            std::vector<long> v;
+            for (const auto& c : tc)
+              v.push_back(long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * c.g)) * eb);
+            b_addr_[kk].push_back(b_bases_.get(
+                v, format("sB_offset(%d + tq, warp_col0 + %d + %d * g) * %d", kk * ik + 4 * i, q * 8 * P,
+                          P, eb)));
+          }
+      }
+    }
+  }
+
+  void emit_fragment_bases() {
+    e_.comment("shared byte offsets of this thread's fragment loads (stage 0); the others are");
+    e_.comment("these plus constants");
+    for (size_t j = 0; j < a_bases_.exprs.size(); ++j)
+      e_.line(format("const unsigned a_off%zu = %s;", j, a_bases_.exprs[j].c_str()));
+    for (size_t j = 0; j < b_bases_.exprs.size(); ++j)
+      e_.line(format("const unsigned b_off%zu = %s;", j, b_bases_.exprs[j].c_str()));
+  }
+
+  // Loads the fragments of k-step `kk` from the stage at shared addresses (sa, sb)
+  // into fragment buffer `buf`.
+  void load_fragments(Emitter& e, int buf, const std::string& sa, const std::string& sb, int kk) {
+    for (int mi = 0; mi < m_.frags_m; ++mi) {
+      e.line(format("ldmatrix_x%d(a_frag[%d][%d], %s + %s);", instr_->regs_a, buf, mi, sa.c_str(),
+                    a_addr_[kk][mi].c_str()));
+      if (tf32_)
+        for (int r = 0; r < instr_->regs_a; ++r)
+          e.line(format("a_frag[%d][%d][%d] = f32_to_tf32(__uint_as_float(a_frag[%d][%d][%d]));", buf,
+                        mi, r, buf, mi, r));
+    }
+    if (m_.ldmatrix_b) {
+      const int per = b_frags_per_ldmatrix(), rb = instr_->regs_b, cnt = per * rb;
+      int n = 0;
+      for (int ni = 0; ni < m_.frags_n; ni += per, ++n) {
+        e.open_scope("");
+        e.line(format("unsigned r[%d];", cnt));
+        e.line(format("ldmatrix_x%d_trans(r, %s + %s);", cnt, sb.c_str(), b_addr_[kk][n].c_str()));
+        for (int q = 0; q < per; ++q)
+          for (int i = 0; i < rb; ++i)
+            e.line(format("b_frag[%d][%d][%d] = r[%d];", buf, ni + q, i, q * rb + i));
+        e.close_scope();
+      }
+    } else {
+      const int P = m_.b_vec, rb = instr_->regs_b;
+      int n = 0;
+      for (int q = 0; q < m_.frags_n / P; ++q)
+        for (int i = 0; i < rb; ++i, ++n) {
+          e.open_scope("");
+          e.line(format("float r[%d];", P));
+          e.line(format("lds_b(r, %s + %s);", sb.c_str(), b_addr_[kk][n].c_str()));
+          for (int j = 0; j < P; ++j)
+            e.line(format("b_frag[%d][%d][%d] = f32_to_tf32(r[%d]);", buf, q * P + j, i, j));
+          e.close_scope();
+        }
+    }
+  }
+
+  void mma_step(Emitter& e, int buf) {
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", m_.frags_m));
+    e.line("#pragma unroll");
+    e.line(format("for (int ni = 0; ni < %d; ++ni) mma_%dx%dx%d(acc[mi][ni], a_frag[%d][mi], b_frag[%d][ni]);",
+                  m_.frags_n, instr_->m, instr_->n, instr_->k, buf, buf));
+    e.close_scope();
+  }
+
+  // The pipeline (S = stages, KS = k-steps per tile):
+  //   prologue: tiles 0..S-2 in flight; wait for tile 0; barrier; fragments of k-step 0
+  //   for k_tile, for kk (unrolled):
+  //     kk == KS-1: wait for tile k_tile+1, barrier, fragments of its k-step 0
+  //     else:       fragments of k-step kk+1 (the other buffer)
+  //     kk == 0 (before the barrier when KS == 1): cp.async of tile k_tile+S-1
+  //                 into the stage read during k_tile-1
+  //     mma on k-step kk's fragments
+  // The barrier in k_tile-1 follows every read of the stage that k_tile
+  // overwrites, and wait_group<S-2> there covers tile k_tile+1.
+  void main_loop_pipelined() {
+    const int S = m_.stages, KS = m_.k_steps;
+    const int a_stage = m_.a.stage_bytes / m_.elem_bytes, b_stage = m_.b.stage_bytes / m_.elem_bytes;
+    // No branch around the copies (so ptxas can interleave them with the mma):
+    // a tile past K copies zeros (every chunk's row or column is out of range,
+    // src-size 0) into the free stage, which nothing reads afterwards.
+    const bool fast = fast_copies();
+    auto tile_copy = [&](Emitter& e, const std::string& stage, const std::string& kt) {
+      if (fast) {
+        e.open_scope("if (kAligned)");
+        emit_fast_copy(e, stage, kt);
+        e.close_scope();
+        e.open_scope("else");
+      }
+      e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, M, K, tile_m0, (%s) * BK);", stage.c_str(),
+                    a_stage, kt.c_str()));
+      e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, K, N, (%s) * BK, tile_n0);", stage.c_str(),
+                    b_stage, kt.c_str()));
+      if (fast) e.close_scope();
+    };
+    auto global_loads = [&](Emitter& e) {
+      tile_copy(e, "write_stage", format("k_tile + %d", S - 1));
+      e.line("cp_async_commit();");
+    };
+    e_.line("const unsigned sA_u32 = smem_u32(sA), sB_u32 = smem_u32(sB);");
+    emit_fragment_bases();
+    if (fast) emit_fast_copy_setup();
+    e_.line(format("unsigned a_frag[2][%d][%d];  // (%d, %d) A fragments%s, two k-steps", m_.frags_m,
+                   instr_->regs_a, m_.inst_m, m_.inst_k, tf32_ ? ", tf32 bits" : ""));
+    e_.line(format("unsigned b_frag[2][%d][%d];  // (%d, %d) B fragments%s, two k-steps", m_.frags_n,
+                   instr_->regs_b, m_.inst_k, m_.inst_n, tf32_ ? ", tf32 bits" : ""));
+    e_.line("const int num_k_tiles = (K + BK - 1) / BK;");
+    e_.comment(format("prologue: tiles 0..%d in flight, one commit group each", S - 2));
+    e_.line("#pragma unroll");
+    e_.open_scope(format("for (int s = 0; s < %d; ++s)", S - 1));
+    e_.open_scope("if (s < num_k_tiles)");
+    tile_copy(e_, "s", "s");
+    e_.close_scope();
+    e_.line("cp_async_commit();");
+    e_.close_scope();
+    e_.line(format("cp_async_wait<%d>();  // tile 0 has landed (this thread's copies)", S - 2));
+    e_.line("__syncthreads();  // ... and everyone's");
+    load_fragments(e_, 0, "sA_u32", "sB_u32", 0);
+    e_.line("int read_stage = 0;");
+    e_.line(format("int write_stage = %d;", S - 1));
+    e_.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+    e_.line(format("const unsigned sa = sA_u32 + read_stage * %du, sb = sB_u32 + read_stage * %du;",
+                   m_.a.stage_bytes, m_.b.stage_bytes));
+    e_.line(format("const int next_stage = read_stage == %d ? 0 : read_stage + 1;", S - 1));
+    for (int kk = 0; kk < KS; ++kk) {
+      e_.comment(format("k-step %d: compute on buffer %d", kk, kk % 2));
+      if (kk == 0 && KS == 1) global_loads(e_);
+      if (kk == KS - 1) {
+        e_.line(format("cp_async_wait<%d>();  // tile k_tile + 1 has landed (this thread's copies)", S - 2));
+        e_.line("__syncthreads();  // ... and everyone's; every read of the stage loaded next is done");
+        e_.open_scope("");
+        e_.comment("after the last tile: reload the current stage (not written) instead of the next");
+        e_.line("const int ns = k_tile + 1 < num_k_tiles ? next_stage : read_stage;");
+        e_.line(format("const unsigned na = sA_u32 + ns * %du, nb = sB_u32 + ns * %du;",
+                       m_.a.stage_bytes, m_.b.stage_bytes));
+        load_fragments(e_, (kk + 1) % 2, "na", "nb", 0);
+        e_.close_scope();
+      } else {
+        load_fragments(e_, (kk + 1) % 2, "sa", "sb", kk + 1);
+      }
+      if (kk == 0 && KS > 1) global_loads(e_);
+      mma_step(e_, kk % 2);
+    }
+    if (KS % 2 == 1) {
+      e_.comment("odd number of k-steps: the next tile's first fragments are in buffer 1");
+      e_.line("#pragma unroll");
+      e_.line(format("for (int i = 0; i < %d; ++i) a_frag[0][i / %d][i %% %d] = a_frag[1][i / %d][i %% %d];",
+                     m_.frags_m * instr_->regs_a, instr_->regs_a, instr_->regs_a, instr_->regs_a,
+                     instr_->regs_a));
+      e_.line("#pragma unroll");
+      e_.line(format("for (int i = 0; i < %d; ++i) b_frag[0][i / %d][i %% %d] = b_frag[1][i / %d][i %% %d];",
+                     m_.frags_n * instr_->regs_b, instr_->regs_b, instr_->regs_b, instr_->regs_b,
+                     instr_->regs_b));
+    }
+    e_.line("read_stage = next_stage;");
+    e_.line(format("write_stage = write_stage == %d ? 0 : write_stage + 1;", S - 1));
+    e_.close_scope("k_tile");
+    e_.line("cp_async_wait<0>();  // only empty groups remain; leave nothing in flight");
+  }
+
+  // f16/bf16 fallback entry: the single-buffered fragment loop (its element-wise
+  // copies need registers that the double-buffered loop does not leave).
+  bool simple_fallback() const { return sync_ && m_.stages >= 2 && !tf32_; }
+
+  void body(bool pipelined, const char* fn) {
     e_.line("template <bool kAligned>");
-    e_.open_scope(
-        "__device__ __forceinline__ void gemm_body(int M, int N, int K, const T* A, int lda, const "
+    e_.open_scope(format(
+        "__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
         "T* B, "
-        "int ldb, T* C, int ldc, float alpha, float beta, const float* bias)");
+        "int ldb, T* C, int ldc, float alpha, float beta, const float* bias)", fn));
     e_.line("extern __shared__ __align__(128) unsigned char smem[];");
     e_.line(format("T* sA = reinterpret_cast<T*>(smem);  // [%d stages] (%d, %d) A tiles",
                    m_.stages, m_.a.rows, m_.a.cols));
@@ -427,6 +834,15 @@ class MmaEmitter {
       e_.close_scope();
     }
     e_.line();
+    if (sync_ && m_.stages >= 2 && pipelined) {
+      if (a_addr_.empty()) plan_fragment_addresses();
+      main_loop_pipelined();
+      e_.line();
+      epilogue_mma_sync();
+      e_.close_scope(fn);
+      e_.line();
+      return;
+    }
     e_.line("const int num_k_tiles = (K + BK - 1) / BK;");
     const int a_stage = m_.a.stage_bytes / m_.elem_bytes,
               b_stage = m_.b.stage_bytes / m_.elem_bytes;
@@ -448,7 +864,7 @@ class MmaEmitter {
       epilogue_mma_sync();
     else
       epilogue_wmma();
-    e_.close_scope("gemm_body");
+    e_.close_scope(fn);
     e_.line();
   }
 
@@ -461,7 +877,7 @@ class MmaEmitter {
     e_.line();
     e_.comment("fallback entry: any alignment, any leading dimension");
     emit_kernel_open(e_, p_, name_ + "_fallback");
-    e_.line(format("gemm_body<false>%s", call));
+    e_.line(format("%s<false>%s", simple_fallback() ? "gemm_body_simple" : "gemm_body", call));
     e_.close_scope();
   }
 };

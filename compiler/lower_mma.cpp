@@ -112,6 +112,15 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
       m.b_frags_per_ldmatrix = per;
       break;
     }
+  // tf32 B: the widest shared load (16, 8 or 4 bytes) whose fragment group divides frags_n
+  // (the pipelined loop of stages >= 2 only).
+  m.b_vec = 1;
+  if (sync && spec.type == MmaType::tf32 && m.stages >= 2)
+    for (int vec = 4; vec >= 1; vec /= 2)
+      if (m.frags_n % vec == 0) {
+        m.b_vec = vec;
+        break;
+      }
   SCHEDC_INTERNAL_ASSERT(
       !(s.transpose_a || s.transpose_b),
       "`transpose` is not supported with tensor cores; analyze should reject it");

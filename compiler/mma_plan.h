@@ -87,6 +87,11 @@ struct MmaPlan {
   bool ldmatrix_b = false;       // ldmatrix.x4.trans for B fragments
   int regs_a = 4, regs_b = 2;    // 32-bit registers per lane per A / B fragment (mma.sync)
   int b_frags_per_ldmatrix = 2;  // B fragments one ldmatrix.trans loads (regs_b each)
+  // tf32 B (plain shared loads): one b_vec-wide load (4, 8 or 16 bytes) of n-contiguous
+  // elements feeds b_vec n-fragments. Inside a group of b_vec fragments covering
+  // 8 * b_vec columns, column c of fragment j is the group's column b_vec * c + j
+  // (mma does not care which C column a fragment column is; the epilogue follows).
+  int b_vec = 1;
   int elem_bytes = 2;
 
   SmemTile a, b;
@@ -119,5 +124,9 @@ void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk);
 
 // tf32 B element i (0..1) of `lane`: k = t + 4i, n = g.
 void mma_tf32_b_coord(int lane, int i, int& k, int& n);
+
+// With b_vec-wide tf32 B loads: the column, inside a group of `vec` n-fragments
+// (8 * vec columns), of column `col` (0..7) of fragment `j` (0..vec-1) of the group.
+inline int tf32_b_group_col(int vec, int j, int col) { return vec * col + j; }
 
 }  // namespace schedc::compiler
