@@ -4,6 +4,8 @@
 // --json / --csv put the table alone on stdout.
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -16,6 +18,7 @@
 #include "runtime/error.h"
 #include "runtime/report.h"
 #include "runtime/run.h"
+#include "report/svg_chart.h"
 
 namespace schedc::cli {
 
@@ -24,6 +27,7 @@ namespace {
 struct BenchArgs {
   std::vector<std::string> files;
   std::string shapes;
+  std::string plot;  // SVG path; "" = no plot
   bool json = false, csv = false, no_cache = false, flush_l2 = false;
   uint64_t seed = 1;
 };
@@ -139,6 +143,46 @@ void print_json(std::ostream& os, const std::vector<Row>& rows) {
   os << "]\n";
 }
 
+// TFLOP/s against problem size: one line per schedule, one per cuBLAS mode
+// (the reference differs by dtype: pedantic f32, TF32, f16, bf16).
+bool write_plot(const std::string& path, const std::vector<Row>& rows) {
+  report::LineChart chart;
+  chart.title = "schedc bench";
+  chart.x_label = "problem size (M x N x K)";
+  chart.y_label = "TFLOP/s";
+  auto x_of = [&](const std::string& shape) {
+    auto it = std::find(chart.x_labels.begin(), chart.x_labels.end(), shape);
+    if (it != chart.x_labels.end()) return size_t(it - chart.x_labels.begin());
+    chart.x_labels.push_back(shape);
+    return chart.x_labels.size() - 1;
+  };
+  for (const Row& r : rows) x_of(runtime::shape_string(r.problem));
+  auto series_of = [&](const std::string& name) -> report::LineSeries& {
+    for (report::LineSeries& s : chart.series)
+      if (s.name == name) return s;
+    chart.series.push_back({name, std::vector<double>(chart.x_labels.size(), NAN)});
+    return chart.series.back();
+  };
+  for (const Row& r : rows) {
+    size_t x = x_of(runtime::shape_string(r.problem));
+    double v = r.status == "ok" && r.report.timed
+                   ? runtime::tflops(r.problem, r.report.kernel.median_ms)
+                   : NAN;
+    series_of(base_name(r.file)).values[x] = v;
+  }
+  for (const Row& r : rows) {
+    if (!r.report.timed) continue;
+    report::LineSeries& s =
+        series_of("cuBLAS (" + std::string(runtime::to_string(r.report.ref_mode)) + ")");
+    if (std::isnan(s.values[x_of(runtime::shape_string(r.problem))]))
+      s.values[x_of(runtime::shape_string(r.problem))] =
+          runtime::tflops(r.problem, r.report.cublas.median_ms);
+  }
+  std::ofstream out(path);
+  out << report::to_svg(chart);
+  return bool(out);
+}
+
 int bench_command(const BenchArgs& a) {
   if (a.json && a.csv) {
     std::cerr << "schedc bench: error: choose one of --json and --csv\n";
@@ -239,6 +283,10 @@ int bench_command(const BenchArgs& a) {
     std::cout << "device: " << device->name << " (" << device->arch() << ")\n";
     print_table(std::cout, rows);
   }
+  if (!a.plot.empty() && !write_plot(a.plot, rows)) {
+    std::cerr << "schedc bench: error: cannot write " << a.plot << "\n";
+    return std::max(rc, int(kToolchain));
+  }
   return rc;
 }
 
@@ -252,6 +300,7 @@ Command add_bench_command(CLI::App& root) {
   sub->add_option("--shapes", a->shapes,
                   "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
+  sub->add_option("--plot", a->plot, "write TFLOP/s against problem size as an SVG chart");
   sub->add_flag("--json", a->json, "print the table as JSON on stdout");
   sub->add_flag("--csv", a->csv, "print the table as CSV on stdout");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");

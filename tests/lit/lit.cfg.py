@@ -15,6 +15,9 @@ config.excludes = ["inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.substitutions.append(("%schedc", config.schedc_bin))
 config.substitutions.append(("%examples", os.path.join(config.schedc_source_dir, "examples")))
 config.substitutions.append(("FileCheck", config.filecheck))
+# `%expect_exit CODE CMD…` pins an exact exit code (lit's `not` accepts any).
+config.substitutions.append(
+    ("%expect_exit", "python3 " + os.path.join(os.path.dirname(__file__), "diag", "expect_exit.py")))
 config.environment["SCHEDC_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")
 
 # GPU-only tests say `REQUIRES: cuda`; they show as UNSUPPORTED without a device.
@@ -25,5 +28,8 @@ def has_cuda_device():
     except Exception:
         return False
 
+# Tests of the no-GPU behaviour (exit 3, "no CUDA device") say `REQUIRES: no-cuda`.
 if has_cuda_device():
     config.available_features.add("cuda")
+else:
+    config.available_features.add("no-cuda")
