@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # The whole test suite in one command (CI runs exactly this): install, build,
 # unit tests, golden lit tests, NVRTC compiles of every example, GPU tests
-# (SKIPPED without a device), sanitizer build of the unit tests, bounded fuzz.
+# (SKIPPED without a device), random schedules through `schedc emit`,
+# sanitizer build of the unit tests, bounded fuzz. Each step prints its time
+# on stderr; the whole must stay well under CI's 15 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-scripts/build.sh
-ctest --test-dir build --output-on-failure -j"$(nproc)"
-if [ -x scripts/test-sanitize.sh ]; then scripts/test-sanitize.sh; fi
-if [ -x scripts/test-fuzz.sh ]; then scripts/test-fuzz.sh; fi
+start=$SECONDS
+step() {
+  local t=$SECONDS
+  "$@"
+  echo "test.sh: '$*' took $((SECONDS - t)) s" >&2
+}
+step scripts/install-deps.sh
+step scripts/build.sh
+step ctest --test-dir build --output-on-failure -j"$(nproc)"
+step python3 scripts/test-random-emit.py --count "${SCHEDC_RANDOM_EMIT_COUNT:-300}"
+if [ -x scripts/test-sanitize.sh ]; then step scripts/test-sanitize.sh; fi
+if [ -x scripts/test-fuzz.sh ]; then step scripts/test-fuzz.sh; fi
+echo "test.sh: all passed in $((SECONDS - start)) s" >&2
