@@ -14,7 +14,13 @@
 #             rebuilt with a warning; warm 1024^3 host overhead (--verbose)
 #   sanitize  compute-sanitizer memcheck and racecheck on every example at 127x129x65
 #   bench     schedc bench examples/ladder/*.sched examples/*.sched
-#             --shapes $BENCH_SHAPES (default 1024,2048,4096,8192,4095x4097x1023)
+#             --shapes $BENCH_SHAPES (default 1024,2048,4096,8192,4095x4097x1023),
+#             with a plot (bench.svg)
+#   ablate    schedc ablate examples/sgemm_best.sched at $ABLATE_SHAPE (default
+#             4096x4096x4096), cumulative and leave-one-out, with a plot
+#   ncu       explain's predicted shared wavefronts beside ncu's counters
+#             (--clock-control none) for $NCU_EXAMPLES at 1024^3
+# SANITIZE_EXAMPLES (space-separated files) limits the sanitize section.
 #
 # Each call may take at most 10 minutes; the whole check fits in three:
 #   bash bench/gpu_check.sh tests lit run cache
@@ -156,10 +162,14 @@ section_sanitize() {
   local cs
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   [ -x "$cs" ] || { note sanitize "compute-sanitizer not found"; return; }
-  for tool in memcheck racecheck; do
+  local list=("${EXAMPLES[@]}")
+  [ -n "${SANITIZE_EXAMPLES:-}" ] && read -r -a list <<<"$SANITIZE_EXAMPLES"
+  for tool in memcheck racecheck synccheck; do
     local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0
     : >"$log"
-    for f in "${EXAMPLES[@]}"; do
+    for f in "${list[@]}"; do
+      # synccheck checks barrier use: the tensor-core kernels' pipelines.
+      [ "$tool" = synccheck ] && ! grep -qE '^(mma|wmma) ' "$f" && continue
       [ $(( BUDGET_S - $(elapsed) )) -lt 15 ] && { echo "budget reached" >>"$log"; break; }
       total=$((total + 1))
       echo "\$ compute-sanitizer --tool $tool schedc run $f --shape 127x129x65 --no-time" >>"$log"
@@ -195,10 +205,49 @@ section_bench() {
     done_files=$((done_files + 1))
   done
   cp "$LOGS/bench.txt" "$DEST/bench.txt" 2>/dev/null
+  # The ladder's chart, from one call (4 shapes).
+  if [ $(( BUDGET_S - $(elapsed) )) -gt 60 ]; then
+    timeout "$(left)" "$SCHEDC" bench examples/ladder/v0_naive.sched examples/ladder/v3_thread_8x8.sched \
+      examples/ladder/v9_swizzle_block.sched examples/sgemm_best.sched --shapes 1024,2048,4096 \
+      --plot "$DEST/bench.svg" >"$LOGS/bench-plot.txt" 2>&1
+  fi
   local rows failed
   rows=$(grep -cE '\.sched +[0-9]+x[0-9]+x[0-9]+ +[a-z0-9]+ +(ok|FAILED|ERROR) ' "$LOGS/bench.txt")
   failed=$(grep -cE '\.sched +[0-9]+x[0-9]+x[0-9]+ +[a-z0-9]+ +(FAILED|ERROR) ' "$LOGS/bench.txt")
   note bench "worst rc $rc: $done_files of ${#files[@]} files, $rows rows, $failed FAILED/ERROR (shapes $BENCH_SHAPES)"
+}
+
+section_ablate() {
+  local f=${ABLATE_FILE:-examples/sgemm_best.sched} shape=${ABLATE_SHAPE:-4096x4096x4096} rc1 rc2
+  timeout "$(left)" "$SCHEDC" ablate "$f" --shape "$shape" --plot "$DEST/ablate.svg" \
+    >"$LOGS/ablate.txt" 2>"$LOGS/ablate.progress"
+  rc1=$?
+  timeout "$(left)" "$SCHEDC" ablate "$f" --shape "$shape" --mode leave-one-out \
+    >"$LOGS/ablate-loo.txt" 2>>"$LOGS/ablate.progress"
+  rc2=$?
+  { echo "\$ schedc ablate $f --shape $shape"; cat "$LOGS/ablate.txt"; echo
+    echo "\$ schedc ablate $f --shape $shape --mode leave-one-out"; cat "$LOGS/ablate-loo.txt"; } \
+    >"$DEST/ablate.txt"
+  note ablate "rc $rc1 (cumulative), $rc2 (leave-one-out); tables in ablate.txt, plot ablate.svg"
+}
+
+section_ncu() {
+  local ncu
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+  [ -n "$ncu" ] && [ -x "$ncu" ] || { note ncu "ncu not found"; return; }
+  local metrics=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+  local out=$LOGS/ncu.txt n=0
+  : >"$out"
+  for f in ${NCU_EXAMPLES:-examples/ladder/v3_thread_8x8.sched examples/ladder/v5_transpose_a.sched examples/tc/mma_f16.sched}; do
+    [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break
+    echo "==== $f" >>"$out"
+    "$SCHEDC" explain "$f" --shape 1024x1024x1024 >>"$out" 2>&1
+    timeout "$(left)" "$ncu" --clock-control none --metrics "$metrics" -k regex:schedc_ -c 1 \
+      "$SCHEDC" run "$f" --shape 1024x1024x1024 --no-time >>"$out" 2>&1
+    n=$((n + 1))
+  done
+  cp "$out" "$DEST/ncu.txt"
+  note ncu "$n examples profiled at 1024^3; predicted vs measured in ncu.txt"
 }
 
 {
