@@ -208,7 +208,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   k.tile_m = uint32_t(p.block_m);
   k.tile_n = uint32_t(p.block_n);
   k.swizzle_group = uint32_t(p.swizzle_group);
-  if (p.vec > 1) {
+  if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);
   }

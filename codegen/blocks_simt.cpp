@@ -66,6 +66,13 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
     e.line(format("constexpr int %s_ROW_STEP = %d;  // rows between a thread's loads", X.c_str(),
                   c.threads / c.vecs_per_row()));
   }
+  if (c.check_align) {
+    e.comment(format("fallback: %s is read as %s only if %s is %d-byte aligned and ld%s a multiple of "
+                     "%d (one check, the same for every thread)",
+                     X.c_str(), vec_type(c.vec).c_str(), X.c_str(), 4 * c.vec, x.c_str(), c.vec));
+    e.line(format("const bool %s_vector_ok = ld%s %% %d == 0 && reinterpret_cast<size_t>(%s) %% %d == 0;",
+                  x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
+  }
   // The thread's first element at k = 0; loads add k0 (A) or k0 rows (B).
   const bool rows = c.threads % c.vecs_per_row() == 0;
   if (c.operand == Operand::A)
@@ -117,13 +124,15 @@ void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std
     e.line(
         format("%s[i] = (gr < %s && gc < %s) ? src[0] : 0.0f;", reg.c_str(), row_bound, col_bound));
   } else {
-    e.open_scope(format("if (gr < %s && gc + %d <= %s)", row_bound, c.vec, col_bound));
+    std::string ok = c.check_align ? lower_name(c.operand) + "_vector_ok && " : "";
+    e.open_scope(format("if (%sgr < %s && gc + %d <= %s)", ok.c_str(), row_bound, c.vec, col_bound));
     e.line(format("const %s v = *reinterpret_cast<const %s*>(src);", vec_type(c.vec).c_str(),
                   vec_type(c.vec).c_str()));
     e.line(unpack(reg, first, "v", c.vec));
     e.close_scope();
     e.open_scope("else");
-    e.comment("edge: element by element, zero outside the matrix");
+    e.comment(c.check_align ? "edge or unaligned: element by element, zero outside the matrix"
+                            : "edge: element by element, zero outside the matrix");
     e.line("#pragma unroll");
     e.line(
         format("for (int e = 0; e < %d; ++e) %s[%s + e] = (gr < %s && gc + e < %s) ? src[e] : "
@@ -159,19 +168,20 @@ void emit_store_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
   e.close_scope();
 }
 
-// Fragment of one operand for step kk: a thread's TM rows of A (TN columns of B).
-void emit_frag_one(Emitter& e, const KernelPlan& p, Operand op, const std::string& buf) {
+// Fragment of one operand for step `kk` (an expression): a thread's TM rows
+// of A (TN columns of B) into register array `reg`.
+void emit_frag_one(Emitter& e, const KernelPlan& p, Operand op, const std::string& buf,
+                   const std::string& kk, const std::string& reg) {
   const ThreadMap& m = p.threads;
   const bool is_a = op == Operand::A;
   const SmemLayout& l = is_a ? p.smem_a : p.smem_b;
   const int vec = is_a ? p.frag.vec_a : p.frag.vec_b;
-  const std::string reg = is_a ? "rA" : "rB";
   const char* T = is_a ? "TM" : "TN";
   const char* P = is_a ? "PM" : "PN";
   const char* base = is_a ? "thread_m" : "thread_n";
   const char* stride = is_a ? "PIECE_STRIDE_M" : "PIECE_STRIDE_N";
   auto ref = [&](const std::string& idx) {
-    return is_a ? smem_ref(l, buf, idx, "kk") : smem_ref(l, buf, "kk", idx);
+    return is_a ? smem_ref(l, buf, idx, kk) : smem_ref(l, buf, kk, idx);
   };
   e.line("#pragma unroll");
   if (vec > 1) {
@@ -338,7 +348,28 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
   const char* row_bound = is_a ? "M" : "K";
   const char* col_bound = is_a ? "K" : "N";
   const char* base = is_a ? "A" : "B";
-  if (c.smem_vec > 1) {
+  auto scalar_copies = [&] {
+    for (int k = 0; k < c.vec; ++k) {
+      std::string ck = c.vec == 1 ? "c" : "c + " + std::to_string(k);
+      std::string gk = c.vec == 1 ? "gc" : "gc + " + std::to_string(k);
+      std::string sk = c.vec == 1 ? "src" : "src + " + std::to_string(k);
+      e.line(format("cp_async4(&%s, (gr < %s && %s < %s) ? %s : %s, (gr < %s && %s < %s) ? 4 : 0);",
+                    smem_ref(l, buf, "r", ck).c_str(), row_bound, gk.c_str(), col_bound, sk.c_str(),
+                    base, row_bound, gk.c_str(), col_bound));
+    }
+  };
+  if (c.smem_vec > 1 && c.check_align) {
+    e.open_scope(format("if (%s_vector_ok)", lower_name(c.operand).c_str()));
+    e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
+                  row_bound, c.vec, col_bound));
+    e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
+                  smem_ref(l, buf, "r", "c").c_str(), base));
+    e.close_scope();
+    e.open_scope("else");
+    e.comment("unaligned: one 4-byte copy per element");
+    scalar_copies();
+    e.close_scope();
+  } else if (c.smem_vec > 1) {
     e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
                   row_bound, c.vec, col_bound));
     e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
@@ -374,21 +405,80 @@ void emit_store_tiles(Emitter& e, const KernelPlan& p, const std::string& buf) {
   emit_store_one(e, p, p.copy_b, p.smem_b, buf);
 }
 
+namespace {
+
+// rC += rA (x) rB: the TM x TN outer product of one k step.
+void emit_outer_product(Emitter& e, const std::string& ra, const std::string& rb) {
+  e.line("#pragma unroll");
+  e.open_scope("for (int i = 0; i < TM; ++i)");
+  e.line("#pragma unroll");
+  e.line(format("for (int j = 0; j < TN; ++j) rC[i][j] += %s[i] * %s[j];", ra.c_str(), rb.c_str()));
+  e.close_scope();
+}
+
+}  // namespace
+
 void emit_compute(Emitter& e, const KernelPlan& p, const std::string& buf) {
   e.line("#pragma unroll");
   e.open_scope("for (int kk = 0; kk < BK; ++kk)");
   e.line(
       "float rA[TM], rB[TN];  // fragments: column kk of the thread's A rows, row kk of its B "
       "columns");
-  emit_frag_one(e, p, Operand::A, buf);
-  emit_frag_one(e, p, Operand::B, buf);
-  e.line("#pragma unroll");
-  e.open_scope("for (int i = 0; i < TM; ++i)");
-  e.line("#pragma unroll");
-  e.line("for (int j = 0; j < TN; ++j) rC[i][j] += rA[i] * rB[j];");
-  e.close_scope();
+  emit_frag_one(e, p, Operand::A, buf, "kk", "rA");
+  emit_frag_one(e, p, Operand::B, buf, "kk", "rB");
+  emit_outer_product(e, "rA", "rB");
   e.close_scope("kk");
 }
+
+namespace {
+
+// double_buffer with fragments in two register slots. Inside a k-tile, step
+// kk+1's fragments are read from shared memory while step kk's FMAs run. The
+// staged next tile is stored and the barrier passed before the last step's
+// FMAs, so step 0 of the next tile is read while they run: no k-step starts
+// by waiting on shared memory.
+void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.comment(format("double_buffer %s: compute on buffer k_tile & 1 while the next tile waits in",
+                   origin_note(s, s.double_buffer_at).c_str()));
+  e.comment("registers (rgA, rgB). Fragments use two register slots: step kk + 1 is read from");
+  e.comment("shared memory while step kk computes. Before the last step's FMAs the next tile is");
+  e.comment("stored to the other buffer, the one barrier per k-step is passed, and that buffer's");
+  e.comment("step 0 is read, so the FMAs cover the shared-memory latency across the barrier.");
+  emit_load_tiles(e, p, "0");
+  emit_store_tiles(e, p, "0");
+  e.line("__syncthreads();");
+  e.line("float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of its B columns");
+  emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line("const int cur = k_tile & 1;");
+  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
+  e.open_scope("if (has_next)");
+  e.comment("prefetch: next tile global -> registers, in flight during the compute");
+  e.line("const int k0 = (k_tile + 1) * BK;");
+  emit_load_tiles(e, p, "k0");
+  e.close_scope();
+  e.line("#pragma unroll");
+  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
+  e.open_scope("if (kk + 1 < BK)");
+  e.comment("step kk + 1's fragments, read while step kk computes");
+  emit_frag_one(e, p, Operand::A, "cur", "kk + 1", "rA[(kk + 1) % 2]");
+  emit_frag_one(e, p, Operand::B, "cur", "kk + 1", "rB[(kk + 1) % 2]");
+  e.close_scope();
+  e.open_scope("else if (has_next)");
+  e.comment("last step: publish the next tile, then read its step 0 during this step's FMAs");
+  emit_store_tiles(e, p, "cur ^ 1");
+  e.line("__syncthreads();  // the one barrier per k-step");
+  emit_frag_one(e, p, Operand::A, "cur ^ 1", "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, "cur ^ 1", "0", "rB[0]");
+  e.close_scope();
+  emit_outer_product(e, "rA[kk % 2]", "rB[kk % 2]");
+  e.close_scope("kk");
+  e.close_scope("k_tile");
+}
+
+}  // namespace
 
 void emit_main_loop(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
@@ -435,6 +525,10 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
     e.close_scope("k_tile");
     return;
   }
+  if (p.frag_double_buffer) {
+    emit_double_buffer_frag_loop(e, p);
+    return;
+  }
   e.comment(format("double_buffer %s: compute on buffer k_tile & 1 while the next tile waits in",
                    origin_note(s, s.double_buffer_at).c_str()));
   e.comment("registers (rgA, rgB); it is written to the other buffer after the compute, so one");
@@ -460,6 +554,10 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
 
 void emit_store_c(Emitter& e, const KernelPlan& p) {
   const int v = p.epilogue.vec;
+  if (p.epilogue.check_align) {
+    e.comment("fallback: C is written as float4 only if C is 16-byte aligned and ldc a multiple of 4");
+    e.line("const bool c_vector_ok = ldc % 4 == 0 && reinterpret_cast<size_t>(C) % 16 == 0;");
+  }
   e.comment("rC -> C through the epilogue, predicated on M and N");
   e.line("#pragma unroll");
   e.open_scope("for (int i = 0; i < TM; ++i)");
@@ -470,7 +568,7 @@ void emit_store_c(Emitter& e, const KernelPlan& p) {
   if (v == 4) {
     e.open_scope("for (int j = 0; j < TN; j += 4)");
     e.line("const int n = tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN;");
-    e.open_scope("if (n + 4 <= N)");
+    e.open_scope(p.epilogue.check_align ? "if (c_vector_ok && n + 4 <= N)" : "if (n + 4 <= N)");
     e.line(
         "store_c4(gC + n, n, rC[i][j], rC[i][j + 1], rC[i][j + 2], rC[i][j + 3], alpha, beta, "
         "bias);");

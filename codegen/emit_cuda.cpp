@@ -1,6 +1,6 @@
 // codegen::emit_cuda: the SIMT kernels from their building blocks; the
 // tensor-core path goes to emit_mma. A vectorized plan yields a module with
-// two entries: the main kernel and its vector-width-1 twin (the fallback),
+// two entries: the main kernel and its alignment-checked twin (the fallback),
 // which the runtime launches when the main entry's alignment fails.
 #include "codegen/emit_cuda.h"
 
@@ -29,8 +29,9 @@ void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
 void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   if (p.fallback)
     e.comment(
-        "Fallback: the same kernel with scalar global loads and C stores, correct for any "
-        "alignment.");
+        "Fallback: the same kernel, but A, B and C each use vector accesses only where their "
+        "pointer and leading dimension allow it (checked here, operand by operand), element by "
+        "element otherwise: correct for any alignment.");
   else
     e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
   emit_kernel_open(e, p, p.name);

@@ -77,6 +77,10 @@ struct TileCopy {
   int threads = 0;
   int iters = 0;     // loads per thread per k-step
   int smem_vec = 1;  // elements per shared store (vec when the vector stays contiguous)
+  // The fallback entry: the same map, but a vector global load only when the
+  // operand's pointer and leading dimension allow it, decided per operand at
+  // run time (a uniform branch); element by element otherwise.
+  bool check_align = false;
 
   int vecs_per_row() const { return cols / vec; }
   // (row, col) of the first element thread t loads in iteration i.
@@ -127,6 +131,7 @@ struct EpiloguePlan {
   bool bias = false;
   bool relu = false;
   int vec = 1;  // elements per C access in the main entry
+  bool check_align = false;  // fallback: vector C stores only when C and ldc allow them
 };
 
 // single: load, barrier, compute, barrier. double_buffer: two buffers, the
@@ -158,7 +163,11 @@ struct KernelPlan {
   Pipeline pipeline = Pipeline::single;
   int stages = 1;         // shared buffers of the pipeline
   int vec = 1;            // the schedule's vector width (global loads, C stores)
-  bool fallback = false;  // this is the vector-width-1 twin of a vectorized plan
+  bool fallback = false;  // the alignment-checked twin of a vectorized plan
+  // Fragments of step kk+1 are read from shared memory while step kk's FMAs
+  // run (two register slots), and the barrier sits before the last step
+  // (double_buffer with an even BK and a register tile of 128+ elements).
+  bool frag_double_buffer = false;
   EpiloguePlan epilogue;
 
   std::optional<MmaPlan> mma;  // tensor-core path

@@ -38,11 +38,16 @@ KernelPlan lower(const Schedule& s, const Target& t) {
 }
 
 KernelPlan lower_fallback(const KernelPlan& plan) {
+  // Only what alignment forces changes: the copy maps, shared layouts,
+  // fragment reads, pipeline and micro-kernel stay those of the main entry;
+  // each operand's global loads (and C's stores) check at run time whether
+  // their pointer and leading dimension allow vectors, operand by operand.
   KernelPlan p = plan;
   p.fallback = true;
-  p.vec = 1;
   p.name = plan.name + "_fallback";
-  p = lower_copies(p);
+  p.copy_a.check_align = p.copy_a.vec > 1;
+  p.copy_b.check_align = p.copy_b.vec > 1;
+  p.epilogue.check_align = p.epilogue.vec > 1;
   verify(p);
   return p;
 }

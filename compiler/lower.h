@@ -11,9 +11,11 @@ namespace schedc::compiler {
 
 KernelPlan lower(const Schedule& s, const Target& t);
 
-// The vector-width-1 twin of a vectorized SIMT plan: same tiles and shared
-// layouts, scalar global loads and C stores, so it is correct for any
-// pointer alignment and leading dimension. Requires plan.needs_fallback().
+// The alignment-checked twin of a vectorized SIMT plan: the same plan (tiles,
+// copy maps, shared layouts, fragments, pipeline), but each operand's global
+// loads and C's stores use vectors only when that operand's pointer and
+// leading dimension allow it at run time, element by element otherwise, so
+// it is correct for any alignment. Requires plan.needs_fallback().
 KernelPlan lower_fallback(const KernelPlan& plan);
 
 }  // namespace schedc::compiler

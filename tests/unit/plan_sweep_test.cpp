@@ -106,7 +106,14 @@ TEST(PlanSweep, MapsCoverEveryElementOnce) {
     expect_tile_loaded_once(p.copy_b, p.smem_b);
     if (p.needs_fallback()) {
       KernelPlan f = compiler::lower_fallback(p);
-      EXPECT_EQ(f.copy_a.vec, 1);
+      // Only alignment changes: the same maps, checked operand by operand.
+      EXPECT_EQ(f.copy_a.vec, p.copy_a.vec);
+      EXPECT_EQ(f.copy_b.vec, p.copy_b.vec);
+      EXPECT_TRUE(f.copy_a.check_align && f.copy_b.check_align);
+      EXPECT_EQ(f.frag.vec_a, p.frag.vec_a);
+      EXPECT_EQ(f.frag.vec_b, p.frag.vec_b);
+      EXPECT_EQ(f.frag_double_buffer, p.frag_double_buffer);
+      EXPECT_EQ(f.smem_bytes, p.smem_bytes);
       expect_tile_loaded_once(f.copy_a, f.smem_a);
       expect_tile_loaded_once(f.copy_b, f.smem_b);
     }
