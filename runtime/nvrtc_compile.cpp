@@ -3,6 +3,7 @@
 #include <nvrtc.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <regex>
 #include <sstream>
@@ -49,6 +50,14 @@ int to_int(const std::string& s) {
 }
 
 }  // namespace
+
+// Where a CUDA driver is installed, NVRTC keeps compiled programs in the
+// driver's compute cache (~/.nv/ComputeCache) and, on a hit there, returns no
+// ptxas log: registers and spills would go unreported (seen on the H200
+// machine: the second compile of a source printed nothing). schedc has its own
+// cache, which keeps the log, so the driver's is turned off before any NVRTC
+// call (at program start), unless the user set CUDA_CACHE_DISABLE themselves.
+[[maybe_unused]] const bool kDriverCacheOff = setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0) == 0;
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
