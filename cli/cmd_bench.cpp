@@ -173,7 +173,7 @@ bool write_plot(const std::string& path, const std::vector<Row>& rows) {
   for (const Row& r : rows) {
     if (!r.report.timed) continue;
     report::LineSeries& s =
-        series_of("cuBLAS (" + std::string(runtime::to_string(r.report.ref_mode)) + ")");
+        series_of(runtime::to_string(r.report.ref_mode));
     if (std::isnan(s.values[x_of(runtime::shape_string(r.problem))]))
       s.values[x_of(runtime::shape_string(r.problem))] =
           runtime::tflops(r.problem, r.report.cublas.median_ms);

@@ -9,10 +9,25 @@ namespace schedc::report {
 
 namespace {
 
-// Canvas geometry (pixels).
-constexpr double kWidth = 860, kHeight = 480;
-constexpr double kLeft = 70, kRight = 180, kTop = 50, kBottom = 110;
-constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+// Canvas geometry (pixels). The plot area is fixed; the right margin grows
+// with the longest legend entry and the bottom one with the longest x label
+// (rotated 30 degrees), so no text is cut off.
+constexpr double kPlotW = 610, kPlotH = 320;
+constexpr double kLeft = 70, kTop = 50;
+constexpr double kCharW = 7;  // average width of a 12px sans-serif character
+
+struct Canvas {
+  double width = 0, height = 0;
+};
+
+Canvas fit_canvas(const std::vector<std::string>& legend, const std::vector<std::string>& x_labels) {
+  size_t legend_chars = 0, label_chars = 0;
+  for (const std::string& s : legend) legend_chars = std::max(legend_chars, s.size());
+  for (const std::string& s : x_labels) label_chars = std::max(label_chars, s.size());
+  double right = std::max(180.0, 60 + kCharW * double(legend_chars));
+  double bottom = std::max(110.0, 50 + 0.5 * kCharW * double(label_chars));  // sin 30 = 0.5
+  return Canvas{kLeft + kPlotW + right, kTop + kPlotH + bottom};
+}
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 constexpr const char* kReferenceColor = "#000000";
@@ -35,14 +50,15 @@ void y_axis(double max_value, double& top, double& step) {
 
 double y_px(double v, double top) { return kTop + kPlotH * (1 - v / top); }
 
-void header(std::ostringstream& os, const std::string& title, const std::string& y_label,
-            double top, double step) {
+void header(std::ostringstream& os, const Canvas& canvas, const std::string& title,
+            const std::string& y_label, double top, double step) {
+  const double width = canvas.width, height = canvas.height;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(kWidth) << "\" height=\""
-     << num(kHeight) << "\" viewBox=\"0 0 " << num(kWidth) << " " << num(kHeight)
+     << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\""
+     << num(height) << "\" viewBox=\"0 0 " << num(width) << " " << num(height)
      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-     << "<text x=\"" << num(kWidth / 2) << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
+     << "<text x=\"" << num(width / 2) << "\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">"
      << xml_escape(title) << "</text>\n";
   for (double v = 0; v <= top + step / 2; v += step) {
     double y = y_px(v, top);
@@ -95,13 +111,14 @@ std::string xml_escape(const std::string& text) {
 }
 
 std::string to_svg(const BarChart& chart) {
+  Canvas canvas = fit_canvas({chart.y_label, chart.reference_name}, chart.labels);
   double max_value = chart.reference_name.empty() ? 0 : chart.reference_value;
   for (double v : chart.values)
     if (std::isfinite(v)) max_value = std::max(max_value, v);
   double top, step;
   y_axis(max_value * 1.05, top, step);
   std::ostringstream os;
-  header(os, chart.title, chart.y_label, top, step);
+  header(os, canvas, chart.title, chart.y_label, top, step);
   size_t n = chart.labels.size();
   double slot = n ? kPlotW / double(n) : kPlotW;
   for (size_t i = 0; i < n; ++i) {
@@ -135,6 +152,9 @@ std::string to_svg(const BarChart& chart) {
 }
 
 std::string to_svg(const LineChart& chart) {
+  std::vector<std::string> names;
+  for (const LineSeries& series : chart.series) names.push_back(series.name);
+  Canvas canvas = fit_canvas(names, chart.x_labels);
   double max_value = 0;
   for (const LineSeries& s : chart.series)
     for (double v : s.values)
@@ -142,13 +162,13 @@ std::string to_svg(const LineChart& chart) {
   double top, step;
   y_axis(max_value * 1.05, top, step);
   std::ostringstream os;
-  header(os, chart.title, chart.y_label, top, step);
+  header(os, canvas, chart.title, chart.y_label, top, step);
   size_t n = chart.x_labels.size();
   auto x_at = [&](size_t i) {
     return n > 1 ? kLeft + 20 + (kPlotW - 40) * double(i) / double(n - 1) : kLeft + kPlotW / 2;
   };
   for (size_t i = 0; i < n; ++i) x_label(os, x_at(i), chart.x_labels[i]);
-  os << "<text x=\"" << num(kLeft + kPlotW / 2) << "\" y=\"" << num(kHeight - 8)
+  os << "<text x=\"" << num(kLeft + kPlotW / 2) << "\" y=\"" << num(canvas.height - 8)
      << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n";
   int row = 0;
   for (size_t s = 0; s < chart.series.size(); ++s) {
