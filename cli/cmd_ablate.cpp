@@ -17,6 +17,7 @@
 #include "cli/pipeline.h"
 #include "dsl/parse.h"
 #include "report/svg_chart.h"
+#include "report/text_table.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/report.h"
@@ -79,18 +80,8 @@ void print_table(std::ostream& os, const std::vector<StepResult>& rows, bool loo
     }
     cells.push_back(c);
   }
-  std::vector<size_t> w(cells[0].size(), 0);
-  for (const auto& row : cells)
-    for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
-  for (const auto& row : cells) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      std::string pad(w[i] - row[i].size(), ' ');
-      line += (i ? "  " : "") + (i == 1 || i == 2 ? row[i] + pad : pad + row[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << "\n";
-  }
+  // The label and status columns are text; the rest are numbers.
+  os << report::aligned_table(cells, {false, true, true});
   for (size_t i = 0; i < rows.size(); ++i) {
     if (!rows[i].step.note.empty()) os << "step " << i << ": " << rows[i].step.note << "\n";
     if (!rows[i].detail.empty()) os << "step " << i << ": " << rows[i].detail << "\n";

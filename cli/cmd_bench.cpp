@@ -19,6 +19,7 @@
 #include "runtime/report.h"
 #include "runtime/run.h"
 #include "report/svg_chart.h"
+#include "report/text_table.h"
 
 namespace schedc::cli {
 
@@ -87,17 +88,8 @@ void print_table(std::ostream& os, const std::vector<Row>& rows) {
     }
     cells.push_back(c);
   }
-  std::vector<size_t> width(cells[0].size(), 0);
-  for (const auto& row : cells)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  for (const auto& row : cells) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      bool left = i < 4;  // text columns left, numbers right
-      std::string pad(width[i] - row[i].size(), ' ');
-      os << (i ? "  " : "") << (left ? row[i] + pad : pad + row[i]);
-    }
-    os << "\n";
-  }
+  // Text columns (schedule, shape, dtype, status) left, numbers right.
+  os << report::aligned_table(cells, {true, true, true, true});
   for (const Row& r : rows)
     if (!r.detail.empty())
       os << base_name(r.file) << " " << runtime::shape_string(r.problem) << ": " << r.status << ": "
