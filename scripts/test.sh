@@ -14,8 +14,13 @@ step() {
 }
 step scripts/install-deps.sh
 step scripts/build.sh
-step ctest --test-dir build --output-on-failure -j"$(nproc)"
+step bash -c 'set -o pipefail; ctest --test-dir build --output-on-failure -j"$(nproc)" | tee build/ctest.log' 
 step python3 scripts/test-random-emit.py --count "${SCHEDC_RANDOM_EMIT_COUNT:-300}"
 if [ -x scripts/test-sanitize.sh ]; then step scripts/test-sanitize.sh; fi
 if [ -x scripts/test-fuzz.sh ]; then step scripts/test-fuzz.sh; fi
 echo "test.sh: all passed in $((SECONDS - start)) s" >&2
+# One closing line with ctest's counts (GPU tests count as skipped here).
+total=$(grep -oE 'tests failed out of [0-9]+' build/ctest.log | grep -oE '[0-9]+$')
+failed=$(grep -oE '[0-9]+ tests failed out of' build/ctest.log | grep -oE '^[0-9]+')
+skipped=$(grep -c '\*\*\*Skipped' build/ctest.log || true)
+echo "ctest: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
