@@ -45,8 +45,7 @@ std::string join_lines(const std::vector<std::string>& context,
 
 }  // namespace
 
-std::vector<std::string> optimization_directives(const dsl::SourceFile& file,
-                                                 const dsl::Ast& ast) {
+std::vector<std::string> optimization_directives(const dsl::SourceFile& file, const dsl::Ast& ast) {
   std::vector<std::string> out(1);
   for (const dsl::Directive& d : ast.directives)
     if (!is_context(d)) out.push_back(statement_text(file, d));
@@ -130,8 +129,7 @@ bool plan_ablation(const dsl::SourceFile& file, const dsl::Ast& ast, AblationMod
       step.label += (p ? " + " : "+ ") + opt[size_t(pending[p])];
     step.schedule_text = text;
     step.added = pending;
-    if (pending.size() > 1 || !merge_reason.empty())
-      step.note = "merged: " + merge_reason;
+    if (pending.size() > 1 || !merge_reason.empty()) step.note = "merged: " + merge_reason;
     steps.push_back(step);
     pending.clear();
     merge_reason.clear();

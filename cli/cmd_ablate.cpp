@@ -68,9 +68,9 @@ void print_table(std::ostream& os, const std::vector<StepResult>& rows, bool loo
   const StepResult* first = rows.empty() || rows[0].status != "ok" ? nullptr : &rows[0];
   for (size_t i = 0; i < rows.size(); ++i) {
     const StepResult& r = rows[i];
-    std::vector<std::string> c = {std::to_string(i), r.step.label, r.status,
-                                  num("%.3f", r.median_ms), num("%.1f", r.tflops),
-                                  num("%.1f", r.percent)};
+    std::vector<std::string> c = {
+        std::to_string(i),        r.step.label,          r.status,
+        num("%.3f", r.median_ms), num("%.1f", r.tflops), num("%.1f", r.percent)};
     if (loo) {
       c.push_back(i == 0 ? "" : num("%.2fx", speedup(r, first)));
       c.push_back("");
@@ -114,8 +114,8 @@ void print_json(std::ostream& os, const std::string& file, const compiler::Probl
      << ", \"m\": " << p.m << ", \"n\": " << p.n << ", \"k\": " << p.k << ", \"steps\": [";
   for (size_t i = 0; i < rows.size(); ++i) {
     const StepResult& r = rows[i];
-    os << (i ? ",\n  " : "\n  ") << "{\"step\": " << i << ", \"label\": " << json_escape(r.step.label)
-       << ", \"directives\": [";
+    os << (i ? ",\n  " : "\n  ") << "{\"step\": " << i
+       << ", \"label\": " << json_escape(r.step.label) << ", \"directives\": [";
     for (size_t j = 0; j < r.step.added.size(); ++j) os << (j ? ", " : "") << r.step.added[j];
     os << "], \"status\": " << json_escape(r.status)
        << ", \"median_ms\": " << json_number(r.median_ms)
@@ -160,8 +160,8 @@ int ablate_command(const AblateArgs& a) {
   } else if (a.mode == "leave-one-out") {
     mode = AblationMode::leave_one_out;
   } else {
-    std::cerr << "schedc ablate: error: --mode must be cumulative or leave-one-out, got '"
-              << a.mode << "'\n";
+    std::cerr << "schedc ablate: error: --mode must be cumulative or leave-one-out, got '" << a.mode
+              << "'\n";
     return kBadInput;
   }
   std::vector<int> order;

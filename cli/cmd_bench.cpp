@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -14,12 +14,12 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "report/svg_chart.h"
+#include "report/text_table.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/report.h"
 #include "runtime/run.h"
-#include "report/svg_chart.h"
-#include "report/text_table.h"
 
 namespace schedc::cli {
 
@@ -164,8 +164,7 @@ bool write_plot(const std::string& path, const std::vector<Row>& rows) {
   }
   for (const Row& r : rows) {
     if (!r.report.timed) continue;
-    report::LineSeries& s =
-        series_of(runtime::to_string(r.report.ref_mode));
+    report::LineSeries& s = series_of(runtime::to_string(r.report.ref_mode));
     if (std::isnan(s.values[x_of(runtime::shape_string(r.problem))]))
       s.values[x_of(runtime::shape_string(r.problem))] =
           runtime::tflops(r.problem, r.report.cublas.median_ms);

@@ -91,9 +91,9 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
   o << "#   shared memory:     " << r.smem_bytes << " bytes per block";
   if (r.smem_bytes > 0) {
     if (r.epilogue_bytes == r.smem_bytes)  // the wmma epilogue's scratch is the larger
-      o << " (WMMA epilogue: " << r.epilogue_bytes / 1024 << " warps x 1024; pipeline "
-        << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A " << r.a_tile_bytes
-        << " + B " << r.b_tile_bytes << "))";
+      o << " (WMMA epilogue: " << r.epilogue_bytes / 1024 << " warps x 1024; pipeline " << r.buffers
+        << (r.buffers == 1 ? " buffer" : " buffers") << " x (A " << r.a_tile_bytes << " + B "
+        << r.b_tile_bytes << "))";
     else
       o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
         << r.a_tile_bytes << " + B " << r.b_tile_bytes << "))";

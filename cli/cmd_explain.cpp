@@ -75,8 +75,8 @@ void print_text(std::ostream& os, const Compiled& c, const compiler::Explanation
   }
   os << "global accesses, one k-step of one block (C: the whole tile)\n";
   char line[200];
-  std::snprintf(line, sizeof line, "  %-46s %6s %9s %10s %9s %10s\n", "access", "bytes",
-                "requests", "requested", "sectors", "efficiency");
+  std::snprintf(line, sizeof line, "  %-46s %6s %9s %10s %9s %10s\n", "access", "bytes", "requests",
+                "requested", "sectors", "efficiency");
   os << line;
   for (const compiler::GlobalAccess& g : e.global) {
     std::snprintf(line, sizeof line, "  %-46s %6d %9d %10lld %9lld %9.0f%%\n", g.what.c_str(),
@@ -100,8 +100,7 @@ void print_json(std::ostream& os, const Compiled& c, const compiler::Explanation
      << shape.n << ", " << shape.k << "]";
   os << ", \"occupancy\": {\"threads\": " << o.threads << ", \"registers\": " << o.registers
      << ", \"smem_bytes\": " << o.smem_bytes << ", \"blocks_per_sm\": " << o.blocks_per_sm
-     << ", \"warps_per_sm\": " << o.warps_per_sm
-     << ", \"occupancy\": " << json_number(o.occupancy)
+     << ", \"warps_per_sm\": " << o.warps_per_sm << ", \"occupancy\": " << json_number(o.occupancy)
      << ", \"limited_by\": " << json_escape(o.limited_by) << "}";
   os << ", \"roofline\": {\"intensity_global\": " << json_number(r.intensity_global)
      << ", \"intensity_shared\": " << json_number(r.intensity_shared)

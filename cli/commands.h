@@ -3,9 +3,8 @@
 // here: it adds its options to a CLI11 subcommand and returns the action main
 // runs if that subcommand was chosen. The action returns an ExitCode.
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace schedc::cli {
 

@@ -18,12 +18,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "schedc 0.1");
 
   std::vector<Command> commands = {
-      add_check_command(app),
-      add_emit_command(app),
-      add_run_command(app),
-      add_bench_command(app),
-      add_explain_command(app),
-      add_ablate_command(app),
+      add_check_command(app), add_emit_command(app),    add_run_command(app),
+      add_bench_command(app), add_explain_command(app), add_ablate_command(app),
   };
 
   // An unknown first word is a misspelled command: say so plainly.

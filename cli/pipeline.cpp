@@ -1,9 +1,9 @@
 #include "cli/pipeline.h"
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <iostream>
-#include <cctype>
 #include <sstream>
 
 #include "codegen/emit_cuda.h"

@@ -70,8 +70,8 @@ void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
       in.m, in.n, in.k, in.regs_c, in.regs_a, in.regs_b));
   // Not volatile: a pure function of registers, free to move between the
   // (volatile) shared loads, so ptxas can overlap fragment loads with math.
-  e.line(format("asm(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(),
-                b.c_str(), c.c_str()));
+  e.line(format("asm(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(), b.c_str(),
+                c.c_str()));
   e.line("             : \"=f\"(d[0]), \"=f\"(d[1]), \"=f\"(d[2]), \"=f\"(d[3])");
   e.line(format("             : %s);", ins.c_str()));
   e.close_scope();

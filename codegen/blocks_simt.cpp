@@ -67,11 +67,13 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
                   c.threads / c.vecs_per_row()));
   }
   if (c.check_align) {
-    e.comment(format("fallback: %s is read as %s only if %s is %d-byte aligned and ld%s a multiple of "
-                     "%d (one check, the same for every thread)",
-                     X.c_str(), vec_type(c.vec).c_str(), X.c_str(), 4 * c.vec, x.c_str(), c.vec));
-    e.line(format("const bool %s_vector_ok = ld%s %% %d == 0 && reinterpret_cast<size_t>(%s) %% %d == 0;",
-                  x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
+    e.comment(
+        format("fallback: %s is read as %s only if %s is %d-byte aligned and ld%s a multiple of "
+               "%d (one check, the same for every thread)",
+               X.c_str(), vec_type(c.vec).c_str(), X.c_str(), 4 * c.vec, x.c_str(), c.vec));
+    e.line(format(
+        "const bool %s_vector_ok = ld%s %% %d == 0 && reinterpret_cast<size_t>(%s) %% %d == 0;",
+        x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
   }
   // The thread's first element at k = 0; loads add k0 (A) or k0 rows (B).
   const bool rows = c.threads % c.vecs_per_row() == 0;
@@ -125,7 +127,8 @@ void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std
         format("%s[i] = (gr < %s && gc < %s) ? src[0] : 0.0f;", reg.c_str(), row_bound, col_bound));
   } else {
     std::string ok = c.check_align ? lower_name(c.operand) + "_vector_ok && " : "";
-    e.open_scope(format("if (%sgr < %s && gc + %d <= %s)", ok.c_str(), row_bound, c.vec, col_bound));
+    e.open_scope(
+        format("if (%sgr < %s && gc + %d <= %s)", ok.c_str(), row_bound, c.vec, col_bound));
     e.line(format("const %s v = *reinterpret_cast<const %s*>(src);", vec_type(c.vec).c_str(),
                   vec_type(c.vec).c_str()));
     e.line(unpack(reg, first, "v", c.vec));
@@ -448,7 +451,9 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   emit_load_tiles(e, p, "0");
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
-  e.line("float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of its B columns");
+  e.line(
+      "float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of "
+      "its B columns");
   emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
   emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
@@ -555,7 +560,8 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
 void emit_store_c(Emitter& e, const KernelPlan& p) {
   const int v = p.epilogue.vec;
   if (p.epilogue.check_align) {
-    e.comment("fallback: C is written as float4 only if C is 16-byte aligned and ldc a multiple of 4");
+    e.comment(
+        "fallback: C is written as float4 only if C is 16-byte aligned and ldc a multiple of 4");
     e.line("const bool c_vector_ok = ldc % 4 == 0 && reinterpret_cast<size_t>(C) % 16 == 0;");
   }
   e.comment("rC -> C through the epilogue, predicated on M and N");

@@ -103,8 +103,8 @@ class MmaEmitter {
   // lds_b(addr): m_.b_vec f32 from a shared byte address (tf32 B fragments).
   void emit_lds_helper() {
     const int v = m_.b_vec;
-    e_.comment(format("%d-byte shared load of %d n-contiguous f32 (tf32 B, %d fragment(s))", 4 * v,
-                      v, v));
+    e_.comment(
+        format("%d-byte shared load of %d n-contiguous f32 (tf32 B, %d fragment(s))", 4 * v, v, v));
     if (v == 1) {
       e_.open_scope("__device__ __forceinline__ void lds_b(float (&r)[1], unsigned addr)");
       e_.line("asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(r[0]) : \"r\"(addr));");
@@ -129,9 +129,11 @@ class MmaEmitter {
   void copy_chunk_checked() {
     const int v = m_.a.chunk_elems();
     if (m_.elem_bytes == 4) {
-      e_.comment(format("fallback copy: %d elements of a row, one 4-byte cp.async each (any f32 address", v));
+      e_.comment(format(
+          "fallback copy: %d elements of a row, one 4-byte cp.async each (any f32 address", v));
       e_.comment("is 4-byte aligned), zero-filled past the edge: the pipeline stays asynchronous");
-      e_.lines(R"(__device__ __forceinline__ void cp_async_4(unsigned dst_smem, const void* src_global, int src_bytes) {
+      e_.lines(
+          R"(__device__ __forceinline__ void cp_async_4(unsigned dst_smem, const void* src_global, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst_smem), "l"(src_global),
                "r"(src_bytes));
 })");
@@ -149,7 +151,10 @@ class MmaEmitter {
       e_.line();
       return;
     }
-    e_.comment(format("fallback copy: %d elements of a row, each checked and stored as it comes; zero past the edge", v));
+    e_.comment(
+        format("fallback copy: %d elements of a row, each checked and stored as it comes; zero "
+               "past the edge",
+               v));
     e_.open_scope(
         "__device__ __forceinline__ void copy_chunk_checked(T* dst_smem, const T* src, int ld, "
         "int row, int col, int rows, int cols)");
@@ -158,7 +163,9 @@ class MmaEmitter {
     e_.line("const bool row_ok = row < rows;");
     e_.line("#pragma unroll");
     e_.open_scope(format("for (int i = 0; i < %d; ++i)", v));
-    e_.line("dst[i] = row_ok && col + i < cols ? bits[(size_t)row * ld + col + i] : (unsigned short)0;");
+    e_.line(
+        "dst[i] = row_ok && col + i < cols ? bits[(size_t)row * ld + col + i] : (unsigned "
+        "short)0;");
     e_.close_scope();
     e_.close_scope();
     e_.line();
@@ -175,15 +182,18 @@ class MmaEmitter {
                "int %s, int %s, int row0, int col0)",
                op, op, op, rows_name, cols_name));
     e_.open_scope("if (!kAligned)");
-    e_.comment("fallback: a rolled loop (unrolled element-wise copies would hold too many registers)");
+    e_.comment(
+        "fallback: a rolled loop (unrolled element-wise copies would hold too many registers)");
     e_.line("#pragma unroll 1");
     e_.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
     e_.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
     if (c.needs_guard()) e_.line(format("if (idx >= %d) break;", c.chunks));
     e_.line(format("const int row = idx / %d, col = (idx %% %d) * %d;", c.chunks_per_row,
                    c.chunks_per_row, c.chunk_elems));
-    e_.line(format("copy_chunk_checked(s%s_stage + s%s_offset(row, col), g%s, ld, row0 + row, col0 + col, %s, %s);",
-                   op, op, op, rows_name, cols_name));
+    e_.line(
+        format("copy_chunk_checked(s%s_stage + s%s_offset(row, col), g%s, ld, row0 + row, col0 + "
+               "col, %s, %s);",
+               op, op, op, rows_name, cols_name));
     e_.close_scope();
     e_.line("return;");
     e_.close_scope();
@@ -249,14 +259,17 @@ class MmaEmitter {
       e_.comment("C[row][col .. col + 3] (col a multiple of 4): one 16-byte store when aligned");
       e_.line("template <bool kAligned>");
       e_.open_scope(
-          "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int col, "
+          "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int "
+          "col, "
           "float v0, float v1, float v2, float v3, float alpha, float beta, const float* bias)");
       e_.line("if (row >= M) return;");
       e_.open_scope("if (kAligned && col + 3 < N)");
       e_.line("T* dst = C + (size_t)row * ldc + col;");
       e_.line(
-          "*reinterpret_cast<float4*>(dst) = make_float4(epilogue_value(v0, dst, col, alpha, beta, bias), "
-          "epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias), epilogue_value(v2, dst + 2, col + 2, "
+          "*reinterpret_cast<float4*>(dst) = make_float4(epilogue_value(v0, dst, col, alpha, beta, "
+          "bias), "
+          "epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias), epilogue_value(v2, dst + 2, "
+          "col + 2, "
           "alpha, beta, bias), epilogue_value(v3, dst + 3, col + 3, alpha, beta, bias));");
       e_.line("return;");
       e_.close_scope();
@@ -395,8 +408,14 @@ class MmaEmitter {
   void epilogue_mma_sync() {
     const int P = m_.b_vec;
     if (P > 1) {
-      e_.comment(format("epilogue: accumulator i of fragment ni is row g + 8 * (i / 2), column %d * (2 * tq + i %% 2)", P));
-      e_.comment(format("+ ni %% %d of its group of %d fragments (%d columns): lanes store %d consecutive columns", P, P, 8 * P, P));
+      e_.comment(
+          format("epilogue: accumulator i of fragment ni is row g + 8 * (i / 2), column %d * (2 * "
+                 "tq + i %% 2)",
+                 P));
+      e_.comment(
+          format("+ ni %% %d of its group of %d fragments (%d columns): lanes store %d consecutive "
+                 "columns",
+                 P, P, 8 * P, P));
       e_.line("#pragma unroll");
       e_.open_scope(format("for (int mi = 0; mi < %d; ++mi)", m_.frags_m));
       e_.line("#pragma unroll");
@@ -404,14 +423,17 @@ class MmaEmitter {
       e_.line("#pragma unroll");
       e_.open_scope("for (int i = 0; i < 4; ++i)");
       e_.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
-      e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);", 8 * P, P));
+      e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
+                     8 * P, P));
       if (P == 4)
         e_.line(
-            "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + 1][i], "
+            "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
+            "1][i], "
             "acc[mi][4 * q + 2][i], acc[mi][4 * q + 3][i], alpha, beta, bias);");
       else
         e_.line(
-            "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][2 * q][i], acc[mi][2 * q + 1][i], "
+            "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][2 * q][i], acc[mi][2 * q + "
+            "1][i], "
             "alpha, beta, bias);");
       e_.close_scope();
       e_.close_scope();
@@ -498,19 +520,24 @@ class MmaEmitter {
   void emit_fast_copy_setup() {
     const auto &ca = m_.copy_a, &cb = m_.copy_b;
     const int ra = ca.threads / ca.chunks_per_row, rb = cb.threads / cb.chunks_per_row;
-    e_.comment("copies: thread's chunk column and first row; chunk i is rows + i * (threads / chunks per row)");
-    e_.line(format("const int ca_row = threadIdx.x / %d, ca_col = (threadIdx.x %% %d) * %d;", ca.chunks_per_row,
-                   ca.chunks_per_row, ca.chunk_elems));
-    e_.line(format("const int cb_row = threadIdx.x / %d, cb_col = (threadIdx.x %% %d) * %d;", cb.chunks_per_row,
-                   cb.chunks_per_row, cb.chunk_elems));
+    e_.comment(
+        "copies: thread's chunk column and first row; chunk i is rows + i * (threads / chunks per "
+        "row)");
+    e_.line(format("const int ca_row = threadIdx.x / %d, ca_col = (threadIdx.x %% %d) * %d;",
+                   ca.chunks_per_row, ca.chunks_per_row, ca.chunk_elems));
+    e_.line(format("const int cb_row = threadIdx.x / %d, cb_col = (threadIdx.x %% %d) * %d;",
+                   cb.chunks_per_row, cb.chunks_per_row, cb.chunk_elems));
     e_.line("const T* ga = A + (size_t)(tile_m0 + ca_row) * lda + ca_col;  // + k_tile * BK");
     e_.line("const T* gb = B + (size_t)cb_row * ldb + tile_n0 + cb_col;  // + k_tile * BK * ldb");
     e_.line(format("const size_t ga_step = (size_t)%d * lda, gb_step = (size_t)%d * ldb;", ra, rb));
     e_.line("const int ca_rows = M - tile_m0 - ca_row;  // chunk i in range: i * step < ca_rows");
-    e_.line(format("const int cb_bytes = min(max(N - tile_n0 - cb_col, 0), %d) * %d;  // B columns in range",
-                   cb.chunk_elems, m_.elem_bytes));
-    e_.line(format("const unsigned ca_dst = sA_u32 + sA_offset(ca_row, ca_col) * %d, cb_dst = sB_u32 + sB_offset(cb_row, cb_col) * %d;",
-                   m_.elem_bytes, m_.elem_bytes));
+    e_.line(format(
+        "const int cb_bytes = min(max(N - tile_n0 - cb_col, 0), %d) * %d;  // B columns in range",
+        cb.chunk_elems, m_.elem_bytes));
+    e_.line(
+        format("const unsigned ca_dst = sA_u32 + sA_offset(ca_row, ca_col) * %d, cb_dst = sB_u32 + "
+               "sB_offset(cb_row, cb_col) * %d;",
+               m_.elem_bytes, m_.elem_bytes));
   }
   // Copies of k-tile `kt` into `stage` (expressions), main entry.
   void emit_fast_copy(Emitter& e, const std::string& stage, const std::string& kt) {
@@ -526,12 +553,16 @@ class MmaEmitter {
     e.line(format("const unsigned da = ca_dst + %s * %du, db = cb_dst + %s * %du;", stage.c_str(),
                   m_.a.stage_bytes, stage.c_str(), m_.b.stage_bytes));
     for (int i = 0; i < ca.iters; ++i) {
-      e.line(format("{ const int n = %d < ca_rows ? a_bytes : 0; cp_async_16(da + %ldu, n ? pa + %d * ga_step : A, n); }",
-                    i * ra, fast_copy_delta(m_.a, ca, i), i));
+      e.line(
+          format("{ const int n = %d < ca_rows ? a_bytes : 0; cp_async_16(da + %ldu, n ? pa + %d * "
+                 "ga_step : A, n); }",
+                 i * ra, fast_copy_delta(m_.a, ca, i), i));
     }
     for (int i = 0; i < cb.iters; ++i) {
-      e.line(format("{ const int n = %d < b_rows ? cb_bytes : 0; cp_async_16(db + %ldu, n ? pb + %d * gb_step : B, n); }",
-                    i * rb, fast_copy_delta(m_.b, cb, i), i));
+      e.line(
+          format("{ const int n = %d < b_rows ? cb_bytes : 0; cp_async_16(db + %ldu, n ? pb + %d * "
+                 "gb_step : B, n); }",
+                 i * rb, fast_copy_delta(m_.b, cb, i), i));
     }
     e.close_scope();
   }
@@ -552,7 +583,8 @@ class MmaEmitter {
         bool same = true;
         for (size_t t = 0; t < v.size() && same; ++t) same = v[t] - vals[j][t] == d;
         if (same)
-          return d ? format("%s%zu + %ldu", prefix.c_str(), j, d) : format("%s%zu", prefix.c_str(), j);
+          return d ? format("%s%zu + %ldu", prefix.c_str(), j, d)
+                   : format("%s%zu", prefix.c_str(), j);
       }
       vals.push_back(v);
       exprs.push_back(expr);
@@ -595,18 +627,22 @@ class MmaEmitter {
       for (int mi = 0; mi < m_.frags_m; ++mi) {
         std::vector<long> v;
         for (const auto& c : tc)
-          v.push_back(long(m_.a.offset(c.warp_row0 + mi * m_.inst_m + c.a_ld_row, kk * ik + c.a_ld_col)) * eb);
-        a_addr_[kk].push_back(a_bases_.get(
-            v, format("sA_offset(warp_row0 + %d + a_ld_row, %d + a_ld_col) * %d", mi * m_.inst_m,
-                      kk * ik, eb)));
+          v.push_back(
+              long(m_.a.offset(c.warp_row0 + mi * m_.inst_m + c.a_ld_row, kk * ik + c.a_ld_col)) *
+              eb);
+        a_addr_[kk].push_back(
+            a_bases_.get(v, format("sA_offset(warp_row0 + %d + a_ld_row, %d + a_ld_col) * %d",
+                                   mi * m_.inst_m, kk * ik, eb)));
       }
       if (m_.ldmatrix_b) {
         for (int ni = 0; ni < m_.frags_n; ni += b_frags_per_ldmatrix()) {
           std::vector<long> v;
           for (const auto& c : tc)
-            v.push_back(long(m_.b.offset(kk * ik + c.b_ld_row, c.warp_col0 + ni * 8 + c.b_ld_col)) * eb);
-          b_addr_[kk].push_back(b_bases_.get(
-              v, format("sB_offset(%d + b_ld_row, warp_col0 + %d + b_ld_col) * %d", kk * ik, ni * 8, eb)));
+            v.push_back(long(m_.b.offset(kk * ik + c.b_ld_row, c.warp_col0 + ni * 8 + c.b_ld_col)) *
+                        eb);
+          b_addr_[kk].push_back(
+              b_bases_.get(v, format("sB_offset(%d + b_ld_row, warp_col0 + %d + b_ld_col) * %d",
+                                     kk * ik, ni * 8, eb)));
         }
       } else {
         const int P = m_.b_vec;
@@ -614,10 +650,12 @@ class MmaEmitter {
           for (int i = 0; i < instr_->regs_b; ++i) {
             std::vector<long> v;
             for (const auto& c : tc)
-              v.push_back(long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * c.g)) * eb);
-            b_addr_[kk].push_back(b_bases_.get(
-                v, format("sB_offset(%d + tq, warp_col0 + %d + %d * g) * %d", kk * ik + 4 * i, q * 8 * P,
-                          P, eb)));
+              v.push_back(
+                  long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * c.g)) *
+                  eb);
+            b_addr_[kk].push_back(
+                b_bases_.get(v, format("sB_offset(%d + tq, warp_col0 + %d + %d * g) * %d",
+                                       kk * ik + 4 * i, q * 8 * P, P, eb)));
           }
       }
     }
@@ -640,8 +678,8 @@ class MmaEmitter {
                     a_addr_[kk][mi].c_str()));
       if (tf32_)
         for (int r = 0; r < instr_->regs_a; ++r)
-          e.line(format("a_frag[%d][%d][%d] = f32_to_tf32(__uint_as_float(a_frag[%d][%d][%d]));", buf,
-                        mi, r, buf, mi, r));
+          e.line(format("a_frag[%d][%d][%d] = f32_to_tf32(__uint_as_float(a_frag[%d][%d][%d]));",
+                        buf, mi, r, buf, mi, r));
     }
     if (m_.ldmatrix_b) {
       const int per = b_frags_per_ldmatrix(), rb = instr_->regs_b, cnt = per * rb;
@@ -674,8 +712,10 @@ class MmaEmitter {
     e.line("#pragma unroll");
     e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", m_.frags_m));
     e.line("#pragma unroll");
-    e.line(format("for (int ni = 0; ni < %d; ++ni) mma_%dx%dx%d(acc[mi][ni], a_frag[%d][mi], b_frag[%d][ni]);",
-                  m_.frags_n, instr_->m, instr_->n, instr_->k, buf, buf));
+    e.line(
+        format("for (int ni = 0; ni < %d; ++ni) mma_%dx%dx%d(acc[mi][ni], a_frag[%d][mi], "
+               "b_frag[%d][ni]);",
+               m_.frags_n, instr_->m, instr_->n, instr_->k, buf, buf));
     e.close_scope();
   }
 
@@ -691,7 +731,8 @@ class MmaEmitter {
   // overwrites, and wait_group<S-2> there covers tile k_tile+1.
   void main_loop_pipelined() {
     const int S = m_.stages, KS = m_.k_steps;
-    const int a_stage = m_.a.stage_bytes / m_.elem_bytes, b_stage = m_.b.stage_bytes / m_.elem_bytes;
+    const int a_stage = m_.a.stage_bytes / m_.elem_bytes,
+              b_stage = m_.b.stage_bytes / m_.elem_bytes;
     // No branch around the copies (so ptxas can interleave them with the mma):
     // a tile past K copies zeros (every chunk's row or column is out of range,
     // src-size 0) into the free stage, which nothing reads afterwards.
@@ -703,10 +744,10 @@ class MmaEmitter {
         e.close_scope();
         e.open_scope("else");
       }
-      e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, M, K, tile_m0, (%s) * BK);", stage.c_str(),
-                    a_stage, kt.c_str()));
-      e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, K, N, (%s) * BK, tile_n0);", stage.c_str(),
-                    b_stage, kt.c_str()));
+      e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, M, K, tile_m0, (%s) * BK);",
+                    stage.c_str(), a_stage, kt.c_str()));
+      e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, K, N, (%s) * BK, tile_n0);",
+                    stage.c_str(), b_stage, kt.c_str()));
       if (fast) e.close_scope();
     };
     auto global_loads = [&](Emitter& e) {
@@ -716,10 +757,10 @@ class MmaEmitter {
     e_.line("const unsigned sA_u32 = smem_u32(sA), sB_u32 = smem_u32(sB);");
     emit_fragment_bases();
     if (fast) emit_fast_copy_setup();
-    e_.line(format("unsigned a_frag[2][%d][%d];  // (%d, %d) A fragments%s, two k-steps", m_.frags_m,
-                   instr_->regs_a, m_.inst_m, m_.inst_k, tf32_ ? ", tf32 bits" : ""));
-    e_.line(format("unsigned b_frag[2][%d][%d];  // (%d, %d) B fragments%s, two k-steps", m_.frags_n,
-                   instr_->regs_b, m_.inst_k, m_.inst_n, tf32_ ? ", tf32 bits" : ""));
+    e_.line(format("unsigned a_frag[2][%d][%d];  // (%d, %d) A fragments%s, two k-steps",
+                   m_.frags_m, instr_->regs_a, m_.inst_m, m_.inst_k, tf32_ ? ", tf32 bits" : ""));
+    e_.line(format("unsigned b_frag[2][%d][%d];  // (%d, %d) B fragments%s, two k-steps",
+                   m_.frags_n, instr_->regs_b, m_.inst_k, m_.inst_n, tf32_ ? ", tf32 bits" : ""));
     e_.line("const int num_k_tiles = (K + BK - 1) / BK;");
     e_.comment(format("prologue: tiles 0..%d in flight, one commit group each", S - 2));
     e_.line("#pragma unroll");
@@ -742,10 +783,13 @@ class MmaEmitter {
       e_.comment(format("k-step %d: compute on buffer %d", kk, kk % 2));
       if (kk == 0 && KS == 1) global_loads(e_);
       if (kk == KS - 1) {
-        e_.line(format("cp_async_wait<%d>();  // tile k_tile + 1 has landed (this thread's copies)", S - 2));
-        e_.line("__syncthreads();  // ... and everyone's; every read of the stage loaded next is done");
+        e_.line(format("cp_async_wait<%d>();  // tile k_tile + 1 has landed (this thread's copies)",
+                       S - 2));
+        e_.line(
+            "__syncthreads();  // ... and everyone's; every read of the stage loaded next is done");
         e_.open_scope("");
-        e_.comment("after the last tile: reload the current stage (not written) instead of the next");
+        e_.comment(
+            "after the last tile: reload the current stage (not written) instead of the next");
         e_.line("const int ns = k_tile + 1 < num_k_tiles ? next_stage : read_stage;");
         e_.line(format("const unsigned na = sA_u32 + ns * %du, nb = sB_u32 + ns * %du;",
                        m_.a.stage_bytes, m_.b.stage_bytes));
@@ -760,13 +804,15 @@ class MmaEmitter {
     if (KS % 2 == 1) {
       e_.comment("odd number of k-steps: the next tile's first fragments are in buffer 1");
       e_.line("#pragma unroll");
-      e_.line(format("for (int i = 0; i < %d; ++i) a_frag[0][i / %d][i %% %d] = a_frag[1][i / %d][i %% %d];",
-                     m_.frags_m * instr_->regs_a, instr_->regs_a, instr_->regs_a, instr_->regs_a,
-                     instr_->regs_a));
+      e_.line(format(
+          "for (int i = 0; i < %d; ++i) a_frag[0][i / %d][i %% %d] = a_frag[1][i / %d][i %% %d];",
+          m_.frags_m * instr_->regs_a, instr_->regs_a, instr_->regs_a, instr_->regs_a,
+          instr_->regs_a));
       e_.line("#pragma unroll");
-      e_.line(format("for (int i = 0; i < %d; ++i) b_frag[0][i / %d][i %% %d] = b_frag[1][i / %d][i %% %d];",
-                     m_.frags_n * instr_->regs_b, instr_->regs_b, instr_->regs_b, instr_->regs_b,
-                     instr_->regs_b));
+      e_.line(format(
+          "for (int i = 0; i < %d; ++i) b_frag[0][i / %d][i %% %d] = b_frag[1][i / %d][i %% %d];",
+          m_.frags_n * instr_->regs_b, instr_->regs_b, instr_->regs_b, instr_->regs_b,
+          instr_->regs_b));
     }
     e_.line("read_stage = next_stage;");
     e_.line(format("write_stage = write_stage == %d ? 0 : write_stage + 1;", S - 1));
@@ -780,10 +826,11 @@ class MmaEmitter {
 
   void body(bool pipelined, const char* fn) {
     e_.line("template <bool kAligned>");
-    e_.open_scope(format(
-        "__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
-        "T* B, "
-        "int ldb, T* C, int ldc, float alpha, float beta, const float* bias)", fn));
+    e_.open_scope(
+        format("__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
+               "T* B, "
+               "int ldb, T* C, int ldc, float alpha, float beta, const float* bias)",
+               fn));
     e_.line("extern __shared__ __align__(128) unsigned char smem[];");
     e_.line(format("T* sA = reinterpret_cast<T*>(smem);  // [%d stages] (%d, %d) A tiles",
                    m_.stages, m_.a.rows, m_.a.cols));

@@ -26,7 +26,9 @@ void Emitter::lines(std::string_view text) {
   }
 }
 
-void Emitter::comment(std::string_view text) { line(std::string("// ").append(text)); }
+void Emitter::comment(std::string_view text) {
+  line(std::string("// ").append(text));
+}
 
 void Emitter::open_scope(std::string_view head) {
   line(head.empty() ? std::string("{") : std::string(head).append(" {"));

@@ -26,9 +26,9 @@ struct Dim3 {
 
 // One __global__ function of the generated module.
 struct KernelEntry {
-  std::string name;          // extern "C" symbol
-  Dim3 block;                // threads per block
-  uint32_t dynamic_smem = 0; // bytes of `extern __shared__` memory
+  std::string name;           // extern "C" symbol
+  Dim3 block;                 // threads per block
+  uint32_t dynamic_smem = 0;  // bytes of `extern __shared__` memory
   // Rasterization: the grid covers ceil(M/tile_m) x ceil(N/tile_n) C tiles.
   // With swizzle_group > 1 the grid is 1-D and the kernel maps its linear
   // block index to a tile itself (grouped rasterization).
@@ -44,13 +44,13 @@ struct KernelEntry {
 };
 
 struct GeneratedKernel {
-  std::string source;        // the whole .cu text
-  std::string dtype;         // "f32" | "f16" | "bf16"
-  bool tensor_cores = false; // validation mode: tf32 / f16 / bf16 inputs
-  std::string mma_type;      // "tf32" | "f16" | "bf16" when tensor_cores
-  int min_sm = 70;           // lowest architecture the source compiles for
+  std::string source;               // the whole .cu text
+  std::string dtype;                // "f32" | "f16" | "bf16"
+  bool tensor_cores = false;        // validation mode: tf32 / f16 / bf16 inputs
+  std::string mma_type;             // "tf32" | "f16" | "bf16" when tensor_cores
+  int min_sm = 70;                  // lowest architecture the source compiles for
   bool needs_cuda_headers = false;  // includes <mma.h> etc.: pass -I<cuda>/include
-  KernelEntry main;          // the schedule's kernel
+  KernelEntry main;                 // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.
   KernelEntry fallback;

@@ -470,9 +470,10 @@ class Analyzer {
       if (!d || !values_ok_ || (pad * elem) % 16 == 0) continue;
       std::ostringstream m;
       m << k << " " << pad << " of " << to_string(s_.dtype) << " is " << pad * elem
-        << " bytes; with '" << api << "' each padded shared row must stay 16-byte aligned, so pad x "
-        << elem << " bytes must be a multiple of 16 (pad " << (op == Operand::A ? "A " : "B ")
-        << 16 / elem << ", " << 32 / elem << ", ...)";
+        << " bytes; with '" << api
+        << "' each padded shared row must stay 16-byte aligned, so pad x " << elem
+        << " bytes must be a multiple of 16 (pad " << (op == Operand::A ? "A " : "B ") << 16 / elem
+        << ", " << 32 / elem << ", ...)";
       auto& e = error(d->args[1].span, m.str());
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
       note(e, dtype_note(), "dtype set here");

@@ -30,12 +30,13 @@ Occupancy occupancy_of(const KernelPlan& p, int registers) {
   if (p.smem_bytes > 0)
     limits.push_back({t.smem_per_sm / (p.smem_bytes + kSmemReservedPerBlock), "shared memory"});
   if (registers > 0) {
-    int per_warp = (registers * t.warp_size + t.reg_alloc_unit - 1) / t.reg_alloc_unit *
-                   t.reg_alloc_unit;
+    int per_warp =
+        (registers * t.warp_size + t.reg_alloc_unit - 1) / t.reg_alloc_unit * t.reg_alloc_unit;
     limits.push_back({t.regs_per_sm / (per_warp * warps), "registers"});
   }
-  Limit lowest = *std::min_element(limits.begin(), limits.end(),
-                                   [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
+  Limit lowest =
+      *std::min_element(limits.begin(), limits.end(),
+                        [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
   o.blocks_per_sm = std::max(lowest.blocks, 0);
   o.limited_by = lowest.what;
   o.warps_per_sm = o.blocks_per_sm * warps;
@@ -115,9 +116,10 @@ void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const Sme
       auto [r, col] = c.coord(t, i);
       return int64_t(r) * ld * es + int64_t(col) * es;
     });
-  add_global(e, std::string("load ") + op + " (global -> registers, " + std::to_string(c.vec) +
-                    " per load)",
-             global);
+  add_global(
+      e,
+      std::string("load ") + op + " (global -> registers, " + std::to_string(c.vec) + " per load)",
+      global);
   const int stores = c.vec / c.smem_vec;
   RequestSet shared(c.threads, c.smem_vec * es);
   for (int i = 0; i < c.iters; ++i)
@@ -139,12 +141,12 @@ void simt_fragments(Explanation& e, const KernelPlan& p) {
     for (int j = 0; j < m.tn; j += p.frag.vec_b)
       b.add([&](int t) { return int64_t(p.smem_b.offset(k, m.col(t, j))) * es; });
   }
-  add_shared(e, "load " + p.smem_a.name + " (A fragments, " + std::to_string(p.frag.vec_a) +
-                    " per load)",
-             a);
-  add_shared(e, "load " + p.smem_b.name + " (B fragments, " + std::to_string(p.frag.vec_b) +
-                    " per load)",
-             b);
+  add_shared(
+      e, "load " + p.smem_a.name + " (A fragments, " + std::to_string(p.frag.vec_a) + " per load)",
+      a);
+  add_shared(
+      e, "load " + p.smem_b.name + " (B fragments, " + std::to_string(p.frag.vec_b) + " per load)",
+      b);
 }
 
 void simt_c_store(Explanation& e, const KernelPlan& p, int64_t ldc) {
@@ -199,8 +201,9 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
     add_shared(e, std::string("store s") + op.name + " (cp.async, 16 bytes)", shared);
   }
   if (m.api != MmaApi::mma_sync) {
-    e.notes.push_back("WMMA loads its fragments itself (wmma::load_matrix_sync, layout "
-                      "unspecified): its shared reads are not modeled");
+    e.notes.push_back(
+        "WMMA loads its fragments itself (wmma::load_matrix_sync, layout "
+        "unspecified): its shared reads are not modeled");
     return;
   }
   const int warps = m.warps_m * m.warps_n, v = m.a.chunk_elems();
@@ -318,8 +321,9 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
   e.occupancy = occupancy_of(plan, registers);
   if (plan.kind == KernelKind::naive) {
     naive_accesses(e, plan, shape);
-    e.notes.push_back("naive kernel: no shared memory; every k reads A and B from global "
-                      "memory (L1/L2 serve the reuse)");
+    e.notes.push_back(
+        "naive kernel: no shared memory; every k reads A and B from global "
+        "memory (L1/L2 serve the reuse)");
   } else if (plan.mma) {
     mma_accesses(e, plan, shape);
   } else {

@@ -130,7 +130,7 @@ struct FragLoad {
 struct EpiloguePlan {
   bool bias = false;
   bool relu = false;
-  int vec = 1;  // elements per C access in the main entry
+  int vec = 1;               // elements per C access in the main entry
   bool check_align = false;  // fallback: vector C stores only when C and ldc allow them
 };
 

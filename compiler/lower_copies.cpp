@@ -47,8 +47,8 @@ KernelPlan lower_copies(KernelPlan p) {
   // 128+ elements: on an H200 (2026-11-22, bench/NOTES.md "SIMT") it made
   // 256x128x8 with 16x8 threads 4% faster (86.1% -> 89.7% of cuBLAS at
   // 4096^3) but 128x128x8 with 8x8 threads 3% slower (79.5% -> 77.4%).
-  p.frag_double_buffer = p.pipeline == Pipeline::double_buffer && p.block_k % 2 == 0 &&
-                         t.tm * t.tn >= 128;
+  p.frag_double_buffer =
+      p.pipeline == Pipeline::double_buffer && p.block_k % 2 == 0 && t.tm * t.tn >= 128;
   // store_c4 is the one vector store: float4 rows of a piece.
   p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0) ? 4 : 1;
   return p;

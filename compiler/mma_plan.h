@@ -127,6 +127,8 @@ void mma_tf32_b_coord(int lane, int i, int& k, int& n);
 
 // With b_vec-wide tf32 B loads: the column, inside a group of `vec` n-fragments
 // (8 * vec columns), of column `col` (0..7) of fragment `j` (0..vec-1) of the group.
-inline int tf32_b_group_col(int vec, int j, int col) { return vec * col + j; }
+inline int tf32_b_group_col(int vec, int j, int col) {
+  return vec * col + j;
+}
 
 }  // namespace schedc::compiler

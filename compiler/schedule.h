@@ -64,26 +64,43 @@ struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu]`
 struct Schedule {
   std::string file;  // for comments in generated code
 
-  Shape shape;  Origin shape_at;
-  DType dtype = DType::f32;  Origin dtype_at;
+  Shape shape;
+  Origin shape_at;
+  DType dtype = DType::f32;
+  Origin dtype_at;
 
   // Naive kernel (no `tile`): one thread per C element.
-  int block_x = 16, block_y = 16;  Origin block_at;
+  int block_x = 16, block_y = 16;
+  Origin block_at;
 
-  std::optional<BlockTile> tile;  Origin tile_at;
-  ThreadTile thread;  Origin thread_at;
-  std::optional<WarpTile> warp;  Origin warp_at;
-  int vectorize = 1;  Origin vectorize_at;
-  bool transpose_a = false;  Origin transpose_a_at;
-  bool transpose_b = false;  Origin transpose_b_at;
-  int pad_a = 0;  Origin pad_a_at;
-  int pad_b = 0;  Origin pad_b_at;
-  bool swizzle_smem = false;  Origin swizzle_smem_at;
-  bool double_buffer = false;  Origin double_buffer_at;
-  int stages = 1;  Origin stages_at;  // 1 = no cp.async pipeline
-  int swizzle_block = 1;  Origin swizzle_block_at;  // 1 = row-major raster
-  std::optional<MmaSpec> mma;  Origin mma_at;
-  Epilogue epilogue;  Origin epilogue_at;
+  std::optional<BlockTile> tile;
+  Origin tile_at;
+  ThreadTile thread;
+  Origin thread_at;
+  std::optional<WarpTile> warp;
+  Origin warp_at;
+  int vectorize = 1;
+  Origin vectorize_at;
+  bool transpose_a = false;
+  Origin transpose_a_at;
+  bool transpose_b = false;
+  Origin transpose_b_at;
+  int pad_a = 0;
+  Origin pad_a_at;
+  int pad_b = 0;
+  Origin pad_b_at;
+  bool swizzle_smem = false;
+  Origin swizzle_smem_at;
+  bool double_buffer = false;
+  Origin double_buffer_at;
+  int stages = 1;
+  Origin stages_at;  // 1 = no cp.async pipeline
+  int swizzle_block = 1;
+  Origin swizzle_block_at;  // 1 = row-major raster
+  std::optional<MmaSpec> mma;
+  Origin mma_at;
+  Epilogue epilogue;
+  Origin epilogue_at;
 
   bool is_naive() const { return !tile.has_value(); }
   bool uses_tensor_cores() const { return mma.has_value(); }

@@ -8,11 +8,11 @@
 namespace schedc::compiler {
 
 struct Target {
-  int sm = 90;                          // compute capability * 10
+  int sm = 90;  // compute capability * 10
   int max_threads_per_block = 1024;
   int max_threads_per_sm = 2048;
   int max_blocks_per_sm = 32;
-  int smem_per_block_optin = 227 * 1024;  // after cudaFuncSetAttribute opt-in
+  int smem_per_block_optin = 227 * 1024;   // after cudaFuncSetAttribute opt-in
   int smem_per_block_default = 48 * 1024;  // without opt-in
   int smem_per_sm = 228 * 1024;
   int regs_per_sm = 64 * 1024;

@@ -14,7 +14,9 @@ Diagnostic& Diagnostics::warning(SourceSpan span, std::string message) {
   return diags_.back();
 }
 
-bool Diagnostics::has_errors() const { return error_count() > 0; }
+bool Diagnostics::has_errors() const {
+  return error_count() > 0;
+}
 
 int Diagnostics::error_count() const {
   return int(std::count_if(diags_.begin(), diags_.end(),
@@ -37,8 +39,10 @@ const char* severity_word(Severity s) {
 void print_excerpt(std::ostream& os, const SourceFile& file, SourceSpan span) {
   std::string line(file.line_text(span.line));
   for (char& c : line)
-    if ((unsigned char)c < 0x20 && c != '\t') c = '?';
-    else if ((unsigned char)c >= 0x7f) c = '?';
+    if ((unsigned char)c < 0x20 && c != '\t')
+      c = '?';
+    else if ((unsigned char)c >= 0x7f)
+      c = '?';
   constexpr size_t kMaxShown = 160;  // a 1 MB line is not printed whole
   size_t first = 0;
   size_t col0 = span.col ? span.col - 1 : 0;

@@ -61,11 +61,11 @@ class InternalError : public std::logic_error {
 };
 
 // Throws InternalError with `where` (file:line) when `cond` is false.
-#define SCHEDC_INTERNAL_ASSERT(cond, msg)                                           \
-  do {                                                                              \
-    if (!(cond))                                                                    \
-      throw ::schedc::dsl::InternalError(std::string(__FILE__) + ":" +              \
-                                         std::to_string(__LINE__) + ": " + (msg));  \
+#define SCHEDC_INTERNAL_ASSERT(cond, msg)                                                         \
+  do {                                                                                            \
+    if (!(cond))                                                                                  \
+      throw ::schedc::dsl::InternalError(std::string(__FILE__) + ":" + std::to_string(__LINE__) + \
+                                         ": " + (msg));                                           \
   } while (0)
 
 }  // namespace schedc::dsl

@@ -20,7 +20,8 @@ struct Canvas {
   double width = 0, height = 0;
 };
 
-Canvas fit_canvas(const std::vector<std::string>& legend, const std::vector<std::string>& x_labels) {
+Canvas fit_canvas(const std::vector<std::string>& legend,
+                  const std::vector<std::string>& x_labels) {
   size_t legend_chars = 0, label_chars = 0;
   for (const std::string& s : legend) legend_chars = std::max(legend_chars, s.size());
   for (const std::string& s : x_labels) label_chars = std::max(label_chars, s.size());
@@ -48,7 +49,9 @@ void y_axis(double max_value, double& top, double& step) {
   top = std::ceil(max_value / step) * step;
 }
 
-double y_px(double v, double top) { return kTop + kPlotH * (1 - v / top); }
+double y_px(double v, double top) {
+  return kTop + kPlotH * (1 - v / top);
+}
 
 void header(std::ostringstream& os, const Canvas& canvas, const std::string& title,
             const std::string& y_label, double top, double step) {

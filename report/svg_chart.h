@@ -11,10 +11,10 @@ namespace schedc::report {
 
 struct BarChart {
   std::string title;
-  std::string y_label;             // e.g. "TFLOP/s"
-  std::vector<std::string> labels; // one per bar
-  std::vector<double> values;      // same length as labels; NaN = no bar (failed step)
-  std::string reference_name;      // e.g. "cuBLAS"; empty = no line
+  std::string y_label;              // e.g. "TFLOP/s"
+  std::vector<std::string> labels;  // one per bar
+  std::vector<double> values;       // same length as labels; NaN = no bar (failed step)
+  std::string reference_name;       // e.g. "cuBLAS"; empty = no line
   double reference_value = 0;
 };
 

@@ -3,8 +3,8 @@
 #include <nvrtc.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 #include <sstream>
 
@@ -57,7 +57,8 @@ int to_int(const std::string& s) {
 // machine: the second compile of a source printed nothing). schedc has its own
 // cache, which keeps the log, so the driver's is turned off before any NVRTC
 // call (at program start), unless the user set CUDA_CACHE_DISABLE themselves.
-[[maybe_unused]] const bool kDriverCacheOff = setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0) == 0;
+[[maybe_unused]] const bool kDriverCacheOff =
+    setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0) == 0;
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;

@@ -170,68 +170,70 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // inputs are drawn again with another seed, a bounded number of times.
     constexpr int kMaxDraws = 16;
     for (InputMode mode : {InputMode::exact, InputMode::random})
-    for (int draw = 0;; ++draw) {
-      uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
-      GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
-      dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
-      dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
-      if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
-      // C holds C0 where beta reads it, NaN everywhere else (the poison).
-      std::vector<char> sent = encode(t, in.c0);
-      dC.upload(sent.data(), dC.bytes(), "C (poisoned)", stream);
+      for (int draw = 0;; ++draw) {
+        uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
+        GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+        dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
+        dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
+        if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
+        // C holds C0 where beta reads it, NaN everywhere else (the poison).
+        std::vector<char> sent = encode(t, in.c0);
+        dC.upload(sent.data(), dC.bytes(), "C (poisoned)", stream);
 
-      launch();
-      check_cuda(cudaStreamSynchronize(stream),
-                 ("running " + report.entry.name + " (cudaStreamSynchronize)").c_str());
-      std::vector<char> got_raw(dC.bytes());
-      dC.download(got_raw.data(), got_raw.size(), "C", stream);
+        launch();
+        check_cuda(cudaStreamSynchronize(stream),
+                   ("running " + report.entry.name + " (cudaStreamSynchronize)").c_str());
+        std::vector<char> got_raw(dC.bytes());
+        dC.download(got_raw.data(), got_raw.size(), "C", stream);
 
-      // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
-      std::vector<float> c0 = packed(in.c0, p.m, p.n, p.c_ld());
-      if (epi.beta != 0.0f)
-        dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
-      else
-        check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
-      cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dRef.get(), true, p.n,
-                  epi.alpha, epi.beta);
-      check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
-      std::vector<float> ref32(size_t(p.m * p.n));
-      dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
-      std::vector<float> expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+        // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
+        std::vector<float> c0 = packed(in.c0, p.m, p.n, p.c_ld());
+        if (epi.beta != 0.0f)
+          dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
+        else
+          check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
+        cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dRef.get(), true, p.n,
+                    epi.alpha, epi.beta);
+        check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
+        std::vector<float> ref32(size_t(p.m * p.n));
+        dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
+        std::vector<float> expected = finish_reference(ref32, p, in.bias, epi.relu, t);
 
-      bool bit_exact = mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
-      std::vector<float> got = decode(t, got_raw);
-      ValidationResult v = compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
-                                   random_tolerance(report.ref_mode, t, p.k));
-      if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;
-      report.validations.push_back(v);
+        bool bit_exact =
+            mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
+        std::vector<float> got = decode(t, got_raw);
+        ValidationResult v = compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
+                                     random_tolerance(report.ref_mode, t, p.k));
+        if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;
+        report.validations.push_back(v);
 
-      if (!options.save_dir.empty()) {
-        namespace fs = std::filesystem;
-        fs::path dir = mode == InputMode::random ? fs::path(options.save_dir)
-                                                 : fs::path(options.save_dir) / "exact";
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        if (ec) throw Error(Error::Kind::io, "cannot create " + dir.string() + ": " + ec.message());
-        auto save = [&](const char* name, const std::vector<float>& m, int64_t r, int64_t c,
-                        int64_t ld) {
-          std::string why, path = (dir / name).string();
-          if (!write_npy(path, m, r, c, ld, why)) throw Error(Error::Kind::io, why);
-          report.saved.push_back(path);
-        };
-        save("A.npy", in.a, p.m, p.k, p.a_ld());
-        save("B.npy", in.b, p.k, p.n, p.b_ld());
-        save("C_schedc.npy", got, p.m, p.n, p.c_ld());
-        save("C_cublas.npy", expected, p.m, p.n, p.n);
-        if (epi.beta != 0.0f) save("C0.npy", in.c0, p.m, p.n, p.c_ld());
-        if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
+        if (!options.save_dir.empty()) {
+          namespace fs = std::filesystem;
+          fs::path dir = mode == InputMode::random ? fs::path(options.save_dir)
+                                                   : fs::path(options.save_dir) / "exact";
+          std::error_code ec;
+          fs::create_directories(dir, ec);
+          if (ec)
+            throw Error(Error::Kind::io, "cannot create " + dir.string() + ": " + ec.message());
+          auto save = [&](const char* name, const std::vector<float>& m, int64_t r, int64_t c,
+                          int64_t ld) {
+            std::string why, path = (dir / name).string();
+            if (!write_npy(path, m, r, c, ld, why)) throw Error(Error::Kind::io, why);
+            report.saved.push_back(path);
+          };
+          save("A.npy", in.a, p.m, p.k, p.a_ld());
+          save("B.npy", in.b, p.k, p.n, p.b_ld());
+          save("C_schedc.npy", got, p.m, p.n, p.c_ld());
+          save("C_cublas.npy", expected, p.m, p.n, p.n);
+          if (epi.beta != 0.0f) save("C0.npy", in.c0, p.m, p.n, p.c_ld());
+          if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
+        }
+        if (mode == InputMode::random) {
+          random_result = std::move(got_raw);
+          random_sent = std::move(sent);
+        }
+        break;
       }
-      if (mode == InputMode::random) {
-        random_result = std::move(got_raw);
-        random_sent = std::move(sent);
-      }
-      break;
-    }
     report.validate_ms = ms_since(t0);
   } else {
     GemmInputs in =

@@ -1,7 +1,8 @@
 // The steps `schedc ablate` measures, planned on the CPU.
+#include "cli/ablation.h"
+
 #include <gtest/gtest.h>
 
-#include "cli/ablation.h"
 #include "dsl/parse.h"
 
 using namespace schedc;

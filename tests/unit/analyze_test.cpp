@@ -249,8 +249,7 @@ TEST(Analyze, TensorCoreLoweringRules) {
   const std::string tf32 = "tile 128x128x32\nwarp 64x32\n";
   // transpose: a 16-byte cp.async cannot transpose.
   expect_error(f16 + "mma f16\ntranspose A\n", "'transpose A' does not apply with 'mma'", 5, 1);
-  expect_error(tf32 + "transpose B\nwmma tf32\n", "'transpose B' does not apply with 'wmma'", 3,
-               1);
+  expect_error(tf32 + "transpose B\nwmma tf32\n", "'transpose B' does not apply with 'wmma'", 3, 1);
   Result r = check(f16 + "mma f16\ntranspose A\ntranspose B\n");
   ASSERT_EQ(r.diags.size(), 2u) << r.printed;
   ASSERT_EQ(r.diags[0].notes.size(), 1u);
@@ -420,12 +419,12 @@ TEST(Resources, SharedBytesAgreeWithLowering) {
     int elem;
   };
   const Api apis[] = {
-      {"f32", "wmma tf32", 4},       {"f32", "mma tf32", 4},          {"f32", "mma tf32 m16n8k4", 4},
-      {"f16", "wmma f16", 2},        {"f16", "wmma f16 8x32x16", 2},  {"f16", "mma f16", 2},
-      {"f16", "mma f16 m16n8k8", 2}, {"bf16", "wmma bf16", 2},        {"bf16", "mma bf16", 2},
+      {"f32", "wmma tf32", 4},       {"f32", "mma tf32", 4},         {"f32", "mma tf32 m16n8k4", 4},
+      {"f16", "wmma f16", 2},        {"f16", "wmma f16 8x32x16", 2}, {"f16", "mma f16", 2},
+      {"f16", "mma f16 m16n8k8", 2}, {"bf16", "wmma bf16", 2},       {"bf16", "mma bf16", 2},
   };
-  const int tiles[][3] = {{32, 32, 16}, {64, 64, 32}, {128, 128, 32}, {128, 256, 32},
-                          {256, 128, 64}, {32, 128, 16}};
+  const int tiles[][3] = {{32, 32, 16},   {64, 64, 32},   {128, 128, 32},
+                          {128, 256, 32}, {256, 128, 64}, {32, 128, 16}};
   const int warps[][2] = {{16, 16}, {32, 32}, {64, 32}, {64, 64}, {16, 32}};
   const char* pipelines[] = {"", "double_buffer\n", "stages 2\n", "stages 3\n", "stages 4\n"};
   int accepted = 0, scratch_wins = 0;

@@ -1,7 +1,7 @@
 // Hand-worked cases for the bank model (the seed articles' examples).
-#include <gtest/gtest.h>
-
 #include "compiler/bank_conflicts.h"
+
+#include <gtest/gtest.h>
 
 using namespace schedc::compiler;
 

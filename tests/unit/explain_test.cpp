@@ -1,12 +1,13 @@
 // schedc explain's predictions on hand-worked cases: the seed articles'
 // bank-conflict examples, occupancy limits and the roofline's arithmetic.
+#include "compiler/explain.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <sstream>
 
 #include "cli/pipeline.h"
-#include "compiler/explain.h"
 
 using namespace schedc;
 using compiler::Explanation;

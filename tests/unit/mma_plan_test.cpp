@@ -168,7 +168,9 @@ TEST_P(MmaPlanTest, SharedLayoutIsABijectionWithAlignedChunks) {
         else
           ASSERT_EQ(off, t->offset(r, c - 1) + 1);
       }
-    if (t->swizzled) { EXPECT_EQ(int(seen.size()) * t->elem_bytes, t->stage_bytes); }
+    if (t->swizzled) {
+      EXPECT_EQ(int(seen.size()) * t->elem_bytes, t->stage_bytes);
+    }
   }
 }
 
@@ -221,7 +223,9 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
           for (int r = 0; r < 8; ++r)
             addrs.push_back(smem_byte(m.a, 0, wr + mi * 16 + row[8 * j + r],
                                       kk * m.inst_k + chunk[8 * j + r] * v));
-          if (c.swizzle) { ASSERT_TRUE(phase_conflict_free(addrs)) << "A matrix " << j; }
+          if (c.swizzle) {
+            ASSERT_TRUE(phase_conflict_free(addrs)) << "A matrix " << j;
+          }
           for (long a : addrs) ASSERT_EQ(a % 16, 0);
           for (int lane = 0; lane < 32; ++lane) {
             const int g = lane / 4, t = lane % 4, src = 8 * j + g;
@@ -252,7 +256,9 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
             for (int r = 0; r < 8; ++r)
               addrs.push_back(smem_byte(m.b, 0, kk * m.inst_k + krow[8 * j + r],
                                         wc + ni * 8 + nchunk[8 * j + r] * 8));
-            if (c.swizzle) { ASSERT_TRUE(phase_conflict_free(addrs)) << "B matrix " << j; }
+            if (c.swizzle) {
+              ASSERT_TRUE(phase_conflict_free(addrs)) << "B matrix " << j;
+            }
             for (int lane = 0; lane < 32; ++lane) {
               // .trans: lane gets elements (2 (lane % 4) + e, lane / 4) of matrix j.
               const int g = lane / 4, t = lane % 4;
@@ -275,7 +281,9 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
               mma_tf32_b_coord(lane, i, k, n);
               banks.insert((smem_byte(m.b, 0, kk * m.inst_k + k, wc + ni * 8 + n) / 4) % 32);
             }
-            if (c.swizzle) { ASSERT_EQ(banks.size(), 32u) << "tf32 B load " << i; }
+            if (c.swizzle) {
+              ASSERT_EQ(banks.size(), 32u) << "tf32 B load " << i;
+            }
           }
       }
     }

@@ -1,9 +1,10 @@
+#include "dsl/source.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "dsl/diagnostics.h"
-#include "dsl/source.h"
 
 using namespace schedc::dsl;
 

@@ -1,12 +1,12 @@
 // The charts must be well-formed XML that a browser opens: checked with
 // Python's XML parser (python3 is required by lit anyway).
+#include "report/svg_chart.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-
-#include "report/svg_chart.h"
 
 using namespace schedc::report;
 
@@ -15,7 +15,8 @@ namespace {
 int python_parse_svg(const std::string& path) {
   std::string cmd =
       "python3 -c \"import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); "
-      "sys.exit(0 if r.tag == '{http://www.w3.org/2000/svg}svg' else 1)\" " + path;
+      "sys.exit(0 if r.tag == '{http://www.w3.org/2000/svg}svg' else 1)\" " +
+      path;
   return std::system(cmd.c_str());
 }
 
@@ -36,7 +37,7 @@ TEST(SvgChart, BarChartIsValidSvgWithBarsAndReference) {
   c.reference_value = 51.0;
   std::string svg = to_svg(c);
   EXPECT_NE(svg.find("&lt;sgemm_best.sched&gt; &amp; friends"), std::string::npos);
-  EXPECT_NE(svg.find(">failed<"), std::string::npos);  // the NaN step is marked, not drawn
+  EXPECT_NE(svg.find(">failed<"), std::string::npos);          // the NaN step is marked, not drawn
   EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);  // cuBLAS line
   size_t bars = 0;
   for (size_t p = svg.find("<rect x="); p != std::string::npos; p = svg.find("<rect x=", p + 1))
@@ -60,4 +61,6 @@ TEST(SvgChart, LineChartIsValidSvgWithOnePolylinePerSeries) {
   EXPECT_EQ(python_parse_svg(write_temp("line.svg", svg)), 0);
 }
 
-TEST(SvgChart, EscapesControlBytes) { EXPECT_EQ(xml_escape("a\x01<b"), "a&lt;b"); }
+TEST(SvgChart, EscapesControlBytes) {
+  EXPECT_EQ(xml_escape("a\x01<b"), "a&lt;b");
+}

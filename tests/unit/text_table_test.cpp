@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "report/text_table.h"
+
+#include <gtest/gtest.h>
 
 TEST(TextTable, AlignsTextLeftAndNumbersRight) {
   std::string t = schedc::report::aligned_table(
