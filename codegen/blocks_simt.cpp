@@ -98,18 +98,17 @@ void emit_copy_coords(Emitter& e, const TileCopy& c) {
   }
 }
 
-void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std::string& k0) {
+// Opens the unrolled loop over a copy's loads and emits, for load i, its tile
+// coordinates (r, c), its global row and column (gr, gc) — gr bounded by M (A)
+// or K (B), gc by K (A) or N (B) — and `src`, its global address: from gA / gB
+// by a per-load constant row offset when threads cover whole rows of the tile
+// (the usual map), else by (r, c). The caller closes the loop.
+void open_copy_loop(Emitter& e, const TileCopy& c, const std::string& k0) {
   const bool is_a = c.operand == Operand::A;
-  const std::string X = op_name(c.operand);
-  const std::string reg = "rg" + X;
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", X.c_str()));
-  emit_copy_coords(e, c);
-  // (gr, gc): the element's global row and column; gr bounded by M (A) or K
-  // (B), gc by K (A) or N (B).
-  // src: from gA / gB by a per-load constant row offset when threads cover
-  // whole rows of the tile (the usual map), else by (r, c).
   const bool rows = c.threads % c.vecs_per_row() == 0;
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", op_name(c.operand)));
+  emit_copy_coords(e, c);
   if (is_a) {
     e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
     e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
@@ -119,6 +118,13 @@ void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std
     e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
                 : "const float* src = gB + (size_t)gr * ldb + c;");
   }
+}
+
+void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std::string& k0) {
+  const bool is_a = c.operand == Operand::A;
+  const std::string X = op_name(c.operand);
+  const std::string reg = "rg" + X;
+  open_copy_loop(e, c, k0);
   const char* row_bound = is_a ? "M" : "K";
   const char* col_bound = is_a ? "K" : "N";
   std::string first = c.vec == 1 ? "i" : "i * " + std::to_string(c.vec);
@@ -335,19 +341,7 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
                     const std::string& k0, const std::string& buf) {
   const bool is_a = c.operand == Operand::A;
   const std::string X = op_name(c.operand);
-  const bool rows = c.threads % c.vecs_per_row() == 0;
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", X.c_str()));
-  emit_copy_coords(e, c);
-  if (is_a) {
-    e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
-    e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
-                : "const float* src = gA + (size_t)r * lda + gc;");
-  } else {
-    e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
-    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
-                : "const float* src = gB + (size_t)gr * ldb + c;");
-  }
+  open_copy_loop(e, c, k0);
   const char* row_bound = is_a ? "M" : "K";
   const char* col_bound = is_a ? "K" : "N";
   const char* base = is_a ? "A" : "B";
