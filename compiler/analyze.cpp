@@ -534,6 +534,7 @@ class Analyzer {
     if (tile_broken_ || !s_.tile) return;
     const BlockTile& t = *s_.tile;
     bool shapes_ok = s_.mma ? tensor_core_tiles(t) : simt_tiles(t);
+    if (shapes_ok) registers_rule();
     bool threads_fine = shapes_ok && threads_ok();
     if (threads_fine) {
       vector_rules(t);
@@ -638,6 +639,38 @@ class Analyzer {
                  s_.mma_at, "instruction chosen here") &&
          ok;
     return ok;
+  }
+
+  // A thread's f32 accumulators plus two k-slices of its A and B fragments
+  // (the emitters double-buffer them) must fit in the registers a thread may
+  // have (255), with room left for addresses and indices; past that ptxas
+  // spills to local memory: correct, but far from what the schedule promises.
+  // Seen: `mma tf32` with `warp 64x128` (256 accumulators) compiled to 17 KB
+  // of spills.
+  static constexpr int64_t kRegisterBudget = 224;
+  void registers_rule() {
+    int64_t acc = 0, frag = 0;
+    SourceSpan at;
+    std::string what;
+    if (s_.mma) {
+      const WarpTile& w = *s_.warp;
+      acc = int64_t(w.m) * w.n / 32;
+      frag = 2 * (int64_t(w.m) / 16 * 4 + int64_t(w.n) / 8 * 2);
+      at = warp_arg_;
+      what = "warp tile " + dims_text({w.m, w.n}) + " gives each lane";
+    } else {
+      const ThreadTile& th = s_.thread;
+      acc = int64_t(th.m) * th.n;
+      frag = 2 * (int64_t(th.m) + th.n);
+      at = thread_arg_;
+      what = "thread tile " + dims_text({th.m, th.n}) + " needs";
+    }
+    if (acc + frag <= kRegisterBudget) return;
+    error(at, what + " " + std::to_string(acc) + " accumulator registers and about " +
+                  std::to_string(frag) + " for its A and B fragments, more than the " +
+                  std::to_string(kRegisterBudget) +
+                  " of a thread's 255 registers schedc plans for; the kernel would spill to "
+                  "local memory (use a smaller tile per thread or warp)");
   }
 
   // Threads per block within the target's limits; the place is the directive
