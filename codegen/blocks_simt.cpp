@@ -434,6 +434,20 @@ namespace {
 // staged next tile is stored and the barrier passed before the last step's
 // FMAs, so step 0 of the next tile is read while they run: no k-step starts
 // by waiting on shared memory.
+// Opens the k_tile loop of a double-buffered kernel and issues the next
+// tile's global loads into registers, in flight during the compute. The
+// caller closes the loop.
+void open_double_buffer_loop(Emitter& e, const KernelPlan& p) {
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line("const int cur = k_tile & 1;");
+  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
+  e.open_scope("if (has_next)");
+  e.comment("prefetch: next tile global -> registers, in flight during the compute");
+  e.line("const int k0 = (k_tile + 1) * BK;");
+  emit_load_tiles(e, p, "k0");
+  e.close_scope();
+}
+
 void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   e.comment(format("double_buffer %s: compute on buffer k_tile & 1 while the next tile waits in",
@@ -450,14 +464,7 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
       "its B columns");
   emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
   emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
-  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-  e.line("const int cur = k_tile & 1;");
-  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
-  e.open_scope("if (has_next)");
-  e.comment("prefetch: next tile global -> registers, in flight during the compute");
-  e.line("const int k0 = (k_tile + 1) * BK;");
-  emit_load_tiles(e, p, "k0");
-  e.close_scope();
+  open_double_buffer_loop(e, p);
   e.line("#pragma unroll");
   e.open_scope("for (int kk = 0; kk < BK; ++kk)");
   e.open_scope("if (kk + 1 < BK)");
@@ -535,14 +542,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   emit_load_tiles(e, p, "0");
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
-  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-  e.line("const int cur = k_tile & 1;");
-  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
-  e.open_scope("if (has_next)");
-  e.comment("prefetch: next tile global -> registers, in flight during the compute");
-  e.line("const int k0 = (k_tile + 1) * BK;");
-  emit_load_tiles(e, p, "k0");
-  e.close_scope();
+  open_double_buffer_loop(e, p);
   emit_compute(e, p, "cur");
   e.open_scope("if (has_next)");
   emit_store_tiles(e, p, "cur ^ 1");
