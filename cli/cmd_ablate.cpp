@@ -225,11 +225,10 @@ int ablate_command(const AblateArgs& a) {
     return finish(kToolchain);
   }
 
-  std::unique_ptr<runtime::GpuSession> session;
-  try {
-    session = std::make_unique<runtime::GpuSession>(*device);
-  } catch (const runtime::Error& e) {
-    std::cerr << "schedc: error: " << e.what() << "\n";
+  std::string session_error;
+  std::unique_ptr<runtime::GpuSession> session = runtime::start_session(*device, session_error);
+  if (!session) {
+    std::cerr << "schedc: error: " << session_error << "\n";
     return kToolchain;
   }
   runtime::JitOptions jit;

@@ -121,10 +121,13 @@ GpuSession::~GpuSession() {
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-std::unique_ptr<GpuSession> open_session(std::string& why) {
-  std::optional<DeviceInfo> d = find_device(why);
-  if (!d) return nullptr;
-  return std::make_unique<GpuSession>(*d);
+std::unique_ptr<GpuSession> start_session(const DeviceInfo& device, std::string& error) {
+  try {
+    return std::make_unique<GpuSession>(device);
+  } catch (const Error& e) {
+    error = e.what();
+    return nullptr;
+  }
 }
 
 std::shared_ptr<PreparedKernel> GpuSession::prepare(const codegen::GeneratedKernel& kernel,

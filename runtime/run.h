@@ -79,7 +79,8 @@ class GpuSession {
   double init_ms_ = 0;
 };
 
-// GpuSession for device 0, or nothing with `why` when there is no device.
-std::unique_ptr<GpuSession> open_session(std::string& why);
+// A GpuSession on `device`, or nothing with `error` set when the context,
+// stream or cuBLAS handle cannot be created.
+std::unique_ptr<GpuSession> start_session(const DeviceInfo& device, std::string& error);
 
 }  // namespace schedc::runtime
