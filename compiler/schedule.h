@@ -48,10 +48,17 @@ struct WarpTile {  // `warp WMxWN`: the C sub-tile one warp computes
   int m = 0, n = 0;
 };
 
+// How f32 inputs become tf32 on the `mma tf32` path (docs/tensor_cores.md,
+// "tf32 rounding"): rounded to nearest, ties away from zero (cvt.rna's rounding,
+// the default), or left for the tensor core to truncate (`mma tf32 … truncate`).
+enum class Tf32Rounding { nearest, truncate };
+
 struct MmaSpec {  // `wmma …` / `mma …`
   MmaApi api = MmaApi::wmma;
   MmaType type = MmaType::tf32;
   int m = 16, n = 16, k = 8;  // instruction shape
+  Tf32Rounding tf32_rounding = Tf32Rounding::nearest;
+  Origin tf32_rounding_at;  // the `truncate` word, when written
 };
 
 struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu]`
