@@ -64,10 +64,17 @@ std::string schedule_json(const Schedule& s) {
       << ", \"pad_b\": " << s.pad_b << ", \"swizzle_smem\": " << b(s.swizzle_smem)
       << ", \"swizzle_block\": " << s.swizzle_block << ", \"double_buffer\": " << b(s.double_buffer)
       << ", \"stages\": " << s.stages;
-    if (s.mma)
-      o << ", \"mma\": {\"api\": \"" << (s.mma->api == compiler::MmaApi::wmma ? "wmma" : "mma")
-        << "\", \"type\": \"" << compiler::to_string(s.mma->type) << "\", \"shape\": [" << s.mma->m
-        << ", " << s.mma->n << ", " << s.mma->k << "]}";
+    if (s.mma) {
+      const compiler::MmaSpec& m = *s.mma;
+      o << ", \"mma\": {\"api\": \"" << (m.api == compiler::MmaApi::wmma ? "wmma" : "mma")
+        << "\", \"type\": \"" << compiler::to_string(m.type) << "\", \"shape\": [" << m.m << ", "
+        << m.n << ", " << m.k << "]";
+      // How f32 inputs become tf32 (`mma tf32 … truncate`); only `mma tf32` has a choice.
+      if (m.api == compiler::MmaApi::mma_sync && m.type == compiler::MmaType::tf32)
+        o << ", \"tf32_rounding\": \""
+          << (m.tf32_rounding == compiler::Tf32Rounding::truncate ? "truncate" : "nearest") << "\"";
+      o << "}";
+    }
   }
   o << ", \"epilogue\": {\"alpha\": " << json_real(s.epilogue.alpha)
     << ", \"beta\": " << json_real(s.epilogue.beta) << ", \"bias\": " << b(s.epilogue.bias)

@@ -332,7 +332,24 @@ class Analyzer {
       m.m = 16, m.n = 8, m.k = tf32 ? 8 : 16;
       std::vector<std::string> valid = tf32 ? std::vector<std::string>{"m16n8k8", "m16n8k4"}
                                             : std::vector<std::string>{"m16n8k16", "m16n8k8"};
-      if (d.args.size() == 2) {
+      // `mma tf32 truncate`: the grammar reads the word after the type as
+      // the shape; the rounding is only ever the word after the shape.
+      if (d.args.size() >= 2 && d.args[1].kind == Arg::Kind::word && d.args[1].text == "truncate") {
+        read_tf32_rounding(d.args[1], m);  // f16/bf16: "applies to tf32 only"
+        if (tf32) {
+          // `mma tf32 truncate m16n8k4`: suggest the shape written after it.
+          bool shape_after = d.args.size() == 3 &&
+                             std::find(valid.begin(), valid.end(), d.args[2].text) != valid.end();
+          bad_value(d.args[1].span,
+                    "'truncate' comes after the instruction shape: write the shape first, "
+                    "e.g. 'mma tf32 " +
+                        (shape_after ? d.args[2].text : valid[0]) + " truncate'");
+        }
+        s_.mma = m;
+        return;
+      }
+      if (d.args.size() == 3) read_tf32_rounding(d.args[2], m);
+      if (d.args.size() >= 2) {
         const Arg& sh = d.args[1];
         if (sh.kind != Arg::Kind::word) {
           bad_value(sh.span, "an mma instruction shape is written m16n8kK, e.g. '" + valid[0] +
@@ -349,6 +366,27 @@ class Analyzer {
       }
     }
     s_.mma = m;
+  }
+
+  // The word after an `mma` shape: `truncate` (tf32 only), else an error.
+  void read_tf32_rounding(const Arg& w, MmaSpec& m) {
+    if (w.text != "truncate") {
+      std::string msg = "unknown rounding '" +
+                        (w.text.size() > 40 ? w.text.substr(0, 40) + "..." : w.text) +
+                        "' after the mma shape";
+      std::string guess = dsl::closest_spelling(w.text, {"truncate"});
+      if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+      bad_value(w.span, msg + " (expected truncate, for tf32 only; the default rounds to nearest)");
+      return;
+    }
+    if (m.type != MmaType::tf32) {
+      bad_value(w.span,
+                "truncate applies to tf32 only: f16/bf16 inputs are already in the multiplier's "
+                "type");
+      return;
+    }
+    m.tf32_rounding = Tf32Rounding::truncate;
+    m.tf32_rounding_at = Origin{w.span, true};
   }
 
   void read_epilogue(const Directive& d) {

@@ -79,7 +79,8 @@ std::string to_sched_text(const Schedule& s) {
       if (m.api == MmaApi::wmma)
         o << "wmma " << to_string(m.type) << " " << m.m << "x" << m.n << "x" << m.k << "\n";
       else
-        o << "mma " << to_string(m.type) << " m" << m.m << "n" << m.n << "k" << m.k << "\n";
+        o << "mma " << to_string(m.type) << " m" << m.m << "n" << m.n << "k" << m.k
+          << (m.tf32_rounding == Tf32Rounding::truncate ? " truncate" : "") << "\n";
     } else {
       o << "# tensor cores: none (SIMT, f32 FMA)\n";
     }

@@ -75,6 +75,7 @@ struct wmma_type : word {};
 struct wmma_extents : extents {};
 struct mma_type : word {};
 struct mma_shape : p::sor<word, extents> {};  // m16n8k16 (extents only to say how to write it)
+struct mma_rounding : word {};  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
 struct alpha_value : real {};
 struct beta_value : real {};
 struct epilogue_word : word {};  // bias, relu
@@ -98,7 +99,7 @@ struct swizzle_directive : p::if_must<kw_swizzle, ws, swizzle_args> {};
 struct double_buffer_directive : p::seq<kw_double_buffer> {};
 struct stages_directive : p::if_must<kw_stages, ws, stage_count> {};
 struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
-struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>> {};
+struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};

@@ -211,6 +211,7 @@ template <> struct action<g::pad_operand> : word_arg {};
 template <> struct action<g::swizzle_kind> : word_arg {};
 template <> struct action<g::wmma_type> : word_arg {};
 template <> struct action<g::mma_type> : word_arg {};
+template <> struct action<g::mma_rounding> : word_arg {};
 template <> struct action<g::epilogue_word> : word_arg {};
 
 template <> struct action<g::vector_width> : number_action {};

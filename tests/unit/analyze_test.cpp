@@ -126,6 +126,60 @@ TEST(Analyze, TensorCoreDefaultShapes) {
   }
 }
 
+// `mma tf32 … truncate`: sets MmaSpec::tf32_rounding and its place; nearest
+// otherwise; an error with f16/bf16, for any other word, and before the shape.
+TEST(Analyze, Tf32Rounding) {
+  const std::string tf32 = "tile 128x128x32\nwarp 64x64\n";
+  for (const char* mma : {"mma tf32", "mma tf32 m16n8k4", "wmma tf32"}) {
+    Result r = check(tf32 + mma + "\n");
+    ASSERT_TRUE(r.schedule && r.schedule->mma) << mma << r.printed;
+    EXPECT_EQ(r.schedule->mma->tf32_rounding, compiler::Tf32Rounding::nearest) << mma;
+    EXPECT_FALSE(r.schedule->mma->tf32_rounding_at.from_source) << mma;
+  }
+  for (const char* shape : {"m16n8k8", "m16n8k4"}) {
+    Result r = check(tf32 + "mma tf32 " + shape + " truncate\n");
+    ASSERT_TRUE(r.schedule && r.schedule->mma) << shape << r.printed;
+    const compiler::MmaSpec& m = *r.schedule->mma;
+    EXPECT_EQ(m.tf32_rounding, compiler::Tf32Rounding::truncate);
+    EXPECT_EQ(m.k, shape == std::string("m16n8k8") ? 8 : 4);
+    EXPECT_TRUE(m.tf32_rounding_at.from_source);
+    EXPECT_EQ(m.tf32_rounding_at.span.line, 3u);
+    EXPECT_EQ(m.tf32_rounding_at.span.col, 18u);
+    EXPECT_EQ(m.tf32_rounding_at.span.length, 8u);
+    EXPECT_NE(
+        compiler::to_sched_text(*r.schedule).find("mma tf32 " + std::string(shape) + " truncate\n"),
+        std::string::npos);
+  }
+
+  const std::string f16 = "dtype f16\n" + tf32, bf16 = "dtype bf16\n" + tf32;
+  const char* only_tf32 =
+      "truncate applies to tf32 only: f16/bf16 inputs are already in the multiplier's type";
+  expect_error(f16 + "mma f16 m16n8k16 truncate\n", only_tf32, 4, 18);
+  expect_error(bf16 + "mma bf16 m16n8k8 truncate\n", only_tf32, 4, 18);
+  expect_error(f16 + "mma f16 truncate\n", only_tf32, 4, 9);  // no shape: the type decides
+
+  expect_error(tf32 + "mma tf32 m16n8k8 truncat\n",
+               "unknown rounding 'truncat' after the mma shape; did you mean 'truncate'? "
+               "(expected truncate, for tf32 only; the default rounds to nearest)",
+               3, 18);
+  expect_error(tf32 + "mma tf32 m16n8k8 TRUNCATE\n", "did you mean 'truncate'?", 3, 18);
+  Result nearest = check(tf32 + "mma tf32 m16n8k4 nearest\n");
+  ASSERT_EQ(nearest.diags.size(), 1u) << nearest.printed;
+  EXPECT_EQ(nearest.diags[0].message,
+            "unknown rounding 'nearest' after the mma shape (expected truncate, for tf32 only; "
+            "the default rounds to nearest)");
+  // A bad shape and a bad rounding: both reported.
+  Result both = check(tf32 + "mma tf32 m16n8k16 rna\n");
+  EXPECT_FALSE(both.schedule);
+  EXPECT_EQ(both.diags.size(), 2u) << both.printed;
+
+  expect_error(tf32 + "mma tf32 truncate\n",
+               "'truncate' comes after the instruction shape: write the shape first, e.g. "
+               "'mma tf32 m16n8k8 truncate'",
+               3, 10);
+  expect_error(tf32 + "mma tf32 truncate m16n8k4\n", "e.g. 'mma tf32 m16n8k4 truncate'", 3, 10);
+}
+
 TEST(Analyze, ValueRules) {
   expect_error("tile 0x8x8\n", "tile BM must be at least 1, got 0", 1, 6);
   expect_error("shape 8x8x2147483648\n", "K must be at most 2147483647", 1, 11);
@@ -363,6 +417,7 @@ TEST(Analyze, CanonicalTextRoundTrips) {
       "dtype f16\ntile 128x256x32\nwarp 64x64\nmma f16 m16n8k8\nvectorize 8\nstages 3\nswizzle "
       "smem\n",
       "tile 128x128x32\nwarp 64x32\nwmma tf32\nstages 2\nvectorize 4\n",
+      "tile 128x128x32\nwarp 64x64\nmma tf32 m16n8k4 truncate\nstages 3\nswizzle smem\n",
   };
   namespace fs = std::filesystem;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(SCHEDC_SOURCE_DIR) / "examples"))

@@ -105,6 +105,40 @@ TEST(Parse, EveryDirectiveForm) {
   EXPECT_EQ(e[5].text, "relu");
 }
 
+// `mma T [shape] [truncate]`: the rounding word is the third argument, with
+// its span; without a shape the grammar reads it as the shape (analyze says
+// to write the shape first).
+TEST(Parse, MmaRoundingWordAfterTheShape) {
+  Parsed p = parse_text("mma tf32 m16n8k8 truncate\nmma tf32 truncate\nmma f16 16x8x16 bogus\n");
+  ASSERT_TRUE(p.ast) << p.errors;
+  const auto& d = p.ast->directives;
+  ASSERT_EQ(d.size(), 3u);
+  ASSERT_EQ(d[0].args.size(), 3u);
+  EXPECT_EQ(d[0].args[1].text, "m16n8k8");
+  EXPECT_EQ(d[0].args[2].kind, Arg::Kind::word);
+  EXPECT_EQ(d[0].args[2].text, "truncate");
+  EXPECT_EQ(d[0].args[2].span.line, 1u);
+  EXPECT_EQ(d[0].args[2].span.col, 18u);
+  EXPECT_EQ(d[0].args[2].span.length, 8u);
+  EXPECT_EQ(d[0].span.length, 25u);  // the whole statement, rounding included
+  ASSERT_EQ(d[1].args.size(), 2u);
+  EXPECT_EQ(d[1].args[1].text, "truncate");
+  EXPECT_EQ(d[1].args[1].span.col, 10u);
+  ASSERT_EQ(d[2].args.size(), 3u);
+  EXPECT_EQ(d[2].args[1].kind, Arg::Kind::dims);
+  EXPECT_EQ(d[2].args[2].text, "bogus");
+  EXPECT_EQ(d[2].args[2].span.col, 17u);
+
+  // No fourth word, and a number is not a rounding.
+  for (const char* text : {"mma tf32 m16n8k8 truncate truncate\n", "mma tf32 m16n8k8 7\n"}) {
+    Parsed bad = parse_text(text);
+    EXPECT_FALSE(bad.ast) << text;
+    ASSERT_EQ(bad.diags.size(), 1u) << text << bad.errors;
+    EXPECT_EQ(bad.diags[0].message.rfind("expected ';' or the end of the line", 0), 0u)
+        << bad.diags[0].message;
+  }
+}
+
 TEST(Parse, NumbersKeepSignAndFlagOverflow) {
   Parsed p = parse_text("stages -3\nshape 99999999999999999999999x1x1\n");
   ASSERT_TRUE(p.ast) << p.errors;
