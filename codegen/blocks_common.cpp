@@ -74,7 +74,9 @@ std::string schedule_text(const Schedule& s) {
     const char* ty = s.mma->type == compiler::MmaType::tf32  ? "tf32"
                      : s.mma->type == compiler::MmaType::f16 ? "f16"
                                                              : "bf16";
-    put(std::string(api) + ty + " " + x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k),
+    const bool truncate = s.mma->tf32_rounding == compiler::Tf32Rounding::truncate;
+    put(std::string(api) + ty + " " + x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k) +
+            (truncate ? " truncate" : ""),
         s.mma_at);
   }
   const compiler::Epilogue& ep = s.epilogue;

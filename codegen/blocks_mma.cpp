@@ -78,12 +78,24 @@ void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
   e.line();
 }
 
-void emit_tf32_convert_helper(Emitter& e) {
-  e.lines(R"(// f32 -> tf32 (round to nearest, ties away), as the tensor core reads it.
+void emit_tf32_convert_helper(Emitter& e, compiler::Tf32Rounding rounding) {
+  if (rounding == compiler::Tf32Rounding::truncate) {
+    e.lines(R"(// f32 -> tf32: mma tf32 ... truncate. The bits go to the tensor core as they are;
+// it ignores the 13 low mantissa bits, which truncates toward zero.
+__device__ __forceinline__ unsigned f32_to_tf32(float x) { return __float_as_uint(x); })");
+    e.line();
+    return;
+  }
+  // Two integer min/max-adds instead of cvt.rna.tf32.f32, which ptxas expands
+  // to a compare, a predicated add and a mask per element: at one conversion
+  // per fragment element per mma that was the tf32 path's bottleneck.
+  e.lines(R"(// f32 -> tf32, rounded to nearest with ties away from zero (cvt.rna's rounding):
+// add half a tf32 ulp (bit 12) to the bits; the tensor core ignores the 13 low
+// mantissa bits. The two max() keep a NaN a NaN where the add would carry out of
+// the mantissa: an unsigned wrap (negative NaNs) or a signed overflow (positive).
 __device__ __forceinline__ unsigned f32_to_tf32(float x) {
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
+  const unsigned u = __float_as_uint(x);
+  return (unsigned)max((int)max(u + 0x1000u, u), (int)u);
 })");
   e.line();
 }

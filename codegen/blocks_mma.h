@@ -30,8 +30,9 @@ const MmaInstr* mma_instr_table(int& count);
 // `mma_<name>(float (&d)[4], const unsigned (&a)[..], const unsigned (&b)[..])`:
 // d += a * b through inline PTX.
 void emit_mma_sync_helper(Emitter& e, const MmaInstr& in);
-// `f32_to_tf32(float)`: cvt.rna.tf32.f32 (round to nearest, ties away).
-void emit_tf32_convert_helper(Emitter& e);
+// `f32_to_tf32(float)`: the bits the tensor core reads, rounded to nearest
+// (ties away, as cvt.rna) or left to its truncation.
+void emit_tf32_convert_helper(Emitter& e, compiler::Tf32Rounding rounding);
 // `<name>(row, col)`: element offset of (row, col) in one stage of `t`,
 // padded or XOR-swizzled; the same arithmetic as SmemTile::offset.
 void emit_smem_offset_fn(Emitter& e, const std::string& name, const compiler::SmemTile& t,

@@ -404,12 +404,30 @@ void emit_store_tiles(Emitter& e, const KernelPlan& p, const std::string& buf) {
 
 namespace {
 
-// rC += rA (x) rB: the TM x TN outer product of one k step.
-void emit_outer_product(Emitter& e, const std::string& ra, const std::string& rb) {
+// rC += rA (x) rB: the TM x TN outer product of one k step, in the plan's order.
+void emit_outer_product(Emitter& e, const KernelPlan& p, const std::string& ra,
+                        const std::string& rb) {
+  const std::string fma = format("rC[i][j] += %s[i] * %s[j];", ra.c_str(), rb.c_str());
+  if (p.fma.order == compiler::FmaOrder::cols_outer) {
+    e.comment("columns outer: the shorter side of the register tile");
+    e.line("#pragma unroll");
+    e.open_scope("for (int j = 0; j < TN; ++j)");
+    e.line("#pragma unroll");
+    e.line("for (int i = 0; i < TM; ++i) " + fma);
+    e.close_scope();
+    return;
+  }
   e.line("#pragma unroll");
   e.open_scope("for (int i = 0; i < TM; ++i)");
   e.line("#pragma unroll");
-  e.line(format("for (int j = 0; j < TN; ++j) rC[i][j] += %s[i] * %s[j];", ra.c_str(), rb.c_str()));
+  if (p.fma.serpentine) {
+    e.open_scope("for (int jj = 0; jj < TN; ++jj)");
+    e.line("const int j = i % 2 ? TN - 1 - jj : jj;  // serpentine: odd rows walk back");
+    e.line(fma);
+    e.close_scope();
+  } else {
+    e.line("for (int j = 0; j < TN; ++j) " + fma);
+  }
   e.close_scope();
 }
 
@@ -423,7 +441,7 @@ void emit_compute(Emitter& e, const KernelPlan& p, const std::string& buf) {
       "columns");
   emit_frag_one(e, p, Operand::A, buf, "kk", "rA");
   emit_frag_one(e, p, Operand::B, buf, "kk", "rB");
-  emit_outer_product(e, "rA", "rB");
+  emit_outer_product(e, p, "rA", "rB");
   e.close_scope("kk");
 }
 
@@ -479,7 +497,7 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   emit_frag_one(e, p, Operand::A, "cur ^ 1", "0", "rA[0]");
   emit_frag_one(e, p, Operand::B, "cur ^ 1", "0", "rB[0]");
   e.close_scope();
-  emit_outer_product(e, "rA[kk % 2]", "rB[kk % 2]");
+  emit_outer_product(e, p, "rA[kk % 2]", "rB[kk % 2]");
   e.close_scope("kk");
   e.close_scope("k_tile");
 }

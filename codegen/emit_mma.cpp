@@ -95,7 +95,7 @@ class MmaEmitter {
     if (m_.ldmatrix_a) emit_ldmatrix_helper(e_, instr_->regs_a, false);
     if (m_.ldmatrix_b) emit_ldmatrix_helper(e_, b_ldmatrix_count(), true);
     e_.line();
-    if (tf32_) emit_tf32_convert_helper(e_);
+    if (tf32_) emit_tf32_convert_helper(e_, m_.tf32_rounding);
     if (tf32_ && m_.stages >= 2) emit_lds_helper();
     emit_mma_sync_helper(e_, *instr_);
   }

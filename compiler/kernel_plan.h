@@ -127,6 +127,15 @@ struct FragLoad {
   int vec_a = 1, vec_b = 1;
 };
 
+// Order of the TM x TN FMAs of one k step (rC += rA (x) rB). The result is
+// the same; the speed is not: ptxas keeps the order, and its register
+// assignment and operand reuse follow it (compiler/lower_copies.cpp).
+enum class FmaOrder { rows_outer, cols_outer };
+struct OuterProduct {
+  FmaOrder order = FmaOrder::rows_outer;
+  bool serpentine = false;  // odd outer steps walk the inner loop backwards
+};
+
 struct EpiloguePlan {
   bool bias = false;
   bool relu = false;
@@ -168,6 +177,7 @@ struct KernelPlan {
   // run (two register slots), and the barrier sits before the last step
   // (double_buffer with an even BK and a register tile of 128+ elements).
   bool frag_double_buffer = false;
+  OuterProduct fma;
   EpiloguePlan epilogue;
 
   std::optional<MmaPlan> mma;  // tensor-core path

@@ -49,6 +49,15 @@ KernelPlan lower_copies(KernelPlan p) {
   // 4096^3) but 128x128x8 with 8x8 threads 3% slower (79.5% -> 77.4%).
   p.frag_double_buffer =
       p.pipeline == Pipeline::double_buffer && p.block_k % 2 == 0 && t.tm * t.tn >= 128;
+  // FMA order: the outer loop runs over the shorter side of the register
+  // tile (rows on a tie). Measured on an H100 (2026-11-22, bench/NOTES.md
+  // "SIMT, FMA order"): 256x128x16 with 16x8 threads 89.8% -> 92.1% of cuBLAS
+  // at 4096^3 with columns outer; 128x256x16 with 8x16 threads 92.4% ->
+  // 88.7% with columns outer, 93.3% with rows outer and a serpentine walk of
+  // the columns, which the 16x8 tile did not like (92.1% -> 87.9%): so the
+  // serpentine only with rows outer, on wide tiles.
+  p.fma.order = t.tn < t.tm ? FmaOrder::cols_outer : FmaOrder::rows_outer;
+  p.fma.serpentine = p.fma.order == FmaOrder::rows_outer && t.tn > t.tm;
   // store_c4 is the one vector store: float4 rows of a piece.
   p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0) ? 4 : 1;
   return p;

@@ -76,6 +76,7 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   MmaPlan m;
   m.api = spec.api;
   m.type = spec.type;
+  m.tf32_rounding = spec.tf32_rounding;
   m.inst_m = spec.m;
   m.inst_n = spec.n;
   m.inst_k = spec.k;

@@ -54,6 +54,8 @@ std::string dump(const KernelPlan& p) {
   dump_smem(o, p.smem_a);
   dump_smem(o, p.smem_b);
   o << "  fragments: A vec " << p.frag.vec_a << ", B vec " << p.frag.vec_b << "\n";
+  o << "  fma order: " << (p.fma.order == FmaOrder::rows_outer ? "rows" : "columns") << " outer"
+    << (p.fma.serpentine ? ", serpentine" : "") << "\n";
   o << "  pipeline: "
     << (p.pipeline == Pipeline::double_buffer ? "double_buffer"
         : p.pipeline == Pipeline::cp_async    ? "cp.async"
