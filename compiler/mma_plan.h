@@ -75,8 +75,8 @@ struct MmaPlan {
   MmaApi api = MmaApi::mma_sync;
   MmaType type = MmaType::f16;
   Tf32Rounding tf32_rounding = Tf32Rounding::nearest;  // tf32 only
-  int inst_m = 16, inst_n = 8, inst_k = 16;  // one instruction
-  int min_sm = 80;                           // cp.async, tf32, bf16, m16n8k16
+  int inst_m = 16, inst_n = 8, inst_k = 16;            // one instruction
+  int min_sm = 80;                                     // cp.async, tf32, bf16, m16n8k16
 
   int warp_m = 64, warp_n = 64;  // C tile of one warp
   int warps_m = 1, warps_n = 1;  // warps across the block tile

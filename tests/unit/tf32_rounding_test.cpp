@@ -9,9 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -36,7 +36,9 @@ uint32_t emitted_nearest(uint32_t u) {
 }
 
 // What the tensor core reads.
-float tensor_core_value(uint32_t bits) { return from_bits(bits & 0xffffe000u); }
+float tensor_core_value(uint32_t bits) {
+  return from_bits(bits & 0xffffe000u);
+}
 
 // cvt.rna.tf32.f32 modelled with doubles: round to 11 significant bits (10
 // below the leading one), ties away from zero; the quantum never drops below
@@ -75,9 +77,9 @@ std::string check(uint32_t u) {
 }
 
 TEST(Tf32Rounding, MatchesCvtRnaOnEveryHighHalfWithDecidingLowHalves) {
-  const uint32_t lows[] = {0x0000, 0x0001, 0x0800, 0x0fff, 0x1000, 0x1001, 0x17ff, 0x1800,
-                           0x1fff, 0x2000, 0x2fff, 0x3000, 0x3001, 0x7fff, 0x8000, 0xefff,
-                           0xf000, 0xf001, 0xffff};
+  const uint32_t lows[] = {0x0000, 0x0001, 0x0800, 0x0fff, 0x1000, 0x1001, 0x17ff,
+                           0x1800, 0x1fff, 0x2000, 0x2fff, 0x3000, 0x3001, 0x7fff,
+                           0x8000, 0xefff, 0xf000, 0xf001, 0xffff};
   int failures = 0;
   for (uint32_t hi = 0; hi <= 0xffffu; ++hi)
     for (uint32_t lo : lows) {
@@ -101,7 +103,8 @@ TEST(Tf32Rounding, TiesGoAwayFromZeroAndCarriesReachTheExponent) {
   EXPECT_EQ(tensor_core_value(emitted_nearest(0x3f801000u)), from_bits(0x3f802000u));  // 1 + 2^-11
   EXPECT_EQ(tensor_core_value(emitted_nearest(0xbf801000u)), from_bits(0xbf802000u));
   EXPECT_EQ(tensor_core_value(emitted_nearest(0x3f800fffu)), 1.0f);
-  EXPECT_EQ(tensor_core_value(emitted_nearest(0x3ffff000u)), 2.0f);  // 2 - 2^-12: the carry reaches the exponent
+  EXPECT_EQ(tensor_core_value(emitted_nearest(0x3ffff000u)),
+            2.0f);  // 2 - 2^-12: the carry reaches the exponent
   EXPECT_TRUE(std::isinf(tensor_core_value(emitted_nearest(0x7f7ff000u))));  // overflow
   EXPECT_TRUE(std::isinf(tensor_core_value(emitted_nearest(0x7f800000u))));
   EXPECT_TRUE(std::isnan(tensor_core_value(emitted_nearest(0x7fffffffu))));  // CUDA's NaN
