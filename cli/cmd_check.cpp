@@ -71,8 +71,7 @@ std::string schedule_json(const Schedule& s) {
         << m.n << ", " << m.k << "]";
       // How f32 inputs become tf32 (`mma tf32 … truncate`); only `mma tf32` has a choice.
       if (m.api == compiler::MmaApi::mma_sync && m.type == compiler::MmaType::tf32)
-        o << ", \"tf32_rounding\": \""
-          << (m.tf32_rounding == compiler::Tf32Rounding::truncate ? "truncate" : "nearest") << "\"";
+        o << ", \"tf32_rounding\": \"" << compiler::to_string(m.tf32_rounding) << "\"";
       o << "}";
     }
   }

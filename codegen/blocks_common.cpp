@@ -71,12 +71,9 @@ std::string schedule_text(const Schedule& s) {
     put("swizzle block " + std::to_string(s.swizzle_block), s.swizzle_block_at);
   if (s.mma) {
     const char* api = s.mma->api == compiler::MmaApi::wmma ? "wmma " : "mma ";
-    const char* ty = s.mma->type == compiler::MmaType::tf32  ? "tf32"
-                     : s.mma->type == compiler::MmaType::f16 ? "f16"
-                                                             : "bf16";
     const bool truncate = s.mma->tf32_rounding == compiler::Tf32Rounding::truncate;
-    put(std::string(api) + ty + " " + x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k) +
-            (truncate ? " truncate" : ""),
+    put(std::string(api) + compiler::to_string(s.mma->type) + " " + x(s.mma->m, s.mma->n) + "x" +
+            std::to_string(s.mma->k) + (truncate ? " truncate" : ""),
         s.mma_at);
   }
   const compiler::Epilogue& ep = s.epilogue;

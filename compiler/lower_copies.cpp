@@ -51,7 +51,7 @@ KernelPlan lower_copies(KernelPlan p) {
       p.pipeline == Pipeline::double_buffer && p.block_k % 2 == 0 && t.tm * t.tn >= 128;
   // FMA order: the outer loop runs over the shorter side of the register
   // tile (rows on a tie). Measured on an H100 (2026-11-22, bench/NOTES.md
-  // "SIMT, FMA order"): 256x128x16 with 16x8 threads 89.8% -> 92.1% of cuBLAS
+  // "Session 2"): 256x128x16 with 16x8 threads 89.8% -> 92.1% of cuBLAS
   // at 4096^3 with columns outer; 128x256x16 with 8x16 threads 92.4% ->
   // 88.7% with columns outer, 93.3% with rows outer and a serpentine walk of
   // the columns, which the 16x8 tile did not like (92.1% -> 87.9%): so the

@@ -23,6 +23,10 @@ const char* to_string(MmaType t) {
   return "?";
 }
 
+const char* to_string(Tf32Rounding r) {
+  return r == Tf32Rounding::truncate ? "truncate" : "nearest";
+}
+
 int size_of(DType t) {
   return t == DType::f32 ? 4 : 2;
 }

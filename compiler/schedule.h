@@ -20,10 +20,15 @@ enum class DType { f32, f16, bf16 };
 enum class Operand { A, B };
 enum class MmaApi { wmma, mma_sync };
 enum class MmaType { tf32, f16, bf16 };
+// How f32 inputs become tf32 on the `mma tf32` path (docs/tensor_cores.md,
+// "tf32 rounding"): rounded to nearest, ties away from zero (cvt.rna's rounding,
+// the default), or left for the tensor core to truncate (`mma tf32 … truncate`).
+enum class Tf32Rounding { nearest, truncate };
 
 const char* to_string(DType);
 const char* to_string(MmaType);
-int size_of(DType);  // bytes per element in global memory
+const char* to_string(Tf32Rounding);  // "nearest", "truncate"
+int size_of(DType);                   // bytes per element in global memory
 
 // Where a setting came from: the directive's span, or nowhere (a default).
 struct Origin {
@@ -47,11 +52,6 @@ struct ThreadTile {  // `thread TMxTN [split PMxPN]`
 struct WarpTile {  // `warp WMxWN`: the C sub-tile one warp computes
   int m = 0, n = 0;
 };
-
-// How f32 inputs become tf32 on the `mma tf32` path (docs/tensor_cores.md,
-// "tf32 rounding"): rounded to nearest, ties away from zero (cvt.rna's rounding,
-// the default), or left for the tensor core to truncate (`mma tf32 … truncate`).
-enum class Tf32Rounding { nearest, truncate };
 
 struct MmaSpec {  // `wmma …` / `mma …`
   MmaApi api = MmaApi::wmma;
