@@ -102,7 +102,9 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
         << r.b_tile_bytes << "))";
     else
       o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
-        << r.a_tile_bytes << " + B " << r.b_tile_bytes << "))";
+        << r.a_tile_bytes << " + B " << r.b_tile_bytes << ")"
+        << (r.barrier_bytes ? " + " + std::to_string(r.barrier_bytes) + " mbarrier bytes" : "")
+        << ")";
     if (r.smem_bytes > t.smem_per_block_default)
       o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";
   }

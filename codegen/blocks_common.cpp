@@ -67,6 +67,7 @@ std::string schedule_text(const Schedule& s) {
   if (s.swizzle_smem) put("swizzle smem", s.swizzle_smem_at);
   if (s.double_buffer) put("double_buffer", s.double_buffer_at);
   if (s.stages > 1) put("stages " + std::to_string(s.stages), s.stages_at);
+  if (s.tma) put("tma", s.tma_at);
   if (s.swizzle_block > 1)
     put("swizzle block " + std::to_string(s.swizzle_block), s.swizzle_block_at);
   if (s.mma) {
@@ -152,13 +153,15 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
-void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name) {
+void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
+                      const std::string& extra_params) {
   const std::string T = element_type(p.dtype);
   e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) + ")");
   e.open_scope(name + "(int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
                "* __restrict__ B, int ldb, " + T +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
-               "bias)");
+               "bias" +
+               (extra_params.empty() ? "" : ", " + extra_params) + ")");
 }
 
 void emit_tile_constants(Emitter& e, const KernelPlan& p) {

@@ -43,8 +43,10 @@ void emit_module_header(Emitter& e, const compiler::KernelPlan& plan);
 // predicate m < M, n < N (store_c4: n + 3 < N and 16-byte alignment).
 void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
-// `extern "C" __global__ void __launch_bounds__(THREADS) name(<ABI>) {`
-void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name);
+// `extern "C" __global__ void __launch_bounds__(THREADS) name(<ABI>[, extra]) {`
+// (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h)
+void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,
+                      const std::string& extra_params = "");
 
 // constexpr int BM, BN, BK, THREADS with the directive that set each.
 void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);

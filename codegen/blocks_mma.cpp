@@ -112,17 +112,32 @@ void emit_smem_offset_fn(Emitter& e, const std::string& name, const compiler::Sm
     return;
   }
   const int v = t.chunk_elems(), cpr = t.chunks_per_row(), rpl = t.rows_per_line();
-  e.comment(format("(%d, %d) tile of %s, XOR-swizzled: 16-byte chunk slots inside each 128-byte",
-                   t.rows, t.cols, what.c_str()));
-  e.comment(
-      format("line are XORed with %s, so ldmatrix and cp.async hit all 32 banks",
-             t.xor_shift ? "(row key << 1) % 8 (4-byte tf32 loads of 4 k-rows)" : "the row key"));
+  if (t.panel_cols > 0) {
+    e.comment(format("(%d, %d) tile of %s as %d column panels of (%d, %d), one TMA box each;",
+                     t.rows, t.cols, what.c_str(), t.cols / t.panel_cols, t.rows, t.panel_cols));
+    e.comment(
+        "inside a panel the 16-byte chunk slot of each 128-byte row is XORed with row % 8 (the");
+    e.comment("TMA 128-byte swizzle), so ldmatrix hits all 32 banks");
+  } else {
+    e.comment(format("(%d, %d) tile of %s, XOR-swizzled: 16-byte chunk slots inside each 128-byte",
+                     t.rows, t.cols, what.c_str()));
+    e.comment(
+        format("line are XORed with %s, so ldmatrix and cp.async hit all 32 banks",
+               t.xor_shift ? "(row key << 1) % 8 (4-byte tf32 loads of 4 k-rows)" : "the row key"));
+  }
   e.open_scope(format("__device__ __forceinline__ int %s(int row, int col)", name.c_str()));
+  if (t.panel_cols > 0) {
+    e.line(format("const int panel = col / %d;", t.panel_cols));
+    e.line(format("col %%= %d;", t.panel_cols));
+  }
   e.line(format("const int chunk = row * %d + col / %d;  // 16-byte chunk, row-major", cpr, v));
   std::string key = rpl > 1 ? format("(row / %d)", rpl) : std::string("row");
   if (t.xor_shift) key = format("(%s << %d)", key.c_str(), t.xor_shift);
   e.line(format("const int swizzled = chunk ^ (%s & 7);", key.c_str()));
-  e.line(format("return swizzled * %d + col %% %d;", v, v));
+  if (t.panel_cols > 0)
+    e.line(format("return panel * %d + swizzled * %d + col %% %d;", t.rows * t.panel_cols, v, v));
+  else
+    e.line(format("return swizzled * %d + col %% %d;", v, v));
   e.close_scope();
   e.line();
 }

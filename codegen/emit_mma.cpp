@@ -15,6 +15,7 @@
 #include "codegen/blocks_cp_async.h"
 #include "codegen/blocks_ldmatrix.h"
 #include "codegen/blocks_mma.h"
+#include "codegen/blocks_tma.h"
 #include "codegen/emitter.h"
 #include "dsl/diagnostics.h"
 
@@ -52,8 +53,11 @@ class MmaEmitter {
     helpers();
     tile_loaders();
     epilogue_helpers();
-    body(true, "gemm_body");
-    if (simple_fallback()) body(false, "gemm_body_simple");
+    body(true, "gemm_body", main_uses_tma());
+    if (simple_fallback())
+      body(false, "gemm_body_simple", false);
+    else if (main_uses_tma())
+      body(true, "gemm_body_cp_async", false);  // the fallback: no tensor maps, any alignment
     entries();
     return e_.str();
   }
@@ -89,6 +93,7 @@ class MmaEmitter {
 
   void helpers() {
     emit_cp_async_helpers(e_);
+    if (m_.tma) emit_tma_helpers(e_);
     emit_smem_offset_fn(e_, "sA_offset", m_.a, "A, k contiguous");
     emit_smem_offset_fn(e_, "sB_offset", m_.b, "B, n contiguous");
     if (!sync_) return;
@@ -226,6 +231,30 @@ class MmaEmitter {
     copy_chunk_checked();
     tile_loader("A", m_.a, m_.copy_a, "M", "K");
     tile_loader("B", m_.b, m_.copy_b, "K", "N");
+    if (m_.tma) tma_tile_copy();
+  }
+
+  // ---- `tma`: one thread copies a k-tile with TMA boxes ----------------------
+  int b_panels() const { return m_.b.cols / m_.b.panel_cols; }
+  int b_panel_bytes() const { return m_.b.rows * m_.b.panel_cols * m_.elem_bytes; }
+  void tma_tile_copy() {
+    e_.comment(format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
+                      "(%d, %d) boxes",
+                      origin_note(p_.schedule, p_.schedule.tma_at).c_str(), m_.a.rows, m_.a.cols,
+                      b_panels(), m_.b.rows, m_.b.panel_cols));
+    e_.comment("(column panels); `full` completes when all their bytes have landed");
+    e_.open_scope(
+        "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
+        "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
+    e_.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", m_.a.stage_bytes + m_.b.stage_bytes,
+                   m_.a.stage_bytes, m_.b.stage_bytes));
+    e_.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
+    e_.line("#pragma unroll");
+    e_.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p * "
+                   "%d, k0);",
+                   b_panels(), b_panel_bytes(), m_.b.panel_cols));
+    e_.close_scope();
+    e_.line();
   }
 
   void epilogue_helpers() {
@@ -423,8 +452,14 @@ class MmaEmitter {
       e_.line("#pragma unroll");
       e_.open_scope("for (int i = 0; i < 4; ++i)");
       e_.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
-      e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
-                     8 * P, P));
+      if (m_.b_chunk_permuted) {
+        e_.line("const int c = 2 * tq + i % 2;  // fragment column, stored at chunk (c & 1) * 4 + c / 2");
+        e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (((c & 1) << 2) | (c >> 1));",
+                       8 * P, P));
+      } else {
+        e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
+                       8 * P, P));
+      }
       if (P == 4)
         e_.line(
             "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
@@ -497,7 +532,7 @@ class MmaEmitter {
     for (int i = 1; i < c.iters; ++i) {
       long d0 = 0;
       for (int tid = 0; tid < c.threads; ++tid) {
-        int r0, c0, ri, ci;
+        int r0 = 0, c0 = 0, ri = 0, ci = 0;
         c.chunk(tid, 0, r0, c0);
         c.chunk(tid, i, ri, ci);
         const long d = long(t.offset(ri, ci)) - t.offset(r0, c0);
@@ -508,7 +543,7 @@ class MmaEmitter {
     return true;
   }
   long fast_copy_delta(const SmemTile& t, const compiler::CopyMap& c, int i) const {
-    int r0, c0, ri, ci;
+    int r0 = 0, c0 = 0, ri = 0, ci = 0;
     c.chunk(0, 0, r0, c0);
     c.chunk(0, i, ri, ci);
     return (long(t.offset(ri, ci)) - t.offset(r0, c0)) * m_.elem_bytes;
@@ -649,13 +684,15 @@ class MmaEmitter {
         for (int q = 0; q < m_.frags_n / P; ++q)
           for (int i = 0; i < instr_->regs_b; ++i) {
             std::vector<long> v;
-            for (const auto& c : tc)
+            for (const auto& c : tc) {
+              const int gc = m_.b_chunk_permuted ? compiler::tf32_b_lane_chunk(c.g) : c.g;
               v.push_back(
-                  long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * c.g)) *
+                  long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * gc)) *
                   eb);
-            b_addr_[kk].push_back(
-                b_bases_.get(v, format("sB_offset(%d + tq, warp_col0 + %d + %d * g) * %d",
-                                       kk * ik + 4 * i, q * 8 * P, P, eb)));
+            }
+            b_addr_[kk].push_back(b_bases_.get(
+                v, format("sB_offset(%d + tq, warp_col0 + %d + %d * %s) * %d", kk * ik + 4 * i,
+                          q * 8 * P, P, m_.b_chunk_permuted ? "g_chunk" : "g", eb)));
           }
       }
     }
@@ -801,7 +838,16 @@ class MmaEmitter {
       if (kk == 0 && KS > 1) global_loads(e_);
       mma_step(e_, kk % 2);
     }
-    if (KS % 2 == 1) {
+    copy_odd_fragments();
+    e_.line("read_stage = next_stage;");
+    e_.line(format("write_stage = write_stage == %d ? 0 : write_stage + 1;", S - 1));
+    e_.close_scope("k_tile");
+    e_.line("cp_async_wait<0>();  // only empty groups remain; leave nothing in flight");
+  }
+
+  // With an odd number of k-steps the next tile's first fragments are in buffer 1.
+  void copy_odd_fragments() {
+    if (m_.k_steps % 2 == 1) {
       e_.comment("odd number of k-steps: the next tile's first fragments are in buffer 1");
       e_.line("#pragma unroll");
       e_.line(format(
@@ -814,24 +860,108 @@ class MmaEmitter {
           m_.frags_n * instr_->regs_b, instr_->regs_b, instr_->regs_b, instr_->regs_b,
           instr_->regs_b));
     }
-    e_.line("read_stage = next_stage;");
-    e_.line(format("write_stage = write_stage == %d ? 0 : write_stage + 1;", S - 1));
+  }
+
+  // `tma` (sm_90+): thread 0 copies whole k-tiles with TMA boxes; per stage an
+  // mbarrier `full` (one arrival with the byte count, then the bytes) and
+  // `empty` (one arrival per warp once its fragments of the stage are in
+  // registers). No __syncthreads in the loop:
+  //   prologue: tiles 0..S-1 in flight; wait full[0]; fragments of k-step 0
+  //   for k_tile: thread 0 waits empty for the stage of tile k_tile-1 and
+  //               copies tile k_tile+S-1 into it
+  //               kk < KS-1: fragments of k-step kk+1; mma on kk's
+  //               kk == KS-1: arrive on empty; wait full of tile k_tile+1;
+  //               its k-step 0 fragments; mma on kk's
+  void main_loop_tma() {
+    const int S = m_.stages, KS = m_.k_steps, warps = m_.warps_m * m_.warps_n;
+    const unsigned as = m_.a.stage_bytes, bs = m_.b.stage_bytes;
+    e_.line("const unsigned sA_u32 = smem_u32(sA), sB_u32 = smem_u32(sB);");
+    e_.line(format("const unsigned full_bar = smem_u32(smem + %d), empty_bar = full_bar + %d;",
+                   m_.barrier_offset_bytes, 8 * S));
+    e_.open_scope("if (threadIdx.x == 0)");
+    e_.comment("the 128-byte swizzle is computed from shared addresses: stages must be 1024-byte aligned");
+    e_.line("if (sA_u32 % 1024 != 0) __trap();");
+    e_.line("#pragma unroll");
+    e_.open_scope(format("for (int s = 0; s < %d; ++s)", S));
+    e_.line("mbar_init(full_bar + 8 * s, 1);  // thread 0's expect_tx, then the bytes");
+    e_.line(format("mbar_init(empty_bar + 8 * s, %d);  // one arrival per warp", warps));
+    e_.close_scope();
+    e_.line("mbar_init_fence();");
+    e_.close_scope();
+    e_.line("__syncthreads();  // the barriers are ready for everyone");
+    emit_fragment_bases();
+    e_.line(format("unsigned a_frag[2][%d][%d];  // (%d, %d) A fragments, two k-steps", m_.frags_m,
+                   instr_->regs_a, m_.inst_m, m_.inst_k));
+    e_.line(format("unsigned b_frag[2][%d][%d];  // (%d, %d) B fragments, two k-steps", m_.frags_n,
+                   instr_->regs_b, m_.inst_k, m_.inst_n));
+    e_.line("const int num_k_tiles = (K + BK - 1) / BK;");
+    e_.comment(format("prologue: tiles 0..%d in flight, stage s holds tile s", S - 1));
+    e_.open_scope("if (threadIdx.x == 0)");
+    e_.line("#pragma unroll");
+    e_.open_scope(format("for (int s = 0; s < %d; ++s)", S));
+    e_.line(format("if (s < num_k_tiles) tma_copy_tile(tma_a, tma_b, sA_u32 + s * %du, sB_u32 + s * "
+                   "%du, full_bar + 8 * s, s * BK, tile_m0, tile_n0);",
+                   as, bs));
+    e_.close_scope();
+    e_.close_scope();
+    e_.line("mbar_wait(full_bar, 0);  // tile 0 has landed");
+    load_fragments(e_, 0, "sA_u32", "sB_u32", 0);
+    e_.comment("k_tile's stage, and the parity of its barriers' current phase (flips at each wrap)");
+    e_.line("int stage = 0;");
+    e_.line("unsigned phase = 0;");
+    e_.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+    e_.line(format("const unsigned sa = sA_u32 + stage * %du, sb = sB_u32 + stage * %du;", as, bs));
+    e_.line(format("const int next_stage = stage == %d ? 0 : stage + 1;", S - 1));
+    e_.line(format("const unsigned next_phase = stage == %d ? phase ^ 1u : phase;", S - 1));
+    e_.open_scope(format("if (threadIdx.x == 0 && k_tile >= 1 && k_tile + %d < num_k_tiles)", S - 1));
+    e_.comment(format("the stage of tile k_tile - 1 takes tile k_tile + %d once every warp has read it",
+                      S - 1));
+    e_.line(format("const int ps = stage == 0 ? %d : stage - 1;", S - 1));
+    e_.line("const unsigned pp = stage == 0 ? phase ^ 1u : phase;");
+    e_.line("mbar_wait(empty_bar + 8 * ps, pp);");
+    e_.line(format("tma_copy_tile(tma_a, tma_b, sA_u32 + ps * %du, sB_u32 + ps * %du, full_bar + 8 * "
+                   "ps, (k_tile + %d) * BK, tile_m0, tile_n0);",
+                   as, bs, S - 1));
+    e_.close_scope();
+    for (int kk = 0; kk < KS; ++kk) {
+      e_.comment(format("k-step %d: compute on buffer %d", kk, kk % 2));
+      if (kk == KS - 1) {
+        e_.line("__syncwarp();");
+        e_.line("if (lane == 0) mbar_arrive(empty_bar + 8 * stage);  // this warp is done reading the stage");
+        e_.open_scope("if (k_tile + 1 < num_k_tiles)");
+        e_.line("mbar_wait(full_bar + 8 * next_stage, next_phase);  // tile k_tile + 1 has landed");
+        e_.line(format("const unsigned na = sA_u32 + next_stage * %du, nb = sB_u32 + next_stage * %du;",
+                       as, bs));
+        load_fragments(e_, (kk + 1) % 2, "na", "nb", 0);
+        e_.close_scope();
+      } else {
+        load_fragments(e_, (kk + 1) % 2, "sa", "sb", kk + 1);
+      }
+      mma_step(e_, kk % 2);
+    }
+    copy_odd_fragments();
+    e_.line("stage = next_stage;");
+    e_.line("phase = next_phase;");
     e_.close_scope("k_tile");
-    e_.line("cp_async_wait<0>();  // only empty groups remain; leave nothing in flight");
   }
 
   // f16/bf16 fallback entry: the single-buffered fragment loop (its element-wise
   // copies need registers that the double-buffered loop does not leave).
   bool simple_fallback() const { return sync_ && m_.stages >= 2 && !tf32_; }
 
-  void body(bool pipelined, const char* fn) {
+  bool main_uses_tma() const { return sync_ && m_.stages >= 2 && m_.tma; }
+  const char* fallback_body() const {
+    return simple_fallback() ? "gemm_body_simple" : main_uses_tma() ? "gemm_body_cp_async" : "gemm_body";
+  }
+
+  void body(bool pipelined, const char* fn, bool tma) {
     e_.line("template <bool kAligned>");
     e_.open_scope(
         format("__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
                "T* B, "
-               "int ldb, T* C, int ldc, float alpha, float beta, const float* bias)",
-               fn));
-    e_.line("extern __shared__ __align__(128) unsigned char smem[];");
+               "int ldb, T* C, int ldc, float alpha, float beta, const float* bias%s)",
+               fn, tma ? ", const TmaMap& tma_a, const TmaMap& tma_b" : ""));
+    e_.line(format("extern __shared__ __align__(%d) unsigned char smem[];", tma ? 1024 : 128));
     e_.line(format("T* sA = reinterpret_cast<T*>(smem);  // [%d stages] (%d, %d) A tiles",
                    m_.stages, m_.a.rows, m_.a.cols));
     e_.line(format("T* sB = reinterpret_cast<T*>(smem + %d);  // [%d stages] (%d, %d) B tiles",
@@ -844,6 +974,11 @@ class MmaEmitter {
         m_.warps_n, m_.warp_m, m_.warps_n, m_.warp_n));
     if (sync_) {
       e_.line("const int g = lane / 4, tq = lane % 4;  // mma fragment row group, thread in group");
+      if (m_.b_chunk_permuted) {
+        e_.comment("tf32 B under the TMA swizzle: lane group g reads chunk g_chunk of a 32-column");
+        e_.comment("group (0 4 1 5 2 6 3 7), so an 8-lane phase hits 8 different bank groups");
+        e_.line("const int g_chunk = ((g & 1) << 2) | (g >> 1);");
+      }
       const int v = m_.a.chunk_elems();
       const int ra = instr_->regs_a;
       e_.comment(
@@ -883,7 +1018,10 @@ class MmaEmitter {
     e_.line();
     if (sync_ && m_.stages >= 2 && pipelined) {
       if (a_addr_.empty()) plan_fragment_addresses();
-      main_loop_pipelined();
+      if (tma)
+        main_loop_tma();
+      else
+        main_loop_pipelined();
       e_.line();
       epilogue_mma_sync();
       e_.close_scope(fn);
@@ -918,13 +1056,21 @@ class MmaEmitter {
   void entries() {
     const char* call = "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias);";
     e_.comment("main entry: A, B, C 16-byte aligned; lda, ldb, ldc multiples of 16 bytes");
-    emit_kernel_open(e_, p_, name_);
-    e_.line(format("gemm_body<true>%s", call));
+    if (main_uses_tma()) {
+      e_.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded");
+      e_.comment("by the runtime for each launch");
+      emit_kernel_open(e_, p_, name_,
+                       "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b");
+      e_.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias, tma_a, tma_b);");
+    } else {
+      emit_kernel_open(e_, p_, name_);
+      e_.line(format("gemm_body<true>%s", call));
+    }
     e_.close_scope();
     e_.line();
     e_.comment("fallback entry: any alignment, any leading dimension");
     emit_kernel_open(e_, p_, name_ + "_fallback");
-    e_.line(format("%s<false>%s", simple_fallback() ? "gemm_body_simple" : "gemm_body", call));
+    e_.line(format("%s<false>%s", fallback_body(), call));
     e_.close_scope();
   }
 };
@@ -952,8 +1098,12 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   e.swizzle_group = uint32_t(plan.swizzle_group);
   e.align_bytes = 16;
   e.ld_multiple = uint32_t(16 / m.elem_bytes);
-  k.main = e;
   k.fallback = e;
+  if (m.tma && m.stages >= 2) {
+    e.tma_a = TmaBox{uint32_t(m.a.rows), uint32_t(m.a.cols)};
+    e.tma_b = TmaBox{uint32_t(m.b.rows), uint32_t(m.b.panel_cols)};
+  }
+  k.main = e;
   k.fallback.name = name + "_fallback";
   k.fallback.align_bytes = 0;
   k.fallback.ld_multiple = 1;

@@ -13,6 +13,11 @@
 //                                   T* C, int ldc,         // M x N, row-major
 //                                   float alpha, float beta,
 //                                   const float* bias);    // N entries or null
+//
+// An entry with TMA copies (`tma` schedules, main entry) takes two more, after
+// bias: `const __grid_constant__ TmaMap tma_a, tma_b`, the 128-byte CUDA tensor
+// maps of A and B (KernelEntry::tma_a / tma_b say their boxes); the runtime
+// encodes them for each launch's pointers and leading dimensions.
 
 #include <cstdint>
 #include <string>
@@ -22,6 +27,14 @@ namespace schedc::codegen {
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
+};
+
+// The tensor map of one operand for a TMA entry: a 2-D row-major view of the
+// whole matrix (A: M x K, B: K x N, the leading dimension as row pitch), read in
+// boxes of box_rows x box_cols elements with the 128-byte swizzle; elements out
+// of the matrix read as zero.
+struct TmaBox {
+  uint32_t box_rows = 0, box_cols = 0;  // 0: no tensor map
 };
 
 // One __global__ function of the generated module.
@@ -39,6 +52,9 @@ struct KernelEntry {
   // preconditions fail is not launched; the module's fallback is.
   uint32_t align_bytes = 0;
   uint32_t ld_multiple = 1;
+  TmaBox tma_a, tma_b;  // set: the entry takes the two tensor maps after bias
+
+  bool uses_tma() const { return tma_a.box_rows > 0; }
 
   Dim3 grid(int64_t m, int64_t n) const;
 };

@@ -256,6 +256,10 @@ class Analyzer {
       int64_t n = 0;
       if (extent(a[0], 0, "stages", 2, 5, n)) s_.stages = int(n);
       s_.stages_at = at(d);
+    } else if (k == "tma") {
+      if (!first_time(k, d)) return;
+      s_.tma = true;
+      s_.tma_at = at(d);
     } else if (k == "wmma" || k == "mma") {
       read_mma(d);
     } else if (k == "epilogue") {
@@ -817,7 +821,9 @@ class Analyzer {
     std::ostringstream m;
     m << "the block needs " << bytes << " bytes of shared memory (" << u.buffers
       << (u.buffers == 1 ? " buffer" : " buffers") << " x (A " << u.a_bytes << " + B " << u.b_bytes
-      << " bytes)), more than the " << target_.smem_per_block_optin << " a block may use on "
+      << " bytes)"
+      << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
+      << "), more than the " << target_.smem_per_block_optin << " a block may use on "
       << target_.arch_name();
     auto& e = error(tile_arg_, m.str());
     note(e, s_.stages_at, "stages set here");

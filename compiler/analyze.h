@@ -25,6 +25,7 @@ struct Resources {
   int b_tile_bytes = 0;         // one buffer of the B tile
   int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
   int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
+  int barrier_bytes = 0;        // `tma`: the pipeline's mbarriers
 };
 Resources static_resources(const Schedule& s, const Target& t);
 
@@ -43,10 +44,13 @@ struct SmemUse {
   int64_t a_bytes = 0, b_bytes = 0;  // one buffer each
   int buffers = 0;
   int64_t epilogue_bytes = 0;  // wmma epilogue scratch, else 0
-  int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes); }
+  int64_t barrier_bytes = 0;   // `tma`: two 8-byte mbarriers per stage
+  int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes) + barrier_bytes; }
   int64_t total() const { return pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes; }
 };
 SmemUse smem_use(const Schedule& s);
+// `tma`: the mbarriers after the pipeline's buffers, `full` and `empty` per stage.
+inline int tma_barrier_bytes(int stages) { return 2 * 8 * stages; }
 
 // Threads per block: block X*Y (naive), (BM/TM)*(BN/TN) (SIMT tile),
 // (BM/WM)*(BN/WN)*32 (tensor cores); 0 where a divisor is missing or zero.

@@ -246,8 +246,9 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
             for (int lane = 0; lane < 32; ++lane) {
               int k, n;
               mma_tf32_b_coord(lane, i, k, n);
+              const int nc = m.b_chunk_permuted ? tf32_b_lane_chunk(n) : n;
               r.byte_addr[size_t(lane)] =
-                  int64_t(m.b.offset(kk * m.inst_k + k, wc + ni * 8 + bv * n)) * es;
+                  int64_t(m.b.offset(kk * m.inst_k + k, wc + ni * 8 + bv * nc)) * es;
             }
             b_reqs.push_back(r);
           }

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 
+#include "compiler/analyze.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::compiler {
@@ -48,7 +49,7 @@ CopyMap make_copy(const SmemTile& t, int threads) {
   CopyMap c;
   c.threads = threads;
   c.chunk_elems = t.chunk_elems();
-  c.chunks_per_row = t.chunks_per_row();
+  c.chunks_per_row = t.cols / t.chunk_elems();  // logical rows, panels or not
   c.chunks = t.rows * c.chunks_per_row;
   c.iters = div_up(c.chunks, threads);
   return c;
@@ -131,9 +132,24 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   const int b_shift = spec.type == MmaType::tf32 ? 1 : 0;
   m.a = make_tile(bt.m, bt.k, s.pad_a, m.elem_bytes, swz, 0);
   m.b = make_tile(bt.k, bt.n, s.pad_b, m.elem_bytes, swz, b_shift);
+  // `tma` (analyze checked: mma f16/bf16, stages, swizzle smem, 128-byte A rows, BN % 64 == 0):
+  // B in 128-byte column panels, one TMA box each. Below sm_90 there is no TMA and the
+  // copies stay cp.async; the barrier bytes are kept so that the sizes agree with
+  // static_resources on every target.
+  m.tma = s.tma && t.sm >= 90;
+  if (m.tma) {
+    SCHEDC_INTERNAL_ASSERT(swz && bt.k * m.elem_bytes == 128 && (bt.n * m.elem_bytes) % 128 == 0,
+                           "tma needs swizzled 128-byte A rows and whole B panels");
+    m.b.panel_cols = 128 / m.elem_bytes;
+    m.b.xor_shift = 0;  // the TMA swizzle's key is the 128-byte row
+    m.b_chunk_permuted = spec.type == MmaType::tf32 && m.b_vec == 4;
+    m.min_sm = 90;
+  }
   m.a.offset_bytes = 0;
   m.b.offset_bytes = m.stages * m.a.stage_bytes;
   m.pipeline_smem_bytes = m.stages * (m.a.stage_bytes + m.b.stage_bytes);
+  m.barrier_offset_bytes = m.pipeline_smem_bytes;
+  if (s.tma) m.pipeline_smem_bytes += tma_barrier_bytes(m.stages);
   m.copy_a = make_copy(m.a, p.block_threads);
   m.copy_b = make_copy(m.b, p.block_threads);
 

@@ -24,8 +24,14 @@ namespace schedc::compiler {
 //     key_row(r) = r / rows_per_line   (rows_per_line = max(1, 8 / chunks_per_row))
 // The XOR stays inside one line, so the layout is a bijection and every
 // 16-byte chunk stays 16-byte aligned (cp.async and ldmatrix need that).
+//
+// Panels (`tma`): B is stored as column panels of panel_cols elements (128
+// bytes), each a rows x panel_cols tile of its own, swizzled as above with
+// 8 chunks per row (key = row % 8). That is the layout a TMA box with the
+// 128-byte swizzle writes (16-byte chunk index ^= 128-byte line index % 8).
 struct SmemTile {
   int rows = 0, cols = 0;  // logical tile (elements)
+  int panel_cols = 0;      // > 0: stored as column panels this wide
   int row_stride = 0;      // elements between rows (cols + pad)
   int elem_bytes = 2;
   bool swizzled = false;
@@ -34,14 +40,22 @@ struct SmemTile {
   int offset_bytes = 0;  // stage 0 from the start of dynamic shared memory
 
   int chunk_elems() const { return 16 / elem_bytes; }
-  int chunks_per_row() const { return cols / chunk_elems(); }
+  int stored_cols() const { return panel_cols > 0 ? panel_cols : cols; }
+  // 16-byte chunks per stored row: a panel's row with panels, else the tile's.
+  int chunks_per_row() const { return stored_cols() / chunk_elems(); }
   int rows_per_line() const {
     int r = 8 / chunks_per_row();
     return r < 1 ? 1 : r;
   }
   // Element offset of logical (row, col) inside one stage.
   int offset(int row, int col) const {
+    if (panel_cols > 0)
+      return (col / panel_cols) * rows * panel_cols + swizzled_offset(row, col % panel_cols);
     if (!swizzled) return row * row_stride + col;
+    return swizzled_offset(row, col);
+  }
+  // Inside one panel (or the whole tile without panels), swizzled.
+  int swizzled_offset(int row, int col) const {
     int v = chunk_elems();
     int linear = row * chunks_per_row() + col / v;
     int key = ((row / rows_per_line()) << xor_shift) & 7;
@@ -76,7 +90,7 @@ struct MmaPlan {
   MmaType type = MmaType::f16;
   Tf32Rounding tf32_rounding = Tf32Rounding::nearest;  // tf32 only
   int inst_m = 16, inst_n = 8, inst_k = 16;            // one instruction
-  int min_sm = 80;                                     // cp.async, tf32, bf16, m16n8k16
+  int min_sm = 80;  // cp.async, tf32, bf16, m16n8k16; 90 with tma
 
   int warp_m = 64, warp_n = 64;  // C tile of one warp
   int warps_m = 1, warps_n = 1;  // warps across the block tile
@@ -84,6 +98,11 @@ struct MmaPlan {
   int k_steps = 1;               // instructions along BK
 
   int stages = 1;                // shared buffers; >= 2: cp.async pipeline
+  // `tma` on sm_90+: the copies are TMA boxes (A: one (BM, BK) box, B: BN /
+  // b.panel_cols (BK, panel) boxes) issued by thread 0; per stage an mbarrier
+  // `full` (the stage's bytes have landed) and `empty` (every warp has read it).
+  bool tma = false;
+  int barrier_offset_bytes = 0;  // the 2 * stages mbarriers (8 bytes each)
   bool ldmatrix_a = false;       // ldmatrix.x4 for A fragments
   bool ldmatrix_b = false;       // ldmatrix.x4.trans for B fragments
   int regs_a = 4, regs_b = 2;    // 32-bit registers per lane per A / B fragment (mma.sync)
@@ -93,6 +112,10 @@ struct MmaPlan {
   // 8 * b_vec columns, column c of fragment j is the group's column b_vec * c + j
   // (mma does not care which C column a fragment column is; the epilogue follows).
   int b_vec = 1;
+  // tf32 B with `tma` (b_vec 4): the TMA swizzle keys a 128-byte row by row % 8, so
+  // lanes g and g+1 of one 8-lane phase (rows tq = 0..3) would meet in a bank;
+  // lane g reads the group's chunk tf32_b_lane_chunk(g) instead of chunk g.
+  bool b_chunk_permuted = false;
   int elem_bytes = 2;
 
   SmemTile a, b;
@@ -130,6 +153,14 @@ void mma_tf32_b_coord(int lane, int i, int& k, int& n);
 // (8 * vec columns), of column `col` (0..7) of fragment `j` (0..vec-1) of the group.
 inline int tf32_b_group_col(int vec, int j, int col) {
   return vec * col + j;
+}
+
+// With b_chunk_permuted: the 16-byte chunk (0..7) of its 32-column group that lane
+// group g reads: g's low bit becomes the chunk's high bit (0 4 1 5 2 6 3 7), so the
+// two g of a phase read chunks 4 apart and the XOR with tq (0..3) keeps all 8 apart.
+// Fragment column c (0..7) then lives at group column 4 * tf32_b_lane_chunk(c) + j.
+inline int tf32_b_lane_chunk(int g) {
+  return ((g & 1) << 2) | (g >> 1);
 }
 
 }  // namespace schedc::compiler

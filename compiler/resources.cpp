@@ -29,6 +29,7 @@ SmemUse smem_use(const Schedule& s) {
   u.a_bytes = a * elem;
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
+  if (s.tma) u.barrier_bytes = tma_barrier_bytes(u.buffers);
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)
@@ -46,6 +47,7 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.b_tile_bytes = clamp(u.b_bytes);
   r.buffers = u.buffers;
   r.epilogue_bytes = clamp(u.epilogue_bytes);
+  r.barrier_bytes = clamp(u.barrier_bytes);
   if (r.threads_per_block <= 0) return r;
   // The smallest bound wins; on a tie the first named here.
   r.blocks_per_sm = t.max_threads_per_sm / r.threads_per_block;

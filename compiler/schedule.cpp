@@ -78,6 +78,7 @@ std::string to_sched_text(const Schedule& s) {
       o << "stages " << s.stages << "\n";
     else
       o << "# double_buffer: no\n# stages: 1 (no cp.async pipeline)\n";
+    if (s.tma) o << "tma\n";
     if (s.mma) {
       const MmaSpec& m = *s.mma;
       if (m.api == MmaApi::wmma)

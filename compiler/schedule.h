@@ -102,6 +102,10 @@ struct Schedule {
   Origin double_buffer_at;
   int stages = 1;
   Origin stages_at;  // 1 = no cp.async pipeline
+  // `tma`: the pipeline's global->shared copies by the Tensor Memory
+  // Accelerator (sm_90+; on older targets the copies stay cp.async).
+  bool tma = false;
+  Origin tma_at;
   int swizzle_block = 1;
   Origin swizzle_block_at;  // 1 = row-major raster
   std::optional<MmaSpec> mma;

@@ -42,7 +42,7 @@ struct Ast {
 inline const std::vector<std::string>& directive_keywords() {
   static const std::vector<std::string> k = {
       "shape", "dtype",   "block",         "tile",   "thread", "warp", "vectorize", "transpose",
-      "pad",   "swizzle", "double_buffer", "stages", "wmma",   "mma",  "epilogue"};
+      "pad",   "swizzle", "double_buffer", "stages", "tma",    "wmma", "mma",       "epilogue"};
   return k;
 }
 

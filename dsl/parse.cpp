@@ -196,6 +196,7 @@ template <> struct action<g::kw_pad> : begin_directive {};
 template <> struct action<g::kw_swizzle> : begin_directive {};
 template <> struct action<g::kw_double_buffer> : begin_directive {};
 template <> struct action<g::kw_stages> : begin_directive {};
+template <> struct action<g::kw_tma> : begin_directive {};
 template <> struct action<g::kw_wmma> : begin_directive {};
 template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "runtime/error.h"
+#include "runtime/tma_map.h"
 
 namespace schedc::runtime {
 
@@ -117,8 +118,15 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   void* c = args.c;
   float alpha = args.alpha, beta = args.beta;
   const float* bias = args.bias;
-  // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias).
-  void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
+  // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), then the
+  // tensor maps of A and B for a TMA entry.
+  TmaMap map_a{}, map_b{};
+  if (e.uses_tma()) {
+    map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, p.a_ld(), e.tma_a);
+    map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, p.b_ld(), e.tma_b);
+  }
+  void* params[] = {&m,   &n,   &k,     &a,    &lda,  &b,     &ldb,
+                    &c,   &ldc, &alpha, &beta, &bias, &map_a, &map_b};
   cudaError_t err = cudaLaunchKernel(fn, dim3(g.x, g.y, g.z), dim3(e.block.x, e.block.y, e.block.z),
                                      params, e.dynamic_smem, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess) {

@@ -11,6 +11,7 @@
 
 #include "codegen/blocks_mma.h"
 #include "codegen/emit_mma.h"
+#include "compiler/analyze.h"
 #include "compiler/lower_mma.h"
 
 using namespace schedc;
@@ -27,6 +28,7 @@ struct Config {
   bool swizzle;
   int pad = 0;
   int ik = 0;  // instruction k; 0 = default
+  bool tma = false;
 };
 
 void PrintTo(const Config& c, std::ostream* os) {
@@ -44,6 +46,7 @@ Schedule make_schedule(const Config& c) {
   s.stages = c.stages;
   s.swizzle_smem = c.swizzle;
   s.pad_a = s.pad_b = c.pad;
+  s.tma = c.tma;
   MmaSpec m;
   m.api = c.api;
   m.type = c.type;
@@ -79,6 +82,12 @@ const Config kConfigs[] = {
     {"wmma_tf32_s2", MmaApi::wmma, MmaType::tf32, 128, 128, 32, 64, 32, 2, false, 4},
     {"wmma_f16_s3", MmaApi::wmma, MmaType::f16, 128, 128, 32, 64, 64, 3, false, 8},
     {"wmma_bf16_s2", MmaApi::wmma, MmaType::bf16, 64, 64, 32, 32, 32, 2, false},
+    {"f16_tma_128x256x64_s4", MmaApi::mma_sync, MmaType::f16, 128, 256, 64, 64, 64, 4, true, 0, 0,
+     true},
+    {"bf16_tma_64x128x64_s3", MmaApi::mma_sync, MmaType::bf16, 64, 128, 64, 32, 64, 3, true, 0, 0,
+     true},
+    {"tf32_tma_128x256x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 256, 32, 64, 64, 3, true, 0, 0,
+     true},
 };
 
 class MmaPlanTest : public ::testing::TestWithParam<Config> {};
@@ -97,7 +106,8 @@ TEST_P(MmaPlanTest, CommonFieldsAndSharedBytes) {
   EXPECT_EQ(p.block_threads, (c.bm / c.wm) * (c.bn / c.wn) * 32);
   const int e = m.elem_bytes;
   // The analysis formula: A BM x (BK + pad), B BK x (BN + pad), times buffers.
-  const int formula = c.stages * (c.bm * (c.bk + c.pad) + c.bk * (c.bn + c.pad)) * e;
+  const int formula = c.stages * (c.bm * (c.bk + c.pad) + c.bk * (c.bn + c.pad)) * e +
+                      (c.tma ? tma_barrier_bytes(c.stages) : 0);
   EXPECT_EQ(m.pipeline_smem_bytes, formula);
   EXPECT_EQ(p.smem_bytes, std::max(formula, m.epilogue_smem_bytes));
   // Stages start 128-byte aligned (the swizzle's banks are relative to a line).
@@ -281,7 +291,9 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
               mma_tf32_b_coord(lane, i, k, n);
               banks.insert((smem_byte(m.b, 0, kk * m.inst_k + k, wc + ni * 8 + n) / 4) % 32);
             }
-            if (c.swizzle) {
+            // (With tma the layout is keyed for the 16-byte loads only:
+            // Tf32VectorBLoadsAreConflictFree.)
+            if (c.swizzle && !m.tma) {
               ASSERT_EQ(banks.size(), 32u) << "tf32 B load " << i;
             }
           }
@@ -290,11 +302,100 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
   }
 }
 
+// tf32 B with 16-byte loads (b_vec 4): lane (g, tq) reads 4 n-contiguous f32 of row
+// k = tq + 4i at group column 4 * chunk(g); phases of 8 lanes must hit 8 different
+// 16-byte bank groups, and each lane's 4 values are its 4 fragments' column g.
+TEST_P(MmaPlanTest, Tf32VectorBLoadsAreConflictFree) {
+  const Config& c = GetParam();
+  KernelPlan p = plan_for(c);
+  const MmaPlan& m = *p.mma;
+  if (m.api != MmaApi::mma_sync || m.type != MmaType::tf32 || m.b_vec != 4 || m.stages < 2)
+    GTEST_SKIP() << "no 16-byte tf32 B loads";
+  for (int warp = 0; warp < m.warps_m * m.warps_n; ++warp) {
+    const int wc = m.warp_col(warp) * m.warp_n;
+    for (int kk = 0; kk < m.k_steps; ++kk)
+      for (int q = 0; q < m.frags_n / 4; ++q)
+        for (int i = 0; i < m.regs_b; ++i)
+          for (int phase = 0; phase < 4; ++phase) {
+            std::vector<long> addrs;
+            for (int lane = 8 * phase; lane < 8 * phase + 8; ++lane) {
+              int k, n;
+              mma_tf32_b_coord(lane, i, k, n);
+              const int chunk = m.b_chunk_permuted ? tf32_b_lane_chunk(n) : n;
+              const int col = wc + q * 32 + 4 * chunk;
+              addrs.push_back(smem_byte(m.b, 1, kk * m.inst_k + k, col));
+              // The 4 values are contiguous: fragments 4q..4q+3, column n of each.
+              for (int j = 1; j < 4; ++j)
+                ASSERT_EQ(smem_byte(m.b, 1, kk * m.inst_k + k, col + j), addrs.back() + 4 * j);
+            }
+            ASSERT_TRUE(phase_conflict_free(addrs))
+                << "warp " << warp << " kk " << kk << " group " << q << " reg " << i << " phase "
+                << phase;
+          }
+  }
+}
+
+// `tma`: the layout the plan reads is the one TMA writes. A box lands row by row,
+// 128-byte rows, and the 128-byte swizzle XORs bits 4-6 of the shared address with
+// bits 7-9 (16-byte chunk ^= 128-byte line % 8), with 1024-byte aligned boxes.
+long tma_swizzle_128b(long byte) {
+  return byte ^ (((byte >> 7) & 7) << 4);
+}
+
+TEST_P(MmaPlanTest, TmaBoxesLandInThePlannedLayout) {
+  const Config& c = GetParam();
+  if (!c.tma) GTEST_SKIP() << "cp.async copies";
+  KernelPlan p = plan_for(c);
+  const MmaPlan& m = *p.mma;
+  ASSERT_TRUE(m.tma);
+  const int e = m.elem_bytes;
+  ASSERT_EQ(m.a.cols * e, 128);
+  ASSERT_EQ(m.b.panel_cols * e, 128);
+  EXPECT_LE(m.a.rows, 256);  // TMA box dimensions
+  EXPECT_LE(m.b.rows, 256);
+  const int panel_bytes = m.b.rows * 128;
+  for (int stage = 0; stage < m.stages; ++stage) {
+    EXPECT_EQ(smem_byte(m.a, stage, 0, 0) % 1024, 0);
+    for (int q = 0; q < m.b.cols / m.b.panel_cols; ++q)
+      EXPECT_EQ(smem_byte(m.b, stage, 0, q * m.b.panel_cols) % 1024, 0);
+  }
+  for (int r = 0; r < m.a.rows; ++r)
+    for (int col = 0; col < m.a.cols; ++col)
+      ASSERT_EQ(long(m.a.offset(r, col)) * e, tma_swizzle_128b(long(r) * 128 + col * e))
+          << "A " << r << ", " << col;
+  for (int r = 0; r < m.b.rows; ++r)
+    for (int col = 0; col < m.b.cols; ++col) {
+      const int q = col / m.b.panel_cols, in = col % m.b.panel_cols;
+      ASSERT_EQ(long(m.b.offset(r, col)) * e,
+                long(q) * panel_bytes + tma_swizzle_128b(long(r) * 128 + in * e))
+          << "B " << r << ", " << col;
+    }
+  // Two 8-byte mbarriers per stage after the buffers.
+  EXPECT_EQ(m.barrier_offset_bytes % 8, 0);
+  EXPECT_EQ(m.barrier_offset_bytes, m.stages * (m.a.stage_bytes + m.b.stage_bytes));
+  EXPECT_EQ(p.smem_bytes, m.barrier_offset_bytes + tma_barrier_bytes(m.stages));
+}
+
+TEST(MmaPlanTma, OlderTargetsKeepCpAsync) {
+  Config c = kConfigs[0];
+  c.tma = true;
+  c.bk = 64;
+  Target t;
+  target_for_arch("sm_80", t);
+  KernelPlan p = lower_mma(make_schedule(c), t);
+  EXPECT_FALSE(p.mma->tma);
+  EXPECT_EQ(p.mma->b.panel_cols, 0);
+  // The barrier bytes stay counted, as static_resources counts them on every target.
+  EXPECT_EQ(p.smem_bytes, p.mma->barrier_offset_bytes + tma_barrier_bytes(c.stages));
+}
+
 TEST_P(MmaPlanTest, EmitsBothEntries) {
   KernelPlan p = plan_for(GetParam());
   codegen::GeneratedKernel k = codegen::emit_mma(p);
   EXPECT_TRUE(k.tensor_cores);
-  EXPECT_EQ(k.min_sm, 80);
+  EXPECT_EQ(k.min_sm, GetParam().tma ? 90 : 80);
+  EXPECT_EQ(k.main.uses_tma(), GetParam().tma);
+  EXPECT_FALSE(k.fallback.uses_tma());
   EXPECT_EQ(k.main.dynamic_smem, uint32_t(p.smem_bytes));
   EXPECT_EQ(k.main.align_bytes, 16u);
   ASSERT_TRUE(k.has_fallback());

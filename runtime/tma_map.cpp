@@ -1,0 +1,75 @@
+#include "runtime/tma_map.h"
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "runtime/error.h"
+
+namespace schedc::runtime {
+
+namespace {
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeTiled encode_fn() {
+  static EncodeTiled fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    // The entry point as of CUDA 12.0, when cuTensorMapEncodeTiled appeared.
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) == cudaSuccess &&
+        q == cudaDriverEntryPointSuccess)
+      fn = reinterpret_cast<EncodeTiled>(p);
+    else
+      cudaGetLastError();
+  });
+  if (!fn)
+    throw Error(Error::Kind::cuda,
+                "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver)");
+  return fn;
+}
+
+}  // namespace
+
+TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                      int64_t ld, const codegen::TmaBox& box) {
+  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  int64_t elem = 4;
+  if (dtype == "f16") {
+    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    elem = 2;
+  } else if (dtype == "bf16") {
+    type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    elem = 2;
+  }
+  // Innermost dimension first: columns, then rows with the leading dimension as pitch.
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};
+  const cuuint64_t pitch[1] = {cuuint64_t(ld * elem)};
+  const cuuint32_t box_dims[2] = {box.box_cols, box.box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  CUtensorMap map;
+  CUresult r =
+      encode_fn()(&map, type, 2, const_cast<void*>(base), dims, pitch, box_dims, element_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(Error::Kind::cuda,
+                "cuTensorMapEncodeTiled(" + std::to_string(rows) + " x " + std::to_string(cols) +
+                    " " + dtype + ", ld " + std::to_string(ld) + ", box " +
+                    std::to_string(box.box_rows) + " x " + std::to_string(box.box_cols) +
+                    ") failed with CUresult " + std::to_string(int(r)));
+  TmaMap out{};
+  static_assert(sizeof(out) == sizeof(map), "CUtensorMap is 128 bytes");
+  std::memcpy(&out, &map, sizeof out);
+  return out;
+}
+
+}  // namespace schedc::runtime

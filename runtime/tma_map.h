@@ -1,0 +1,26 @@
+#pragma once
+// CUDA tensor maps for the TMA copies of a `tma` kernel (codegen/generated_kernel.h,
+// KernelEntry::tma_a / tma_b). Encoded on the host for each launch's pointer and
+// leading dimension through the driver's cuTensorMapEncodeTiled, which the CUDA
+// runtime hands out (cudaGetDriverEntryPointByVersion): schedc never links libcuda.
+
+#include <cstdint>
+#include <string>
+
+#include "codegen/generated_kernel.h"
+
+namespace schedc::runtime {
+
+// The 128 opaque bytes of a CUtensorMap, passed by value as a kernel argument.
+struct alignas(64) TmaMap {
+  uint64_t opaque[16];
+};
+
+// A row-major `rows` x `cols` matrix of `dtype` ("f16", "bf16", "f32") at `base`
+// with `ld` elements between rows, read in `box` boxes, 128-byte swizzle, zero
+// fill out of bounds. Throws Error(cuda) when the driver rejects it (its
+// preconditions: base 16-byte aligned, ld * element size a multiple of 16).
+TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                      int64_t ld, const codegen::TmaBox& box);
+
+}  // namespace schedc::runtime
