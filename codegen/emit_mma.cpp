@@ -238,21 +238,23 @@ class MmaEmitter {
   int b_panels() const { return m_.b.cols / m_.b.panel_cols; }
   int b_panel_bytes() const { return m_.b.rows * m_.b.panel_cols * m_.elem_bytes; }
   void tma_tile_copy() {
-    e_.comment(format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
-                      "(%d, %d) boxes",
-                      origin_note(p_.schedule, p_.schedule.tma_at).c_str(), m_.a.rows, m_.a.cols,
-                      b_panels(), m_.b.rows, m_.b.panel_cols));
+    e_.comment(
+        format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
+               "(%d, %d) boxes",
+               origin_note(p_.schedule, p_.schedule.tma_at).c_str(), m_.a.rows, m_.a.cols,
+               b_panels(), m_.b.rows, m_.b.panel_cols));
     e_.comment("(column panels); `full` completes when all their bytes have landed");
     e_.open_scope(
         "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
         "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
-    e_.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", m_.a.stage_bytes + m_.b.stage_bytes,
-                   m_.a.stage_bytes, m_.b.stage_bytes));
+    e_.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes",
+                   m_.a.stage_bytes + m_.b.stage_bytes, m_.a.stage_bytes, m_.b.stage_bytes));
     e_.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
     e_.line("#pragma unroll");
-    e_.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p * "
-                   "%d, k0);",
-                   b_panels(), b_panel_bytes(), m_.b.panel_cols));
+    e_.line(
+        format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p * "
+               "%d, k0);",
+               b_panels(), b_panel_bytes(), m_.b.panel_cols));
     e_.close_scope();
     e_.line();
   }
@@ -453,9 +455,12 @@ class MmaEmitter {
       e_.open_scope("for (int i = 0; i < 4; ++i)");
       e_.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
       if (m_.b_chunk_permuted) {
-        e_.line("const int c = 2 * tq + i % 2;  // fragment column, stored at chunk (c & 1) * 4 + c / 2");
-        e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (((c & 1) << 2) | (c >> 1));",
-                       8 * P, P));
+        e_.line(
+            "const int c = 2 * tq + i % 2;  // fragment column, stored at chunk (c & 1) * 4 + c / "
+            "2");
+        e_.line(format(
+            "const int col = tile_n0 + warp_col0 + q * %d + %d * (((c & 1) << 2) | (c >> 1));",
+            8 * P, P));
       } else {
         e_.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
                        8 * P, P));
@@ -687,8 +692,7 @@ class MmaEmitter {
             for (const auto& c : tc) {
               const int gc = m_.b_chunk_permuted ? compiler::tf32_b_lane_chunk(c.g) : c.g;
               v.push_back(
-                  long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * gc)) *
-                  eb);
+                  long(m_.b.offset(kk * ik + c.tq + 4 * i, c.warp_col0 + q * 8 * P + P * gc)) * eb);
             }
             b_addr_[kk].push_back(b_bases_.get(
                 v, format("sB_offset(%d + tq, warp_col0 + %d + %d * %s) * %d", kk * ik + 4 * i,
@@ -879,7 +883,8 @@ class MmaEmitter {
     e_.line(format("const unsigned full_bar = smem_u32(smem + %d), empty_bar = full_bar + %d;",
                    m_.barrier_offset_bytes, 8 * S));
     e_.open_scope("if (threadIdx.x == 0)");
-    e_.comment("the 128-byte swizzle is computed from shared addresses: stages must be 1024-byte aligned");
+    e_.comment(
+        "the 128-byte swizzle is computed from shared addresses: stages must be 1024-byte aligned");
     e_.line("if (sA_u32 % 1024 != 0) __trap();");
     e_.line("#pragma unroll");
     e_.open_scope(format("for (int s = 0; s < %d; ++s)", S));
@@ -899,39 +904,46 @@ class MmaEmitter {
     e_.open_scope("if (threadIdx.x == 0)");
     e_.line("#pragma unroll");
     e_.open_scope(format("for (int s = 0; s < %d; ++s)", S));
-    e_.line(format("if (s < num_k_tiles) tma_copy_tile(tma_a, tma_b, sA_u32 + s * %du, sB_u32 + s * "
-                   "%du, full_bar + 8 * s, s * BK, tile_m0, tile_n0);",
-                   as, bs));
+    e_.line(
+        format("if (s < num_k_tiles) tma_copy_tile(tma_a, tma_b, sA_u32 + s * %du, sB_u32 + s * "
+               "%du, full_bar + 8 * s, s * BK, tile_m0, tile_n0);",
+               as, bs));
     e_.close_scope();
     e_.close_scope();
     e_.line("mbar_wait(full_bar, 0);  // tile 0 has landed");
     load_fragments(e_, 0, "sA_u32", "sB_u32", 0);
-    e_.comment("k_tile's stage, and the parity of its barriers' current phase (flips at each wrap)");
+    e_.comment(
+        "k_tile's stage, and the parity of its barriers' current phase (flips at each wrap)");
     e_.line("int stage = 0;");
     e_.line("unsigned phase = 0;");
     e_.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
     e_.line(format("const unsigned sa = sA_u32 + stage * %du, sb = sB_u32 + stage * %du;", as, bs));
     e_.line(format("const int next_stage = stage == %d ? 0 : stage + 1;", S - 1));
     e_.line(format("const unsigned next_phase = stage == %d ? phase ^ 1u : phase;", S - 1));
-    e_.open_scope(format("if (threadIdx.x == 0 && k_tile >= 1 && k_tile + %d < num_k_tiles)", S - 1));
-    e_.comment(format("the stage of tile k_tile - 1 takes tile k_tile + %d once every warp has read it",
-                      S - 1));
+    e_.open_scope(
+        format("if (threadIdx.x == 0 && k_tile >= 1 && k_tile + %d < num_k_tiles)", S - 1));
+    e_.comment(format(
+        "the stage of tile k_tile - 1 takes tile k_tile + %d once every warp has read it", S - 1));
     e_.line(format("const int ps = stage == 0 ? %d : stage - 1;", S - 1));
     e_.line("const unsigned pp = stage == 0 ? phase ^ 1u : phase;");
     e_.line("mbar_wait(empty_bar + 8 * ps, pp);");
-    e_.line(format("tma_copy_tile(tma_a, tma_b, sA_u32 + ps * %du, sB_u32 + ps * %du, full_bar + 8 * "
-                   "ps, (k_tile + %d) * BK, tile_m0, tile_n0);",
-                   as, bs, S - 1));
+    e_.line(
+        format("tma_copy_tile(tma_a, tma_b, sA_u32 + ps * %du, sB_u32 + ps * %du, full_bar + 8 * "
+               "ps, (k_tile + %d) * BK, tile_m0, tile_n0);",
+               as, bs, S - 1));
     e_.close_scope();
     for (int kk = 0; kk < KS; ++kk) {
       e_.comment(format("k-step %d: compute on buffer %d", kk, kk % 2));
       if (kk == KS - 1) {
         e_.line("__syncwarp();");
-        e_.line("if (lane == 0) mbar_arrive(empty_bar + 8 * stage);  // this warp is done reading the stage");
+        e_.line(
+            "if (lane == 0) mbar_arrive(empty_bar + 8 * stage);  // this warp is done reading the "
+            "stage");
         e_.open_scope("if (k_tile + 1 < num_k_tiles)");
         e_.line("mbar_wait(full_bar + 8 * next_stage, next_phase);  // tile k_tile + 1 has landed");
-        e_.line(format("const unsigned na = sA_u32 + next_stage * %du, nb = sB_u32 + next_stage * %du;",
-                       as, bs));
+        e_.line(
+            format("const unsigned na = sA_u32 + next_stage * %du, nb = sB_u32 + next_stage * %du;",
+                   as, bs));
         load_fragments(e_, (kk + 1) % 2, "na", "nb", 0);
         e_.close_scope();
       } else {
@@ -951,7 +963,9 @@ class MmaEmitter {
 
   bool main_uses_tma() const { return sync_ && m_.stages >= 2 && m_.tma; }
   const char* fallback_body() const {
-    return simple_fallback() ? "gemm_body_simple" : main_uses_tma() ? "gemm_body_cp_async" : "gemm_body";
+    return simple_fallback() ? "gemm_body_simple"
+           : main_uses_tma() ? "gemm_body_cp_async"
+                             : "gemm_body";
   }
 
   void body(bool pipelined, const char* fn, bool tma) {
@@ -1059,8 +1073,9 @@ class MmaEmitter {
     if (main_uses_tma()) {
       e_.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded");
       e_.comment("by the runtime for each launch");
-      emit_kernel_open(e_, p_, name_,
-                       "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b");
+      emit_kernel_open(
+          e_, p_, name_,
+          "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b");
       e_.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias, tma_a, tma_b);");
     } else {
       emit_kernel_open(e_, p_, name_);

@@ -97,7 +97,7 @@ struct MmaPlan {
   int frags_m = 1, frags_n = 1;  // instructions per warp tile (m, n)
   int k_steps = 1;               // instructions along BK
 
-  int stages = 1;                // shared buffers; >= 2: cp.async pipeline
+  int stages = 1;  // shared buffers; >= 2: cp.async pipeline
   // `tma` on sm_90+: the copies are TMA boxes (A: one (BM, BK) box, B: BN /
   // b.panel_cols (BK, panel) boxes) issued by thread 0; per stage an mbarrier
   // `full` (the stage's bytes have landed) and `empty` (every warp has read it).

@@ -125,8 +125,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, p.a_ld(), e.tma_a);
     map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, p.b_ld(), e.tma_b);
   }
-  void* params[] = {&m,   &n,   &k,     &a,    &lda,  &b,     &ldb,
-                    &c,   &ldc, &alpha, &beta, &bias, &map_a, &map_b};
+  void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
   cudaError_t err = cudaLaunchKernel(fn, dim3(g.x, g.y, g.z), dim3(e.block.x, e.block.y, e.block.z),
                                      params, e.dynamic_smem, static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess) {

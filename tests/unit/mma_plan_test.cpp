@@ -328,9 +328,8 @@ TEST_P(MmaPlanTest, Tf32VectorBLoadsAreConflictFree) {
               for (int j = 1; j < 4; ++j)
                 ASSERT_EQ(smem_byte(m.b, 1, kk * m.inst_k + k, col + j), addrs.back() + 4 * j);
             }
-            ASSERT_TRUE(phase_conflict_free(addrs))
-                << "warp " << warp << " kk " << kk << " group " << q << " reg " << i << " phase "
-                << phase;
+            ASSERT_TRUE(phase_conflict_free(addrs)) << "warp " << warp << " kk " << kk << " group "
+                                                    << q << " reg " << i << " phase " << phase;
           }
   }
 }
