@@ -63,7 +63,7 @@ std::string schedule_json(const Schedule& s) {
       << ", \"transpose_b\": " << b(s.transpose_b) << ", \"pad_a\": " << s.pad_a
       << ", \"pad_b\": " << s.pad_b << ", \"swizzle_smem\": " << b(s.swizzle_smem)
       << ", \"swizzle_block\": " << s.swizzle_block << ", \"double_buffer\": " << b(s.double_buffer)
-      << ", \"stages\": " << s.stages;
+      << ", \"stages\": " << s.stages << ", \"tma\": " << b(s.tma);
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
       o << ", \"mma\": {\"api\": \"" << (m.api == compiler::MmaApi::wmma ? "wmma" : "mma")
@@ -110,6 +110,7 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
   }
   o << "\n";
   o << "#   blocks per SM:     " << r.blocks_per_sm << " (limited by " << r.limited_by << ")\n";
+  if (!r.tma_copies.empty()) o << "#   copies (tma):      " << r.tma_copies << "\n";
 }
 
 }  // namespace

@@ -479,6 +479,55 @@ class Analyzer {
     dtype_rules();
     target_rules();
     tensor_core_rules();
+    tma_presence_rules();
+  }
+
+  // `tma` fills the stages of the mma.sync pipeline with TMA boxes written in
+  // the 128-byte swizzle (compiler/lower_mma.cpp, docs/tensor_cores.md).
+  void tma_presence_rules() {
+    const Directive* d = given("tma");
+    if (!d) return;
+    if (!mma_dir_ || mma_dir_->keyword != "mma") {
+      auto& e = error(d->keyword_span,
+                      "'tma' needs 'mma': it fills the mma.sync pipeline (wmma and the SIMT "
+                      "kernels copy with cp.async or plain loads)");
+      if (mma_dir_) e.notes.push_back({mma_dir_->span, "'wmma' given here"});
+      return;
+    }
+    if (!given("stages")) {
+      auto& e = error(d->keyword_span,
+                      "'tma' needs 'stages N': TMA copies fill the stages of a multi-stage "
+                      "pipeline");
+      if (const Directive* db = given("double_buffer"))
+        e.notes.push_back({db->span, "'double_buffer' given here: write 'stages 2' instead"});
+    }
+    if (!given("swizzle smem"))
+      error(d->keyword_span,
+            "'tma' needs 'swizzle smem': TMA writes the 128-byte XOR swizzle that the fragment "
+            "loads read");
+  }
+
+  // Box shapes of `tma` (after the tile's values are known).
+  void tma_tile_rules(const BlockTile& t) {
+    const Directive* d = given("tma");
+    if (!d || !s_.mma || s_.mma->api != MmaApi::mma_sync) return;
+    const int elem = size_of(s_.dtype);
+    auto tile_error = [&](const std::string& m) {
+      auto& e = error(d->keyword_span, m);
+      note(e, tile_note(), "block tile set here");
+    };
+    if (t.k * elem != 128)
+      tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " +
+                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BK is " +
+                 std::to_string(t.k) + ")");
+    if ((t.n * elem) % 128 != 0)
+      tile_error("'tma' loads B as (BK, " + std::to_string(128 / elem) +
+                 ") column panels of 128 bytes: BN must be a multiple of " +
+                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BN is " +
+                 std::to_string(t.n) + ")");
+    if (t.m > 256)
+      tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
+                 std::to_string(t.m) + ")");
   }
 
   // What the tensor-core lowering (compiler/lower_mma.cpp) cannot do: its
@@ -577,6 +626,7 @@ class Analyzer {
     const BlockTile& t = *s_.tile;
     bool shapes_ok = s_.mma ? tensor_core_tiles(t) : simt_tiles(t);
     if (shapes_ok) registers_rule();
+    if (shapes_ok) tma_tile_rules(t);
     bool threads_fine = shapes_ok && threads_ok();
     if (threads_fine) {
       vector_rules(t);

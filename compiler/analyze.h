@@ -26,6 +26,7 @@ struct Resources {
   int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
   int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
   int barrier_bytes = 0;        // `tma`: the pipeline's mbarriers
+  std::string tma_copies;       // `tma`: how the copies are made on this target, else ""
 };
 Resources static_resources(const Schedule& s, const Target& t);
 

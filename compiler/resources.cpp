@@ -48,6 +48,9 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.buffers = u.buffers;
   r.epilogue_bytes = clamp(u.epilogue_bytes);
   r.barrier_bytes = clamp(u.barrier_bytes);
+  if (s.tma)
+    r.tma_copies = t.sm >= 90 ? "TMA boxes, one thread, mbarrier pipeline"
+                              : "cp.async (no TMA before sm_90; the mbarrier bytes stay unused)";
   if (r.threads_per_block <= 0) return r;
   // The smallest bound wins; on a tie the first named here.
   r.blocks_per_sm = t.max_threads_per_sm / r.threads_per_block;
