@@ -270,6 +270,7 @@ class Analyzer {
     }
   }
   bool tile_broken_ = false;
+  bool swizzle_broken_ = false;  // a `swizzle` whose kind could not be read
 
   void read_swizzle(const Directive& d) {
     const Arg& kind = d.args[0];
@@ -281,7 +282,10 @@ class Analyzer {
       return;
     }
     int which = 0;
-    if (!choice<int>(kind, "swizzle", {{"smem", 0}, {"block", 1}}, which)) return;
+    if (!choice<int>(kind, "swizzle", {{"smem", 0}, {"block", 1}}, which)) {
+      swizzle_broken_ = true;  // no "'tma' needs 'swizzle smem'" on top of this error
+      return;
+    }
     if (!first_time("swizzle smem", d)) return;
     s_.swizzle_smem = true;
     s_.swizzle_smem_at = at(d);
@@ -501,7 +505,7 @@ class Analyzer {
       if (const Directive* db = given("double_buffer"))
         e.notes.push_back({db->span, "'double_buffer' given here: write 'stages 2' instead"});
     }
-    if (!given("swizzle smem"))
+    if (!given("swizzle smem") && !swizzle_broken_)
       error(d->keyword_span,
             "'tma' needs 'swizzle smem': TMA writes the 128-byte XOR swizzle that the fragment "
             "loads read");

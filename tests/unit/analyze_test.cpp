@@ -359,6 +359,15 @@ TEST(Analyze, ReportsSeveralErrorsInOneRun) {
   EXPECT_EQ(r.diags.size(), 3u) << r.printed;
 }
 
+TEST(Analyze, TmaDoesNotRepeatAMisspelledSwizzle) {
+  Result r = check(
+      "dtype f16\ntile 128x256x64\nwarp 64x64\nmma f16 m16n8k16\nstages 3\nswizzle smme\ntma\n");
+  EXPECT_FALSE(r.schedule);
+  // Only "unknown swizzle 'smme'", not also "'tma' needs 'swizzle smem'".
+  ASSERT_EQ(r.diags.size(), 1u) << r.printed;
+  EXPECT_NE(r.diags[0].message.find("unknown swizzle"), std::string::npos) << r.printed;
+}
+
 TEST(Resources, Arithmetic) {
   Target t = sm90();
   Result r = check("tile 128x64x16\nthread 8x4\ntranspose A\npad A 4\npad B 2\ndouble_buffer\n");
