@@ -115,7 +115,21 @@ struct GpuShape {
 };
 const GpuShape kGpuShapes[] = {{1, 1, 1},          {7, 13, 5},         {127, 129, 65},
                                {1000, 1000, 1000}, {4095, 4097, 1023}, {8192, 64, 4096},
-                               {64, 8192, 4096}};
+                               {64, 8192, 4096},   {4096, 4096, 4096}, {4096, 4096, 1024}};
+
+// Leading dimensions: the dense default (odd on ragged shapes: the fallback
+// entry), one more (still unaligned), and the next multiple of 16 elements
+// plus 16 (64 bytes of f32, 32 of f16: the main entry, vectorized or TMA, on
+// every shape, ragged ones included).
+enum class Ld { dense, plus_one, aligned };
+int64_t leading_dim(Ld ld, int64_t cols) {
+  switch (ld) {
+    case Ld::dense: return 0;
+    case Ld::plus_one: return cols + 1;
+    case Ld::aligned: return (cols + 15) / 16 * 16 + 16;
+  }
+  return 0;
+}
 
 TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
   SCHEDC_REQUIRE_GPU(s);
@@ -130,20 +144,22 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
   jit.cache_dir = testing::test_cache_dir();
   auto prepared = s->prepare(c->kernel, jit);
   for (const GpuShape& shape : kGpuShapes)
-    for (int pad : {0, 1}) {
+    for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned}) {
       runtime::RunOptions o;
       o.problem = compiler::Problem{shape.m,
                                     shape.n,
                                     shape.k,
-                                    pad ? shape.k + pad : 0,
-                                    pad ? shape.n + pad : 0,
-                                    pad ? shape.n + pad : 0,
+                                    leading_dim(ld, shape.k),
+                                    leading_dim(ld, shape.n),
+                                    leading_dim(ld, shape.n),
                                     c->schedule.dtype};
       o.epilogue = c->schedule.epilogue;
       o.time = false;
       runtime::RunReport r = s->run(*prepared, o);
-      std::string line =
-          runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) + (pad ? "  (ld + 1)" : "");
+      std::string line = runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) +
+                         (ld == Ld::plus_one  ? "  (ld + 1)"
+                          : ld == Ld::aligned ? "  (ld aligned)"
+                                              : "");
       std::cout << line << "\n";
       std::ostringstream details;
       runtime::print_failure_details(details, r);
