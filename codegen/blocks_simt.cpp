@@ -54,17 +54,29 @@ std::string unpack(const std::string& dst, const std::string& first, const std::
 
 void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
   const std::string X = op_name(c.operand), x = lower_name(c.operand);
-  e.comment(
-      format("copy %s: the %dx%d tile as %d %s loads, %d per thread (vector v = i*THREADS + "
-             "tid, row v / %d, col v %% %d * %d)",
-             X.c_str(), c.rows, c.cols, c.rows * c.cols / c.vec, vec_type(c.vec).c_str(), c.iters,
-             c.vecs_per_row(), c.vecs_per_row(), c.vec));
+  const std::string loads =
+      format("copy %s: the %dx%d tile as %d %s loads, %d per thread", X.c_str(), c.rows, c.cols,
+             c.rows * c.cols / c.vec, vec_type(c.vec).c_str(), c.iters);
+  if (c.run)
+    e.comment(
+        format("%s (v = i*THREADS + tid, line v / %d: row line %% %d, col line / %d * %d + "
+               "v %% %d)",
+               loads.c_str(), c.vecs_per_row(), c.rows, c.rows, c.run, c.vecs_per_row()));
+  else
+    e.comment(format("%s (vector v = i*THREADS + tid, row v / %d, col v %% %d * %d)", loads.c_str(),
+                     c.vecs_per_row(), c.vecs_per_row(), c.vec));
   e.line(format("constexpr int %s_LOADS = %d;", X.c_str(), c.iters));
-  if (c.threads % c.vecs_per_row() == 0) {
+  if (c.row_steps()) {
     e.line(format("const int %s_row = tid / %d, %s_col = tid %% %d * %d;", x.c_str(),
                   c.vecs_per_row(), x.c_str(), c.vecs_per_row(), c.vec));
     e.line(format("constexpr int %s_ROW_STEP = %d;  // rows between a thread's loads", X.c_str(),
-                  c.threads / c.vecs_per_row()));
+                  c.rows_per_pass()));
+  }
+  if (c.run && c.row_steps()) {
+    e.comment(format("the tile in column strips of %s_RUN: a warp's copies hit distinct banks",
+                     X.c_str()));
+    e.line(format("constexpr int %s_RUN = %d, %s_PASSES = %d;  // passes over the rows per strip",
+                  X.c_str(), c.run, X.c_str(), c.passes_per_strip()));
   }
   if (c.check_align) {
     e.comment(
@@ -76,7 +88,7 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
         x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
   }
   // The thread's first element at k = 0; loads add k0 (A) or k0 rows (B).
-  const bool rows = c.threads % c.vecs_per_row() == 0;
+  const bool rows = c.row_steps();
   if (c.operand == Operand::A)
     e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s;  // global A",
                   rows ? "a_row" : "0", rows ? "a_col" : "0"));
@@ -88,9 +100,19 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
 // Row and column expressions of load i for a copy (inside the unrolled loop).
 void emit_copy_coords(Emitter& e, const TileCopy& c) {
   const std::string X = op_name(c.operand), x = lower_name(c.operand);
-  if (c.threads % c.vecs_per_row() == 0) {
+  if (c.run && c.row_steps()) {
+    e.line(
+        format("const int r = %s_row + i %% %s_PASSES * %s_ROW_STEP, c = %s_col + i / %s_PASSES "
+               "* %s_RUN;",
+               x.c_str(), X.c_str(), X.c_str(), x.c_str(), X.c_str(), X.c_str()));
+  } else if (c.row_steps()) {
     e.line(format("const int r = %s_row + i * %s_ROW_STEP, c = %s_col;", x.c_str(), X.c_str(),
                   x.c_str()));
+  } else if (c.run) {
+    e.line("const int v = i * THREADS + tid;");
+    e.line(format("const int line = v / %d;  // strips of %d columns", c.vecs_per_row(), c.run));
+    e.line(format("const int r = line %% %d, c = line / %d * %d + v %% %d * %d;", c.rows, c.rows,
+                  c.run, c.vecs_per_row(), c.vec));
   } else {
     e.line("const int v = i * THREADS + tid;");
     e.line(format("const int r = v / %d, c = v %% %d * %d;", c.vecs_per_row(), c.vecs_per_row(),
@@ -105,18 +127,26 @@ void emit_copy_coords(Emitter& e, const TileCopy& c) {
 // (the usual map), else by (r, c). The caller closes the loop.
 void open_copy_loop(Emitter& e, const TileCopy& c, const std::string& k0) {
   const bool is_a = c.operand == Operand::A;
-  const bool rows = c.threads % c.vecs_per_row() == 0;
+  const bool rows = c.row_steps(), strips = c.run && rows;
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", op_name(c.operand)));
   emit_copy_coords(e, c);
   if (is_a) {
     e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
-    e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
-                : "const float* src = gA + (size_t)r * lda + gc;");
+    if (strips)
+      e.line("const float* src = gA + (size_t)(i % A_PASSES * A_ROW_STEP) * lda + " + k0 +
+             " + i / A_PASSES * A_RUN;");
+    else
+      e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
+                  : "const float* src = gA + (size_t)r * lda + gc;");
   } else {
     e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
-    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
-                : "const float* src = gB + (size_t)gr * ldb + c;");
+    if (strips)
+      e.line("const float* src = gB + (size_t)(" + k0 +
+             " + i % B_PASSES * B_ROW_STEP) * ldb + i / B_PASSES * B_RUN;");
+    else
+      e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
+                  : "const float* src = gB + (size_t)gr * ldb + c;");
   }
 }
 
@@ -502,6 +532,69 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   e.close_scope("k_tile");
 }
 
+// stages with fragments in two register slots: the cp.async pipeline of
+// `stages`, with the fragment double buffering of double_buffer. The copy of
+// tile k_tile + STAGES - 1 is issued at the top of each k-step, into the stage
+// the previous k-step finished with; before the last step's FMAs the next tile
+// is waited for and the one barrier per k-step passed, and that tile's step 0
+// is read while the FMAs run.
+void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.comment(format("stages %d %s: tiles k_tile+1 .. k_tile+STAGES-1 in flight (cp.async) while",
+                   p.stages, origin_note(s, s.stages_at).c_str()));
+  e.comment("tile k_tile is computed. Fragments use two register slots: step kk + 1 is read from");
+  e.comment("shared memory while step kk computes. Before the last step's FMAs tile k_tile + 1 is");
+  e.comment(
+      "waited for, the one barrier per k-step is passed (after it nobody reads tile k_tile's");
+  e.comment("stage, which the next k-step refills), and step 0 of tile k_tile + 1 is read.");
+  e.line(format("constexpr int STAGES = %d;", p.stages));
+  e.line("#pragma unroll");
+  e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
+  e.open_scope("if (s < num_k_tiles)");
+  e.line("const int k0 = s * BK;");
+  emit_issue_tiles(e, p, "k0", "s");
+  e.close_scope();
+  e.line("cp_async_commit();  // one group per tile, empty past the end");
+  e.close_scope();
+  e.line("cp_async_wait<STAGES - 2>();  // tile 0 has landed (this thread's copies)");
+  e.line("__syncthreads();  // ... and everyone's");
+  e.line(
+      "float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of "
+      "its B columns");
+  emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
+  e.line("int read_stage = 0, write_stage = STAGES - 1;");
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line("const int next_tile = k_tile + STAGES - 1;");
+  e.open_scope("if (next_tile < num_k_tiles)");
+  e.line("const int k0 = next_tile * BK;");
+  emit_issue_tiles(e, p, "k0", "write_stage");
+  e.close_scope();
+  e.line("cp_async_commit();  // possibly empty: keeps the group count in step");
+  e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
+  e.line("const int next_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;");
+  e.line("#pragma unroll");
+  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
+  e.open_scope("if (kk + 1 < BK)");
+  e.comment("step kk + 1's fragments, read while step kk computes");
+  emit_frag_one(e, p, Operand::A, "read_stage", "kk + 1", "rA[(kk + 1) % 2]");
+  emit_frag_one(e, p, Operand::B, "read_stage", "kk + 1", "rB[(kk + 1) % 2]");
+  e.close_scope();
+  e.open_scope("else if (has_next)");
+  e.comment("last step: wait for the next tile, then read its step 0 during this step's FMAs");
+  e.line("cp_async_wait<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)");
+  e.line("__syncthreads();  // the one barrier per k-step");
+  emit_frag_one(e, p, Operand::A, "next_stage", "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, "next_stage", "0", "rB[0]");
+  e.close_scope();
+  emit_outer_product(e, p, "rA[kk % 2]", "rB[kk % 2]");
+  e.close_scope("kk");
+  e.line("read_stage = next_stage;");
+  e.line("write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;");
+  e.close_scope("k_tile");
+  e.line("cp_async_wait<0>();  // only empty groups remain; leave nothing in flight");
+}
+
 }  // namespace
 
 void emit_main_loop(Emitter& e, const KernelPlan& p) {
@@ -512,6 +605,10 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   e.line("  #pragma unroll");
   e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
   e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer) {
+    emit_stages_frag_loop(e, p);
+    return;
+  }
   if (p.pipeline == compiler::Pipeline::cp_async) {
     e.comment(format("stages %d %s: tiles k_tile+1 .. k_tile+STAGES-1 in flight (cp.async) while",
                      p.stages, origin_note(s, s.stages_at).c_str()));

@@ -116,10 +116,10 @@ void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const Sme
       auto [r, col] = c.coord(t, i);
       return int64_t(r) * ld * es + int64_t(col) * es;
     });
-  add_global(
-      e,
-      std::string("load ") + op + " (global -> registers, " + std::to_string(c.vec) + " per load)",
-      global);
+  const char* path = p.pipeline == Pipeline::cp_async ? "global -> shared" : "global -> registers";
+  add_global(e,
+             std::string("load ") + op + " (" + path + ", " + std::to_string(c.vec) + " per load)",
+             global);
   const int stores = c.vec / c.smem_vec;
   RequestSet shared(c.threads, c.smem_vec * es);
   for (int i = 0; i < c.iters; ++i)

@@ -82,11 +82,29 @@ struct TileCopy {
   // run time (a uniform branch); element by element otherwise.
   bool check_align = false;
 
-  int vecs_per_row() const { return cols / vec; }
+  // Consecutive threads cover `run` elements of a tile row before moving to
+  // the next row; the tile is walked in column strips of `run` (0: whole
+  // rows). Shorter runs let a warp's element copies into a transposed layout
+  // hit distinct banks.
+  int run = 0;
+
+  int run_len() const { return run ? run : cols; }
+  int vecs_per_row() const { return run_len() / vec; }
+  // Rows one pass of all threads covers, and passes per column strip (when
+  // threads cover whole runs: threads % vecs_per_row() == 0).
+  int rows_per_pass() const { return threads / vecs_per_row(); }
+  int passes_per_strip() const { return rows / rows_per_pass(); }
+  // Each thread keeps one column and steps down whole rows: whole tile rows
+  // (run 0), or column strips that a whole number of passes covers.
+  bool row_steps() const {
+    if (threads % vecs_per_row()) return false;
+    return !run || rows % rows_per_pass() == 0;
+  }
   // (row, col) of the first element thread t loads in iteration i.
   std::pair<int, int> coord(int t, int i) const {
     int v = i * threads + t;
-    return {v / vecs_per_row(), (v % vecs_per_row()) * vec};
+    int line = v / vecs_per_row();  // run-long line of the tile, strip by strip
+    return {line % rows, line / rows * run_len() + (v % vecs_per_row()) * vec};
   }
 };
 

@@ -1,11 +1,45 @@
 // Pass: who moves what. The global -> shared copy map of each operand, the
 // width of the shared -> register fragment reads, the epilogue's C width.
+#include <algorithm>
+
 #include "compiler/lower_passes.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::compiler {
 
 namespace {
+
+// Largest bank multiplicity among the 4-byte shared stores of warp 0's first
+// element copy (1 = conflict-free).
+int store_conflict(const TileCopy& c, const SmemLayout& l) {
+  int per_bank[32] = {};
+  int worst = 0;
+  for (int t = 0; t < 32 && t < c.threads; ++t) {
+    auto [r, col] = c.coord(t, 0);
+    worst = std::max(worst, ++per_bank[l.offset(r, col) % 32]);
+  }
+  return worst;
+}
+
+// The run (elements of a row covered by consecutive threads) of element
+// copies. Whole rows (0) unless a warp's stores would put more than two words
+// in one bank; then the longest power of two dividing the row with the
+// fewest. Two-way conflicts are kept on purpose: on an H100 (2026-11-23,
+// bench/NOTES.md "Session 4"), 256x128x16 stages 3 ran at 95.5% of cuBLAS
+// with whole rows (two-way) and 93% with conflict-free strips of 8; the
+// 128x256x16 tile measured the other way round (92% / 95.4%), so neither
+// map wins on its own and whole rows are the simpler default.
+int copy_run(TileCopy c, const SmemLayout& l) {
+  int best = c.cols, best_conflict = store_conflict(c, l);
+  if (best_conflict <= 2) return 0;
+  for (int run = c.cols / 2; run >= 1; run /= 2) {
+    c.run = run;
+    if (c.cols % run) continue;
+    int conflict = store_conflict(c, l);
+    if (conflict < best_conflict) best = run, best_conflict = conflict;
+  }
+  return best == c.cols ? 0 : best;
+}
 
 TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   TileCopy c;
@@ -14,6 +48,16 @@ TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   c.cols = op == Operand::A ? p.block_k : p.block_n;
   c.vec = p.vec;
   c.threads = p.block_threads;
+  // cp.async cannot transpose a vector: a transposed operand is copied one
+  // element per cp.async, threads walking along the k-row first, so that a
+  // warp reads a few rows of global memory (few sectors) instead of 16
+  // (4 copies per float4 made each warp's copy touch 16 rows: about 15
+  // shared-memory wavefronts per copy on an H100, ncu, 256x128x8 stages 3,
+  // 2026-11-23): 79% -> 89% of cuBLAS.
+  if (p.pipeline == Pipeline::cp_async && l.transposed) {
+    c.vec = 1;
+    c.run = copy_run(c, l);
+  }
   int vecs = c.rows * c.cols / c.vec;
   SCHEDC_INTERNAL_ASSERT(c.cols % c.vec == 0 && vecs % c.threads == 0,
                          "tile copy is not a whole number of vector steps per thread");
@@ -48,7 +92,8 @@ KernelPlan lower_copies(KernelPlan p) {
   // 256x128x8 with 16x8 threads 4% faster (86.1% -> 89.7% of cuBLAS at
   // 4096^3) but 128x128x8 with 8x8 threads 3% slower (79.5% -> 77.4%).
   p.frag_double_buffer =
-      p.pipeline == Pipeline::double_buffer && p.block_k % 2 == 0 && t.tm * t.tn >= 128;
+      (p.pipeline == Pipeline::double_buffer || p.pipeline == Pipeline::cp_async) &&
+      p.block_k % 2 == 0 && t.tm * t.tn >= 128;
   // FMA order: the outer loop runs over the shorter side of the register
   // tile (rows on a tie). Measured on an H100 (2026-11-22, bench/NOTES.md
   // "Session 2"): 256x128x16 with 16x8 threads 89.8% -> 92.1% of cuBLAS

@@ -19,8 +19,14 @@ const char* kind_name(KernelKind k) {
 void dump_copy(std::ostream& o, const TileCopy& c) {
   o << "  copy " << (c.operand == Operand::A ? "A" : "B") << ": " << c.rows << "x" << c.cols
     << " tile, vec " << c.vec << ", " << c.iters << " loads/thread, vector number i*" << c.threads
-    << "+tid -> (v/" << c.vecs_per_row() << ", v%" << c.vecs_per_row() << "*" << c.vec
-    << "), smem store vec " << c.smem_vec << "\n";
+    << "+tid -> ";
+  const int vr = c.vecs_per_row();
+  if (c.run)
+    o << "strips of " << c.run << ": line v/" << vr << " -> (line%" << c.rows << ", line/" << c.rows
+      << "*" << c.run << "+v%" << vr << "*" << c.vec << ")";
+  else
+    o << "(v/" << vr << ", v%" << vr << "*" << c.vec << ")";
+  o << ", smem store vec " << c.smem_vec << "\n";
 }
 
 void dump_smem(std::ostream& o, const SmemLayout& l) {

@@ -1,5 +1,6 @@
-// Every examples/**/*.sched, data-driven (a new example is covered without
-// touching this file):
+// Every examples/**/*.sched and tests/gpu/schedules/*.sched (schedules that
+// cover lowering paths no example takes), data-driven (a new file is covered
+// without touching this one):
 //  - no GPU: compile_file + NVRTC for sm_80 and sm_90: no error, no spills,
 //    no stack frame, registers that let the block launch;
 //  - GPU: run + validate (exact and random modes) on a set of ragged,
@@ -31,14 +32,17 @@ fs::path source_dir() {
   return env && *env ? fs::path(env) : fs::path(SCHEDC_SOURCE_DIR);
 }
 
+// Paths relative to the source tree.
 std::vector<std::string> example_files() {
   std::vector<std::string> out;
-  fs::path root = source_dir() / "examples";
-  std::error_code ec;
-  if (!fs::exists(root, ec)) return out;
-  for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::end(it); ++it)
-    if (it->is_regular_file() && it->path().extension() == ".sched")
-      out.push_back(fs::relative(it->path(), root).string());
+  for (const char* dir : {"examples", "tests/gpu/schedules"}) {
+    fs::path root = source_dir() / dir;
+    std::error_code ec;
+    if (!fs::exists(root, ec)) continue;
+    for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::end(it); ++it)
+      if (it->is_regular_file() && it->path().extension() == ".sched")
+        out.push_back(fs::relative(it->path(), source_dir()).string());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -51,7 +55,7 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 std::string path_of(const std::string& rel) {
-  return (source_dir() / "examples" / rel).string();
+  return (source_dir() / rel).string();
 }
 
 std::optional<cli::Compiled> compile_for(const std::string& rel, const std::string& arch) {
@@ -72,7 +76,8 @@ std::optional<cli::Compiled> compile_for(const std::string& rel, const std::stri
 // Tells plainly when the data-driven tests below have nothing to run.
 TEST(Examples, ListIsNotEmpty) {
   std::vector<std::string> files = example_files();
-  std::cout << files.size() << " example schedules under " << (source_dir() / "examples") << "\n";
+  std::cout << files.size() << " schedules under " << (source_dir() / "examples") << " and "
+            << (source_dir() / "tests/gpu/schedules") << "\n";
   if (files.empty())
     std::cout << "NOTE: no examples yet: the per-example tests pass trivially while "
                  "examples/ is empty\n";
