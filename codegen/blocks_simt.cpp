@@ -370,7 +370,6 @@ namespace {
 void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const SmemLayout& l,
                     const std::string& k0, const std::string& buf) {
   const bool is_a = c.operand == Operand::A;
-  const std::string X = op_name(c.operand);
   open_copy_loop(e, c, k0);
   const char* row_bound = is_a ? "M" : "K";
   const char* col_bound = is_a ? "K" : "N";
@@ -385,31 +384,24 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
                     base, row_bound, gk.c_str(), col_bound));
     }
   };
-  if (c.smem_vec > 1 && c.check_align) {
-    e.open_scope(format("if (%s_vector_ok)", lower_name(c.operand).c_str()));
+  auto vector_copy = [&] {
     e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
                   row_bound, c.vec, col_bound));
     e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
                   smem_ref(l, buf, "r", "c").c_str(), base));
+  };
+  if (c.smem_vec > 1 && c.check_align) {
+    e.open_scope(format("if (%s_vector_ok)", lower_name(c.operand).c_str()));
+    vector_copy();
     e.close_scope();
     e.open_scope("else");
     e.comment("unaligned: one 4-byte copy per element");
     scalar_copies();
     e.close_scope();
   } else if (c.smem_vec > 1) {
-    e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
-                  row_bound, c.vec, col_bound));
-    e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
-                  smem_ref(l, buf, "r", "c").c_str(), base));
+    vector_copy();
   } else {
-    for (int k = 0; k < c.vec; ++k) {
-      std::string ck = c.vec == 1 ? "c" : "c + " + std::to_string(k);
-      std::string gk = c.vec == 1 ? "gc" : "gc + " + std::to_string(k);
-      std::string sk = c.vec == 1 ? "src" : "src + " + std::to_string(k);
-      e.line(format("cp_async4(&%s, (gr < %s && %s < %s) ? %s : %s, (gr < %s && %s < %s) ? 4 : 0);",
-                    smem_ref(l, buf, "r", ck).c_str(), row_bound, gk.c_str(), col_bound, sk.c_str(),
-                    base, row_bound, gk.c_str(), col_bound));
-    }
+    scalar_copies();
   }
   e.close_scope();
 }
