@@ -12,7 +12,7 @@
 #   run       schedc run on every example at ragged shapes (127x129x65, 4095x4097x1023)
 #   cache     two concurrent runs on an empty cache; a truncated entry is
 #             rebuilt with a warning; warm 1024^3 host overhead (--verbose)
-#   sanitize  compute-sanitizer memcheck, racecheck (synccheck: tensor cores) on every
+#   sanitize  compute-sanitizer memcheck, racecheck (synccheck: tensor cores and cp.async pipelines) on every
 #             example at 127x129x65, with odd and with aligned leading dimensions
 #   bench     schedc bench examples/ladder/*.sched examples/*.sched
 #             --shapes $BENCH_SHAPES (default 1024,2048,4096,8192,4095x4097x1023),
@@ -169,8 +169,8 @@ section_sanitize() {
     local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0
     : >"$log"
     for f in "${list[@]}"; do
-      # synccheck checks barrier use: the tensor-core kernels' pipelines.
-      [ "$tool" = synccheck ] && ! grep -qE '^(mma|wmma) ' "$f" && continue
+      # synccheck checks barrier use: the tensor-core and cp.async pipelines.
+      [ "$tool" = synccheck ] && ! grep -qE '^(mma|wmma|stages) ' "$f" && continue
       [ $(( BUDGET_S - $(elapsed) )) -lt 15 ] && { echo "budget reached" >>"$log"; break; }
       # K = 65 (lda 65) takes the fallback entry; lda 72, ldb = ldc = 136 the main one
       # (vectorized or TMA copies) on the same ragged shape.

@@ -45,8 +45,9 @@ int run_emit(const EmitOptions& o) {
           std::to_string(g.y) + "), (" + std::to_string(k.block.x) + ", " +
           std::to_string(k.block.y) + "), " + std::to_string(k.dynamic_smem) + ">>>\n";
   if (c->kernel.has_fallback())
-    text += "// Fallback " + c->kernel.fallback.name + " when A, B, C are not " +
-            std::to_string(k.align_bytes) + "-byte aligned or lda, ldb, ldc not multiples of " +
+    text += "// Fallback " + c->kernel.fallback.name + " when " + k.aligned_operands() +
+            " are not " + std::to_string(k.align_bytes) +
+            "-byte aligned or their leading dimensions not multiples of " +
             std::to_string(k.ld_multiple) + "\n";
   if (o.out.empty()) {
     std::cout << text;

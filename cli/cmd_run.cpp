@@ -49,8 +49,8 @@ void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry&
   os << "  " << role << " " << e.name << ": block " << dims(e.block) << ", grid "
      << dims(e.grid(p.m, p.n)) << ", dynamic smem " << e.dynamic_smem << " B";
   if (e.align_bytes > 1 || e.ld_multiple > 1)
-    os << ", needs " << e.align_bytes << "-byte aligned pointers and ld multiple of "
-       << e.ld_multiple;
+    os << ", needs " << e.aligned_operands() << " " << e.align_bytes
+       << "-byte aligned, leading dimensions multiples of " << e.ld_multiple;
   os << "\n";
 }
 

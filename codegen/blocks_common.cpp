@@ -213,6 +213,11 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);
+    if (p.kind != compiler::KernelKind::naive && !p.mma) {
+      k.aligned[0] = p.copy_a.vec > 1;
+      k.aligned[1] = p.copy_b.vec > 1;
+      k.aligned[2] = p.epilogue.vec > 1;
+    }
   }
   return k;
 }

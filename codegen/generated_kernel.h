@@ -47,11 +47,19 @@ struct KernelEntry {
   // block index to a tile itself (grouped rasterization).
   uint32_t tile_m = 1, tile_n = 1;
   uint32_t swizzle_group = 1;
-  // Preconditions of this entry, checked at launch: A, B, C pointers aligned
-  // to align_bytes and lda, ldb, ldc multiples of ld_multiple. An entry whose
-  // preconditions fail is not launched; the module's fallback is.
+  // Preconditions of this entry, checked at launch: the pointers of the
+  // operands in `aligned` aligned to align_bytes and their leading dimensions
+  // multiples of ld_multiple. An entry whose preconditions fail is not
+  // launched; the module's fallback is.
   uint32_t align_bytes = 0;
   uint32_t ld_multiple = 1;
+  // Which of A, B, C the preconditions apply to: the operands this entry
+  // accesses with vectors in global memory (an operand copied element by
+  // element, like a transposed A under cp.async, needs nothing).
+  bool aligned[3] = {true, true, true};
+
+  // "A, B, C", "B, C", …: the operands the preconditions apply to.
+  std::string aligned_operands() const;
   TmaBox tma_a, tma_b;  // set: the entry takes the two tensor maps after bias
 
   bool uses_tma() const { return tma_a.box_rows > 0; }

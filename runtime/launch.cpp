@@ -17,8 +17,9 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
   std::ostringstream why;
   if (e.align_bytes > 1) {
     const std::pair<const char*, const void*> ptrs[] = {{"A", a}, {"B", b}, {"C", c}};
-    for (auto [name, ptr] : ptrs)
-      if (reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) {
+    for (int i = 0; i < 3; ++i)
+      if (auto [name, ptr] = ptrs[i];
+          e.aligned[i] && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) {
         why << name << " is not " << e.align_bytes << "-byte aligned";
         return why.str();
       }
@@ -26,8 +27,8 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
   if (e.ld_multiple > 1) {
     const std::pair<const char*, int64_t> lds[] = {
         {"lda", p.a_ld()}, {"ldb", p.b_ld()}, {"ldc", p.c_ld()}};
-    for (auto [name, ld] : lds)
-      if (ld % e.ld_multiple != 0) {
+    for (int i = 0; i < 3; ++i)
+      if (auto [name, ld] = lds[i]; e.aligned[i] && ld % e.ld_multiple != 0) {
         why << name << " = " << ld << " is not a multiple of " << e.ld_multiple;
         return why.str();
       }

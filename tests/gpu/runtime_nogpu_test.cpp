@@ -11,6 +11,8 @@
 #include <limits>
 #include <sstream>
 
+#include "cli/pipeline.h"
+#include "dsl/source.h"
 #include "gpu_test_util.h"
 #include "runtime/error.h"
 #include "runtime/host_data.h"
@@ -450,6 +452,32 @@ TEST(Launch, FallbackWhenAlignmentPreconditionsFail) {
   EXPECT_TRUE(choose_entry(k, packed, buf + 1, buf, buf).fallback);
   k.fallback = {};
   EXPECT_THROW(choose_entry(k, ragged, buf, buf, buf), Error);
+}
+
+// An operand the main entry copies element by element (a transposed A under
+// cp.async) is left out of the preconditions: an odd lda or an A at 4 bytes
+// past alignment keeps the main entry; B and C still count.
+TEST(Launch, OnlyVectorAccessedOperandsMakePreconditions) {
+  std::ostringstream err;
+  std::optional<cli::Compiled> compiled = cli::compile_source(
+      std::make_shared<dsl::SourceFile>("t.sched",
+                                        "tile 256x128x16\nthread 16x8 split 4x2\nwarp 64x64\n"
+                                        "vectorize 4\ntranspose A\npad A 4\nstages 3\n"),
+      compiler::Target{}, err);
+  ASSERT_TRUE(compiled) << err.str();
+  const codegen::GeneratedKernel& k = compiled->kernel;
+  ASSERT_TRUE(k.has_fallback());
+  EXPECT_FALSE(k.main.aligned[0]);
+  EXPECT_TRUE(k.main.aligned[1] && k.main.aligned[2]);
+  EXPECT_EQ(k.main.aligned_operands(), "B, C");
+  alignas(16) static float buf[8];
+  compiler::Problem odd_lda{64, 64, 65, 65, 64, 64};
+  EXPECT_FALSE(choose_entry(k, odd_lda, buf + 1, buf, buf).fallback);
+  compiler::Problem odd_ldb{64, 64, 64, 64, 65, 64};
+  EntryChoice c = choose_entry(k, odd_ldb, buf, buf, buf);
+  EXPECT_TRUE(c.fallback);
+  EXPECT_NE(c.why.find("ldb = 65"), std::string::npos) << c.why;
+  EXPECT_TRUE(choose_entry(k, odd_lda, buf, buf, buf + 1).fallback);
 }
 
 // ---- npy ----
