@@ -1,5 +1,7 @@
 #include "codegen/blocks_simt.h"
 
+#include <functional>
+
 #include "codegen/blocks_common.h"
 #include "dsl/diagnostics.h"
 
@@ -131,22 +133,19 @@ void open_copy_loop(Emitter& e, const TileCopy& c, const std::string& k0) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %s_LOADS; ++i)", op_name(c.operand)));
   emit_copy_coords(e, c);
+  // Per-load offsets from the thread's first element: rows, and (strips) columns.
+  const std::string X = op_name(c.operand);
+  const std::string row =
+      strips ? "i % " + X + "_PASSES * " + X + "_ROW_STEP" : "i * " + X + "_ROW_STEP";
+  const std::string col = strips ? " + i / " + X + "_PASSES * " + X + "_RUN" : "";
   if (is_a) {
     e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
-    if (strips)
-      e.line("const float* src = gA + (size_t)(i % A_PASSES * A_ROW_STEP) * lda + " + k0 +
-             " + i / A_PASSES * A_RUN;");
-    else
-      e.line(rows ? "const float* src = gA + (size_t)(i * A_ROW_STEP) * lda + " + k0 + ";"
-                  : "const float* src = gA + (size_t)r * lda + gc;");
+    e.line(rows ? "const float* src = gA + (size_t)(" + row + ") * lda + " + k0 + col + ";"
+                : "const float* src = gA + (size_t)r * lda + gc;");
   } else {
     e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
-    if (strips)
-      e.line("const float* src = gB + (size_t)(" + k0 +
-             " + i % B_PASSES * B_ROW_STEP) * ldb + i / B_PASSES * B_RUN;");
-    else
-      e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + i * B_ROW_STEP) * ldb;"
-                  : "const float* src = gB + (size_t)gr * ldb + c;");
+    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + " + row + ") * ldb" + col + ";"
+                : "const float* src = gB + (size_t)gr * ldb + c;");
   }
 }
 
@@ -488,6 +487,52 @@ void open_double_buffer_loop(Emitter& e, const KernelPlan& p) {
   e.close_scope();
 }
 
+// The two fragment slots, slot 0 filled with step 0 of shared buffer `buf`.
+void emit_frag_slots(Emitter& e, const KernelPlan& p, const std::string& buf) {
+  e.line(
+      "float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of "
+      "its B columns");
+  emit_frag_one(e, p, Operand::A, buf, "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, buf, "0", "rB[0]");
+}
+
+// The k-steps of one tile with two fragment slots: step kk + 1 read from
+// buffer `cur` while step kk computes; at the last step `publish` makes the
+// next tile visible (its barrier included) and that tile's step 0 is read
+// from buffer `next` during the FMAs.
+void emit_frag_kk_loop(Emitter& e, const KernelPlan& p, const std::string& cur,
+                       const std::string& next, const char* publish_comment,
+                       const std::function<void()>& publish) {
+  e.line("#pragma unroll");
+  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
+  e.open_scope("if (kk + 1 < BK)");
+  e.comment("step kk + 1's fragments, read while step kk computes");
+  emit_frag_one(e, p, Operand::A, cur, "kk + 1", "rA[(kk + 1) % 2]");
+  emit_frag_one(e, p, Operand::B, cur, "kk + 1", "rB[(kk + 1) % 2]");
+  e.close_scope();
+  e.open_scope("else if (has_next)");
+  e.comment(publish_comment);
+  publish();
+  emit_frag_one(e, p, Operand::A, next, "0", "rA[0]");
+  emit_frag_one(e, p, Operand::B, next, "0", "rB[0]");
+  e.close_scope();
+  emit_outer_product(e, p, "rA[kk % 2]", "rB[kk % 2]");
+  e.close_scope("kk");
+}
+
+// `stages`: STAGES and the prologue that puts tiles 0 .. STAGES-2 in flight.
+void emit_stages_prologue(Emitter& e, const KernelPlan& p) {
+  e.line(format("constexpr int STAGES = %d;", p.stages));
+  e.line("#pragma unroll");
+  e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
+  e.open_scope("if (s < num_k_tiles)");
+  e.line("const int k0 = s * BK;");
+  emit_issue_tiles(e, p, "k0", "s");
+  e.close_scope();
+  e.line("cp_async_commit();  // one group per tile, empty past the end");
+  e.close_scope();
+}
+
 void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   e.comment(format("double_buffer %s: compute on buffer k_tile & 1 while the next tile waits in",
@@ -499,28 +544,14 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   emit_load_tiles(e, p, "0");
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
-  e.line(
-      "float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of "
-      "its B columns");
-  emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
-  emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
+  emit_frag_slots(e, p, "0");
   open_double_buffer_loop(e, p);
-  e.line("#pragma unroll");
-  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
-  e.open_scope("if (kk + 1 < BK)");
-  e.comment("step kk + 1's fragments, read while step kk computes");
-  emit_frag_one(e, p, Operand::A, "cur", "kk + 1", "rA[(kk + 1) % 2]");
-  emit_frag_one(e, p, Operand::B, "cur", "kk + 1", "rB[(kk + 1) % 2]");
-  e.close_scope();
-  e.open_scope("else if (has_next)");
-  e.comment("last step: publish the next tile, then read its step 0 during this step's FMAs");
-  emit_store_tiles(e, p, "cur ^ 1");
-  e.line("__syncthreads();  // the one barrier per k-step");
-  emit_frag_one(e, p, Operand::A, "cur ^ 1", "0", "rA[0]");
-  emit_frag_one(e, p, Operand::B, "cur ^ 1", "0", "rB[0]");
-  e.close_scope();
-  emit_outer_product(e, p, "rA[kk % 2]", "rB[kk % 2]");
-  e.close_scope("kk");
+  emit_frag_kk_loop(
+      e, p, "cur", "cur ^ 1",
+      "last step: publish the next tile, then read its step 0 during this step's FMAs", [&] {
+        emit_store_tiles(e, p, "cur ^ 1");
+        e.line("__syncthreads();  // the one barrier per k-step");
+      });
   e.close_scope("k_tile");
 }
 
@@ -539,22 +570,10 @@ void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
   e.comment(
       "waited for, the one barrier per k-step is passed (after it nobody reads tile k_tile's");
   e.comment("stage, which the next k-step refills), and step 0 of tile k_tile + 1 is read.");
-  e.line(format("constexpr int STAGES = %d;", p.stages));
-  e.line("#pragma unroll");
-  e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
-  e.open_scope("if (s < num_k_tiles)");
-  e.line("const int k0 = s * BK;");
-  emit_issue_tiles(e, p, "k0", "s");
-  e.close_scope();
-  e.line("cp_async_commit();  // one group per tile, empty past the end");
-  e.close_scope();
+  emit_stages_prologue(e, p);
   e.line("cp_async_wait<STAGES - 2>();  // tile 0 has landed (this thread's copies)");
   e.line("__syncthreads();  // ... and everyone's");
-  e.line(
-      "float rA[2][TM], rB[2][TN];  // fragment slots: column kk of the thread's A rows, row kk of "
-      "its B columns");
-  emit_frag_one(e, p, Operand::A, "0", "0", "rA[0]");
-  emit_frag_one(e, p, Operand::B, "0", "0", "rB[0]");
+  emit_frag_slots(e, p, "0");
   e.line("int read_stage = 0, write_stage = STAGES - 1;");
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
   e.line("const int next_tile = k_tile + STAGES - 1;");
@@ -565,22 +584,13 @@ void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
   e.line("cp_async_commit();  // possibly empty: keeps the group count in step");
   e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
   e.line("const int next_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;");
-  e.line("#pragma unroll");
-  e.open_scope("for (int kk = 0; kk < BK; ++kk)");
-  e.open_scope("if (kk + 1 < BK)");
-  e.comment("step kk + 1's fragments, read while step kk computes");
-  emit_frag_one(e, p, Operand::A, "read_stage", "kk + 1", "rA[(kk + 1) % 2]");
-  emit_frag_one(e, p, Operand::B, "read_stage", "kk + 1", "rB[(kk + 1) % 2]");
-  e.close_scope();
-  e.open_scope("else if (has_next)");
-  e.comment("last step: wait for the next tile, then read its step 0 during this step's FMAs");
-  e.line("cp_async_wait<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)");
-  e.line("__syncthreads();  // the one barrier per k-step");
-  emit_frag_one(e, p, Operand::A, "next_stage", "0", "rA[0]");
-  emit_frag_one(e, p, Operand::B, "next_stage", "0", "rB[0]");
-  e.close_scope();
-  emit_outer_product(e, p, "rA[kk % 2]", "rB[kk % 2]");
-  e.close_scope("kk");
+  emit_frag_kk_loop(
+      e, p, "read_stage", "next_stage",
+      "last step: wait for the next tile, then read its step 0 during this step's FMAs", [&] {
+        e.line(
+            "cp_async_wait<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)");
+        e.line("__syncthreads();  // the one barrier per k-step");
+      });
   e.line("read_stage = next_stage;");
   e.line("write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;");
   e.close_scope("k_tile");
@@ -605,15 +615,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
     e.comment(format("stages %d %s: tiles k_tile+1 .. k_tile+STAGES-1 in flight (cp.async) while",
                      p.stages, origin_note(s, s.stages_at).c_str()));
     e.comment("tile k_tile is computed; one barrier per k-step.");
-    e.line(format("constexpr int STAGES = %d;", p.stages));
-    e.line("#pragma unroll");
-    e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
-    e.open_scope("if (s < num_k_tiles)");
-    e.line("const int k0 = s * BK;");
-    emit_issue_tiles(e, p, "k0", "s");
-    e.close_scope();
-    e.line("cp_async_commit();  // one group per tile, empty past the end");
-    e.close_scope();
+    emit_stages_prologue(e, p);
     e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
     e.line("cp_async_wait<STAGES - 2>();  // this thread's copies of tile k_tile have landed");
     e.line("__syncthreads();  // everyone's have; and everyone is done with tile k_tile - 1");
