@@ -28,11 +28,15 @@ int store_conflict(const TileCopy& c, const SmemLayout& l) {
 // bench/NOTES.md "Session 4"), 256x128x16 stages 3 ran at 95.5% of cuBLAS
 // with whole rows (two-way) and 93% with conflict-free strips of 8; the
 // 128x256x16 tile measured the other way round (92% / 95.4%), so neither
-// map wins on its own and whole rows are the simpler default.
-int copy_run(TileCopy c, const SmemLayout& l) {
+// map wins on its own and whole rows are the simpler default. Runs stay at
+// least one 32-byte sector long (`min_run` elements): without padding, the
+// conflict-free run of 1 (one k across 32 rows) read 32 sectors per warp copy
+// and ran at 28.8 TFLOP/s, a run of 8 (8-way store conflicts, whole sectors)
+// at 41.1 (256x128x16 stages 3 without `pad A`, H100, 2026-11-23).
+int copy_run(TileCopy c, const SmemLayout& l, int min_run) {
   int best = c.cols, best_conflict = store_conflict(c, l);
   if (best_conflict <= 2) return 0;
-  for (int run = c.cols / 2; run >= 1; run /= 2) {
+  for (int run = c.cols / 2; run >= min_run; run /= 2) {
     c.run = run;
     if (c.cols % run) continue;
     int conflict = store_conflict(c, l);
@@ -56,7 +60,7 @@ TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   // 2026-11-23): 79% -> 89% of cuBLAS.
   if (p.pipeline == Pipeline::cp_async && l.transposed) {
     c.vec = 1;
-    c.run = copy_run(c, l);
+    c.run = copy_run(c, l, 32 / elem_bytes(p.dtype));
   }
   int vecs = c.rows * c.cols / c.vec;
   SCHEDC_INTERNAL_ASSERT(c.cols % c.vec == 0 && vecs % c.threads == 0,

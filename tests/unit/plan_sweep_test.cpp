@@ -185,6 +185,13 @@ TEST(PlanSweep, ElementCopiesIntoTransposedTilesConflictAtMostTwoWay) {
   p = compiler::lower(make_schedule(q), t);
   EXPECT_EQ(p.copy_a.run, 0);
   EXPECT_EQ(worst_store_conflict(p.copy_a, p.smem_a), 1);
+  // Unpadded, no run is conflict-free short of one k per warp, which would
+  // read 32 sectors per copy: runs stop at one 32-byte sector (8 floats).
+  q.bk = 16;
+  q.pad_a = 0;
+  p = compiler::lower(make_schedule(q), t);
+  EXPECT_EQ(p.copy_a.run, 8);
+  EXPECT_EQ(worst_store_conflict(p.copy_a, p.smem_a), 8);
 }
 
 TEST(PlanSweep, EveryPlanEmits) {
