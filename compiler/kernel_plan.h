@@ -193,7 +193,8 @@ struct KernelPlan {
   bool fallback = false;  // the alignment-checked twin of a vectorized plan
   // Fragments of step kk+1 are read from shared memory while step kk's FMAs
   // run (two register slots), and the barrier sits before the last step
-  // (double_buffer with an even BK and a register tile of 128+ elements).
+  // (double_buffer or stages, with an even BK and a register tile of 128+
+  // elements).
   bool frag_double_buffer = false;
   OuterProduct fma;
   EpiloguePlan epilogue;

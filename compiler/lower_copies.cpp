@@ -89,8 +89,9 @@ KernelPlan lower_copies(KernelPlan p) {
   p.frag.vec_b =
       (v > 1 && !p.smem_b.transposed && t.pn % v == 0 && p.smem_b.row_stride() % v == 0) ? v : 1;
 
-  // Double buffer: fragments in two register slots, step kk+1 read while kk
-  // computes; the slots alternate inside a k-tile, so BK must be even for
+  // double_buffer and stages: fragments in two register slots, step kk+1
+  // read while kk computes (with stages 3 on an H100, 2026-11-23: 65% -> 80%
+  // of cuBLAS for 256x128x8); the slots alternate inside a k-tile, so BK must be even for
   // step 0 of the next tile to land in slot 0. Only for register tiles of
   // 128+ elements: on an H200 (2026-11-22, bench/NOTES.md "SIMT") it made
   // 256x128x8 with 16x8 threads 4% faster (86.1% -> 89.7% of cuBLAS at
