@@ -111,6 +111,7 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
   o << "\n";
   o << "#   blocks per SM:     " << r.blocks_per_sm << " (limited by " << r.limited_by << ")\n";
   if (!r.tma_copies.empty()) o << "#   copies (tma):      " << r.tma_copies << "\n";
+  if (!r.cp_async_copies.empty()) o << "#   copies (cp.async): " << r.cp_async_copies << "\n";
 }
 
 }  // namespace
