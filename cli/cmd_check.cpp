@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "compiler/analyze.h"
+#include "compiler/lower.h"
 
 namespace schedc::cli {
 
@@ -111,7 +112,22 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
   o << "\n";
   o << "#   blocks per SM:     " << r.blocks_per_sm << " (limited by " << r.limited_by << ")\n";
   if (!r.tma_copies.empty()) o << "#   copies (tma):      " << r.tma_copies << "\n";
-  if (!r.cp_async_copies.empty()) o << "#   copies (cp.async): " << r.cp_async_copies << "\n";
+}
+
+// SIMT `stages`: how the lowered plan copies each operand with cp.async (one
+// contiguous shared address per copy, so a transposed operand, or one whose
+// padded rows break the vector, goes element by element).
+void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const Target& t) {
+  if (s.is_naive() || s.stages < 2 || s.uses_tensor_cores()) return;
+  const compiler::KernelPlan p = compiler::lower(s, t);
+  auto copy = [&](const compiler::TileCopy& c, const compiler::SmemLayout& l) -> std::string {
+    if (c.smem_vec > 1)
+      return std::to_string(c.vec * compiler::elem_bytes(p.dtype)) + "-byte copies";
+    if (l.transposed) return "one element per copy (transposed in shared memory)";
+    return c.vec > 1 ? "one element per copy (padded rows)" : "one element per copy";
+  };
+  o << "#   copies (cp.async): A " << copy(p.copy_a, p.smem_a) << ", B " << copy(p.copy_b, p.smem_b)
+    << "\n";
 }
 
 }  // namespace
@@ -165,6 +181,7 @@ Command add_check_command(CLI::App& root) {
               std::cout << "# " << path << ": ok for " << target.arch_name() << "\n"
                         << compiler::to_sched_text(c->schedule);
               print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
+              print_cp_async_copies(std::cout, c->schedule, target);
             }
             if (opt->json) std::cout << json.str() << "]\n";
             return int(all_ok ? kOk : kBadInput);

@@ -27,7 +27,6 @@ struct Resources {
   int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
   int barrier_bytes = 0;        // `tma`: the pipeline's mbarriers
   std::string tma_copies;       // `tma`: how the copies are made on this target, else ""
-  std::string cp_async_copies;  // SIMT `stages`: how each operand is copied, else ""
 };
 Resources static_resources(const Schedule& s, const Target& t);
 
@@ -52,9 +51,7 @@ struct SmemUse {
 };
 SmemUse smem_use(const Schedule& s);
 // `tma`: the mbarriers after the pipeline's buffers, `full` and `empty` per stage.
-inline int tma_barrier_bytes(int stages) {
-  return 2 * 8 * stages;
-}
+inline int tma_barrier_bytes(int stages) { return 2 * 8 * stages; }
 
 // Threads per block: block X*Y (naive), (BM/TM)*(BN/TN) (SIMT tile),
 // (BM/WM)*(BN/WN)*32 (tensor cores); 0 where a divisor is missing or zero.

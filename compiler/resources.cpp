@@ -51,22 +51,6 @@ Resources static_resources(const Schedule& s, const Target& t) {
   if (s.tma)
     r.tma_copies = t.sm >= 90 ? "TMA boxes, one thread, mbarrier pipeline"
                               : "cp.async (no TMA before sm_90; the mbarrier bytes stay unused)";
-  if (s.stages > 1 && !s.uses_tensor_cores()) {
-    // cp.async writes one contiguous shared address: an operand transposed in
-    // shared memory, or whose padded rows break the vector, is copied element
-    // by element (compiler/lower_copies.cpp).
-    const int vec = std::max(s.vectorize, 1);
-    auto copy = [&](const char* op, bool transposed, int row_len, int pad) {
-      std::string how = transposed ? " one element per copy (transposed in shared memory)"
-                        : (row_len + pad) % vec
-                            ? " one element per copy (padded rows)"
-                            : " " + std::to_string(vec * size_of(s.dtype)) + "-byte copies";
-      return op + how;
-    };
-    const BlockTile& bt = *s.tile;
-    r.cp_async_copies =
-        copy("A", s.transpose_a, bt.k, s.pad_a) + ", " + copy("B", s.transpose_b, bt.n, s.pad_b);
-  }
   if (r.threads_per_block <= 0) return r;
   // The smallest bound wins; on a tie the first named here.
   r.blocks_per_sm = t.max_threads_per_sm / r.threads_per_block;
