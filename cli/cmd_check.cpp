@@ -116,7 +116,8 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
 
 // SIMT `stages`: how the lowered plan copies each operand with cp.async (one
 // contiguous shared address per copy, so a transposed operand, or one whose
-// padded rows break the vector, goes element by element).
+// padded rows break the vector, goes element by element), and at which
+// k-steps the warps issue them.
 void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const Target& t) {
   if (s.is_naive() || s.stages < 2 || s.uses_tensor_cores()) return;
   const compiler::KernelPlan p = compiler::lower(s, t);
@@ -126,8 +127,13 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
     if (l.transposed) return "one element per copy (transposed in shared memory)";
     return c.vec > 1 ? "one element per copy (padded rows)" : "one element per copy";
   };
-  o << "#   copies (cp.async): A " << copy(p.copy_a, p.smem_a) << ", B " << copy(p.copy_b, p.smem_b)
-    << "\n";
+  o << "#   copies (cp.async): A " << copy(p.copy_a, p.smem_a) << ", B "
+    << copy(p.copy_b, p.smem_b);
+  if (p.copy_late_step > 0)
+    o << "; issued at step 0 by warps 0-" << p.block_threads / 64 - 1 << ", at step "
+      << p.copy_late_step << " by warps " << p.block_threads / 64 << "-"
+      << p.block_threads / 32 - 1;
+  o << "\n";
 }
 
 }  // namespace

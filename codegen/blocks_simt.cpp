@@ -500,11 +500,14 @@ void emit_frag_slots(Emitter& e, const KernelPlan& p, const std::string& buf) {
 // buffer `cur` while step kk computes; at the last step `publish` makes the
 // next tile visible (its barrier included) and that tile's step 0 is read
 // from buffer `next` during the FMAs.
+// `step_head`, when set, is emitted first in every step.
 void emit_frag_kk_loop(Emitter& e, const KernelPlan& p, const std::string& cur,
                        const std::string& next, const char* publish_comment,
-                       const std::function<void()>& publish) {
+                       const std::function<void()>& publish,
+                       const std::function<void()>& step_head = nullptr) {
   e.line("#pragma unroll");
   e.open_scope("for (int kk = 0; kk < BK; ++kk)");
+  if (step_head) step_head();
   e.open_scope("if (kk + 1 < BK)");
   e.comment("step kk + 1's fragments, read while step kk computes");
   emit_frag_one(e, p, Operand::A, cur, "kk + 1", "rA[(kk + 1) % 2]");
@@ -574,23 +577,53 @@ void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
   e.line("cp_async_wait<STAGES - 2>();  // tile 0 has landed (this thread's copies)");
   e.line("__syncthreads();  // ... and everyone's");
   emit_frag_slots(e, p, "0");
+  const bool stagger = p.copy_late_step > 0;
+  if (stagger) {
+    e.comment("The next tile's copies: the lower half of the warps issues them at step 0, the");
+    e.comment("upper half at step COPY_LATE_STEP, so each scheduler (warp w runs on w % 4) keeps");
+    e.comment("one warp on FMAs while the other issues copies.");
+    e.line(format("constexpr int COPY_LATE_STEP = %d;", p.copy_late_step));
+    e.line("const bool copies_late = tid >= THREADS / 2;");
+  }
   e.line("int read_stage = 0, write_stage = STAGES - 1;");
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
   e.line("const int next_tile = k_tile + STAGES - 1;");
-  e.open_scope("if (next_tile < num_k_tiles)");
-  e.line("const int k0 = next_tile * BK;");
-  emit_issue_tiles(e, p, "k0", "write_stage");
-  e.close_scope();
-  e.line("cp_async_commit();  // possibly empty: keeps the group count in step");
+  // Issues tile next_tile's copies into write_stage.
+  auto issue_next = [&] {
+    e.open_scope("if (next_tile < num_k_tiles)");
+    e.line("const int k0 = next_tile * BK;");
+    emit_issue_tiles(e, p, "k0", "write_stage");
+    e.close_scope();
+  };
+  if (!stagger) {
+    issue_next();
+    e.line("cp_async_commit();  // possibly empty: keeps the group count in step");
+  }
   e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
   e.line("const int next_stage = read_stage == STAGES - 1 ? 0 : read_stage + 1;");
+  std::function<void()> step_head;
+  if (stagger)
+    // The group is committed at COPY_LATE_STEP by every warp (for the lower
+    // half after its copies of step 0): committing inside the branch lets
+    // ptxas hoist the lower half's copies above step 0's FMAs, which ran 3%
+    // slower on an H100 (bench/NOTES.md "Session 5").
+    step_head = [&] {
+      e.open_scope("if ((kk == 0 && !copies_late) || (kk == COPY_LATE_STEP && copies_late))");
+      issue_next();
+      e.close_scope();
+      e.line(
+          "if (kk == COPY_LATE_STEP) cp_async_commit();  // every warp, before the last step's "
+          "wait; possibly empty");
+    };
   emit_frag_kk_loop(
       e, p, "read_stage", "next_stage",
-      "last step: wait for the next tile, then read its step 0 during this step's FMAs", [&] {
+      "last step: wait for the next tile, then read its step 0 during this step's FMAs",
+      [&] {
         e.line(
             "cp_async_wait<STAGES - 2>();  // tile k_tile + 1 has landed (this thread's copies)");
         e.line("__syncthreads();  // the one barrier per k-step");
-      });
+      },
+      step_head);
   e.line("read_stage = next_stage;");
   e.line("write_stage = write_stage == STAGES - 1 ? 0 : write_stage + 1;");
   e.close_scope("k_tile");

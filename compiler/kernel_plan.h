@@ -196,6 +196,11 @@ struct KernelPlan {
   // (double_buffer or stages, with an even BK and a register tile of 128+
   // elements).
   bool frag_double_buffer = false;
+  // stages with fragment slots: the step at which the upper half of the warps
+  // issues the next tile's copies (the lower half at step 0), so that every
+  // scheduler keeps a warp on FMAs while the other issues copies. 0: every warp
+  // copies at step 0 (always in a fallback entry).
+  int copy_late_step = 0;
   OuterProduct fma;
   EpiloguePlan epilogue;
 

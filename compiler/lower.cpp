@@ -48,6 +48,10 @@ KernelPlan lower_fallback(const KernelPlan& plan) {
   p.copy_a.check_align = p.copy_a.vec > 1;
   p.copy_b.check_align = p.copy_b.vec > 1;
   p.epilogue.check_align = p.epilogue.vec > 1;
+  // The fallback issues every warp's copies at step 0: staggered, its copy
+  // blocks (with their run-time alignment branches) made sgemm_best's
+  // fallback 5% slower on 4095x4097x1023 (H100, bench/NOTES.md "Session 5").
+  p.copy_late_step = 0;
   verify(p);
   return p;
 }

@@ -99,6 +99,18 @@ KernelPlan lower_copies(KernelPlan p) {
   p.frag_double_buffer =
       (p.pipeline == Pipeline::double_buffer || p.pipeline == Pipeline::cp_async) &&
       p.block_k % 2 == 0 && t.tm * t.tn >= 128;
+  // Staggered copy issue: after the one barrier per k-step all warps stand at
+  // the same step, and with every warp issuing its ~130 copy instructions at
+  // step 0, both warps of a scheduler spend those cycles off the FMA pipe
+  // together. With the upper half of the warps issuing at step BK/4 (warp w
+  // runs on scheduler w % 4, so each scheduler gets one warp of each half),
+  // one warp computes while the other copies. H100, 2026-11-23
+  // (bench/NOTES.md "Session 5"): sgemm_best 22.13-22.33 -> 21.91-22.12 ms
+  // at 8192^3 (+1-2%), 4096^3 within the noise. Spreading the copies over
+  // several steps instead (2, 4 or 8 chunks) was slower: 0%, -6%, -12%.
+  if (p.pipeline == Pipeline::cp_async && p.frag_double_buffer && p.block_threads % 256 == 0 &&
+      p.block_k >= 4)
+    p.copy_late_step = p.block_k / 4;
   // FMA order: the outer loop runs over the shorter side of the register
   // tile (rows on a tie). Measured on an H100 (2026-11-22, bench/NOTES.md
   // "Session 2"): 256x128x16 with 16x8 threads 89.8% -> 92.1% of cuBLAS

@@ -66,8 +66,11 @@ std::string dump(const KernelPlan& p) {
     << (p.pipeline == Pipeline::double_buffer ? "double_buffer"
         : p.pipeline == Pipeline::cp_async    ? "cp.async"
                                               : "single")
-    << ", " << p.stages << " buffers"
-    << "\n";
+    << ", " << p.stages << " buffers";
+  if (p.copy_late_step > 0)
+    o << ", copies issued at step 0 (lower half of the warps) and " << p.copy_late_step
+      << " (upper half)";
+  o << "\n";
   o << "  epilogue: vec " << p.epilogue.vec << (p.epilogue.bias ? ", bias" : "")
     << (p.epilogue.relu ? ", relu" : "") << "\n";
   return o.str();

@@ -107,6 +107,12 @@ void verify(const KernelPlan& p) {
          "smem bytes");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(p.swizzle_group >= 1, "swizzle group");
+  // The late half's copies must be committed before the last step's wait,
+  // and the two halves must be whole warps.
+  VERIFY(p.copy_late_step == 0 ||
+             (p.pipeline == Pipeline::cp_async && p.frag_double_buffer &&
+              p.copy_late_step < p.block_k - 1 && p.block_threads % (2 * p.target.warp_size) == 0),
+         "copy stagger step");
   verify_thread_map(p);
   verify_copy(p, p.copy_a, p.smem_a);
   verify_copy(p, p.copy_b, p.smem_b);

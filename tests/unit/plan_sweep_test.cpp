@@ -118,11 +118,39 @@ TEST(PlanSweep, MapsCoverEveryElementOnce) {
       EXPECT_EQ(f.frag.vec_a, p.frag.vec_a);
       EXPECT_EQ(f.frag.vec_b, p.frag.vec_b);
       EXPECT_EQ(f.frag_double_buffer, p.frag_double_buffer);
+      EXPECT_EQ(f.copy_late_step, 0);  // the fallback does not stagger its copies
       EXPECT_EQ(f.smem_bytes, p.smem_bytes);
       expect_tile_loaded_once(f.copy_a, f.smem_a);
       expect_tile_loaded_once(f.copy_b, f.smem_b);
     }
   }
+}
+
+// Staggered copy issue: every cp.async plan with fragment slots and at least
+// two warps per scheduler splits its warps so that each scheduler (warp w on
+// w % 4) has a warp issuing at step 0 and one at the late step, which comes
+// before the last step (whose wait needs this k-tile's group committed).
+TEST(PlanSweep, CopyStaggerGivesEverySchedulerBothHalves) {
+  Target t;
+  int staggered = 0;
+  for (const SimtParams& q : sweep()) {
+    SCOPED_TRACE(describe(q));
+    KernelPlan p = compiler::lower(make_schedule(q), t);
+    int warps = p.block_threads / 32;
+    bool eligible =
+        p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer && warps % 8 == 0;
+    EXPECT_EQ(p.copy_late_step > 0, eligible);
+    if (!eligible) continue;
+    ++staggered;
+    EXPECT_GT(p.copy_late_step, 0);
+    EXPECT_LT(p.copy_late_step, p.block_k - 1);
+    for (int sched = 0; sched < 4; ++sched) {
+      bool early = false, late = false;
+      for (int w = sched; w < warps; w += 4) (w * 32 < p.block_threads / 2 ? early : late) = true;
+      EXPECT_TRUE(early && late) << "scheduler " << sched;
+    }
+  }
+  EXPECT_GT(staggered, 0);
 }
 
 // Bank multiplicity of the worst warp store of a copy: the largest number of
