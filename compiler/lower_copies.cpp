@@ -108,8 +108,8 @@ KernelPlan lower_copies(KernelPlan p) {
   // (bench/NOTES.md "Session 5"): sgemm_best 22.13-22.33 -> 21.91-22.12 ms
   // at 8192^3 (+1-2%), 4096^3 within the noise. Spreading the copies over
   // several steps instead (2, 4 or 8 chunks) was slower: 0%, -6%, -12%.
-  if (p.pipeline == Pipeline::cp_async && p.frag_double_buffer && p.block_threads % 256 == 0 &&
-      p.block_k >= 4)
+  // (BK < 4 gives step 0: no stagger.)
+  if (p.pipeline == Pipeline::cp_async && p.frag_double_buffer && p.block_threads % 256 == 0)
     p.copy_late_step = p.block_k / 4;
   // FMA order: the outer loop runs over the shorter side of the register
   // tile (rows on a tie). Measured on an H100 (2026-11-22, bench/NOTES.md

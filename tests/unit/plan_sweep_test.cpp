@@ -137,8 +137,8 @@ TEST(PlanSweep, CopyStaggerGivesEverySchedulerBothHalves) {
     SCOPED_TRACE(describe(q));
     KernelPlan p = compiler::lower(make_schedule(q), t);
     int warps = p.block_threads / 32;
-    bool eligible =
-        p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer && warps % 8 == 0;
+    bool eligible = p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer &&
+                    warps % 8 == 0 && p.block_k >= 4;
     EXPECT_EQ(p.copy_late_step > 0, eligible);
     if (!eligible) continue;
     ++staggered;
