@@ -21,7 +21,17 @@
 #             4096x4096x4096), cumulative and leave-one-out, with a plot
 #   ncu       explain's predicted shared wavefronts beside ncu's counters
 #             (--clock-control none) for $NCU_EXAMPLES at 1024^3
-# SANITIZE_EXAMPLES (space-separated files) limits the sanitize section.
+#   variants  bench/variants.py: hand edits of sgemm_best's emitted CUDA
+#             (schedc run --kernel-source) timed round-robin beside the
+#             unedited kernel at $VARIANT_SHAPES (default 4096,8192,4095x4097x1023)
+#   stalls    ncu's warp states and scheduler statistics (--clock-control
+#             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
+#             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
+#             (default 4096x4096x4096): where issue slots go unused
+# SANITIZE_EXAMPLES (space-separated files) limits the sanitize section,
+# BENCH_FILES the bench section. The bench section samples the SM clock,
+# power and temperature (nvidia-smi, read only) into clocks.csv and
+# summarizes them: a ratio to cuBLAS means little if the clocks moved.
 #
 # Each call may take at most 10 minutes; the whole check fits in three:
 #   bash bench/gpu_check.sh tests lit run cache
@@ -193,9 +203,37 @@ section_sanitize() {
   done
 }
 
+# Samples the card's clocks into $LOGS/clocks.csv while "$@" runs; prints a
+# one-line summary (min/median/max SM clock, max power and temperature).
+with_clock_log() {
+  local smi=""
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv,noheader,nounits \
+      -lms 250 >>"$LOGS/clocks.csv" 2>/dev/null &
+    smi=$!
+  fi
+  "$@"
+  local rc=$?
+  [ -n "$smi" ] && kill "$smi" 2>/dev/null && wait "$smi" 2>/dev/null
+  return $rc
+}
+clock_summary() {
+  [ -s "$LOGS/clocks.csv" ] || { echo "no clock samples"; return; }
+  sort -t, -k1 -n "$LOGS/clocks.csv" | awk -F', *' '{c[NR]=$1; if ($2>p) p=$2; if ($3>t) t=$3}
+    END {printf "SM clock %d/%d/%d MHz (min/median/max of %d samples), power <= %.0f W, <= %d C",
+         c[1], c[int((NR+1)/2)], c[NR], NR, p, t}'
+}
+
 section_bench() {
+  : >"$LOGS/clocks.csv"
+  with_clock_log bench_files
+  cp "$LOGS/clocks.csv" "$DEST/clocks.csv" 2>/dev/null
+  SUMMARY[${#SUMMARY[@]}-1]+="; $(clock_summary)"
+}
+
+bench_files() {
   local files=()
-  for f in examples/ladder/*.sched examples/*.sched; do [ -f "$f" ] && files+=("$f"); done
+  for f in ${BENCH_FILES:-examples/ladder/*.sched examples/*.sched}; do [ -f "$f" ] && files+=("$f"); done
   [ ${#files[@]} -gt 0 ] || { note bench "no examples"; return; }
   # One schedc bench per file, so running out of time loses one file's rows, not the table.
   : >"$LOGS/bench.txt"; : >"$LOGS/bench.progress"
@@ -256,6 +294,31 @@ section_ncu() {
   note ncu "$n examples profiled at 1024^3; predicted vs measured in ncu.txt"
 }
 
+section_variants() {
+  python3 bench/variants.py write --out "$LOGS/variants" >"$LOGS/variants.txt" 2>&1 || {
+    note variants "variants.py write failed (variants.txt)"; cp "$LOGS/variants.txt" "$DEST/"; return; }
+  timeout "$(left)" python3 bench/variants.py time --out "$LOGS/variants" \
+    --shapes "${VARIANT_SHAPES:-4096,8192,4095x4097x1023}" >>"$LOGS/variants.txt" 2>"$LOGS/variants.progress"
+  local rc=$?
+  cat "$LOGS/variants.progress" >>"$LOGS/variants.txt"
+  cp "$LOGS/variants.txt" "$DEST/variants.txt"
+  note variants "rc $rc; table in variants.txt"
+}
+
+section_stalls() {
+  local ncu
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
+  [ -n "$ncu" ] && [ -x "$ncu" ] || { note stalls "ncu not found"; return; }
+  local f=${STALLS_SCHEDULE:-examples/sgemm_best.sched} shape=${STALLS_SHAPE:-4096x4096x4096}
+  # Validation launches schedc's kernel and cuBLAS's, twice each (exact and random inputs).
+  timeout "$(left)" "$ncu" --clock-control none --section SpeedOfLight --section WarpStateStats \
+    --section SchedulerStats --section InstructionStats -k regex:'schedc_|gemm' -c 4 \
+    "$SCHEDC" run "$f" --shape "$shape" --no-time >"$LOGS/stalls.txt" 2>&1
+  local rc=$?
+  cp "$LOGS/stalls.txt" "$DEST/stalls.txt"
+  note stalls "rc $rc: $f and cuBLAS at $shape, $(grep -c '^  [a-z_0-9]*gemm\|^  schedc_' "$LOGS/stalls.txt") kernels profiled; stalls.txt"
+}
+
 {
   echo "schedc gpu_check $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $(cat "$BIN/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
@@ -273,6 +336,7 @@ done
 {
   cat "$LOGS/env.txt"
   if [ -s "$LOGS/bench.txt" ]; then echo "---- bench ----"; cat "$LOGS/bench.txt"; fi
+  if [ -s "$LOGS/variants.txt" ]; then echo "---- variants ----"; grep -vE '^round |FAILED: ' "$LOGS/variants.txt"; fi
   [ -s "$LOGS/tests.failed" ] && { echo "---- failed tests ----"; cat "$LOGS/tests.failed"; }
   echo "---- summary ($(elapsed) s) ----"
   printf '%s\n' "${SUMMARY[@]}"

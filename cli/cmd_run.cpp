@@ -4,7 +4,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -26,6 +28,7 @@ struct RunArgs {
   uint64_t seed = 1;
   bool json = false, verbose = false, no_cache = false, flush_l2 = false, no_time = false;
   std::string save_dir;
+  std::string kernel_source;  // a CUDA file run in place of the emitted source
   int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
@@ -81,6 +84,33 @@ std::string stage_times_json(const StageTimes& t) {
          ", \"emit\": " + json_number(t.emit_ms) + "}";
 }
 
+// --kernel-source: the schedule still gives the entries' names, launch
+// configuration and alignment preconditions; `path` replaces only the CUDA
+// text, so an edit of `schedc emit`'s output can be validated and timed.
+bool use_kernel_source(const std::string& path, const std::string& sched,
+                       codegen::GeneratedKernel& kernel) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << path << ": error: cannot read the kernel source\n";
+    return false;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::vector<const codegen::KernelEntry*> entries{&kernel.main};
+  if (kernel.has_fallback()) entries.push_back(&kernel.fallback);
+  for (const codegen::KernelEntry* e : entries)
+    if (text.str().find(e->name) == std::string::npos) {
+      std::cerr << path << ": error: no kernel named '" << e->name << "', which " << sched
+                << " launches (start from `schedc emit " << sched << "`)\n";
+      return false;
+    }
+  kernel.source = text.str();
+  kernel.source_file = path;
+  std::cerr << "schedc run: note: running " << path << " in place of the CUDA emitted for "
+            << sched << "\n";
+  return true;
+}
+
 int run_command(const RunArgs& a) {
   using Clock = std::chrono::steady_clock;
   auto t_start = Clock::now();
@@ -91,6 +121,8 @@ int run_command(const RunArgs& a) {
 
   std::optional<Compiled> c = compile_file(a.file, target, std::cerr);
   if (!c) return kBadInput;
+  if (!a.kernel_source.empty() && !use_kernel_source(a.kernel_source, a.file, c->kernel))
+    return kBadInput;
 
   compiler::Shape shape = c->schedule.shape;
   if (!a.shape.empty() && !parse_shape(a.shape, shape)) {
@@ -123,7 +155,10 @@ int run_command(const RunArgs& a) {
         std::cout << "  " << name << " " << f.registers << " registers, "
                   << f.spill_store_bytes + f.spill_load_bytes << " B spills, "
                   << f.stack_frame_bytes << " B stack";
-      std::cout << "\n// ---- generated CUDA ----\n" << c->kernel.source;
+      std::cout << "\n// ---- "
+                << (c->kernel.source_file.empty() ? "generated CUDA" : c->kernel.source_file)
+                << " ----\n"
+                << c->kernel.source;
       if (!c->kernel.source.empty() && c->kernel.source.back() != '\n') std::cout << "\n";
       if (a.verbose) print_stage_times(std::cerr, c->times);
       std::cerr << "schedc: no CUDA device: " << no_device_why
@@ -145,9 +180,12 @@ int run_command(const RunArgs& a) {
 
     std::string label = base_name(a.file);
     if (a.json) {
-      std::cout << runtime::run_json(a.file, p, *prepared, r,
-                                     {{"stages_ms", stage_times_json(c->times)},
-                                      {"device", runtime::json_escape(device->name)}})
+      std::map<std::string, std::string> extra{
+          {"stages_ms", stage_times_json(c->times)},
+          {"device", runtime::json_escape(device->name)}};
+      if (!a.kernel_source.empty())
+        extra["kernel_source"] = runtime::json_escape(a.kernel_source);
+      std::cout << runtime::run_json(a.file, p, *prepared, r, extra)
                 << "\n";
     } else {
       std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
@@ -189,6 +227,8 @@ int run_command(const RunArgs& a) {
     return r.ok() ? kOk : kWrongResult;
   } catch (const runtime::Error& e) {
     std::cerr << "schedc: error: " << e.what() << "\n";
+    // A --kernel-source file that NVRTC rejects is bad input, not a toolchain failure.
+    if (e.kind() == runtime::Error::Kind::nvrtc && !c->kernel.source_file.empty()) return kBadInput;
     return kToolchain;
   }
 }
@@ -211,6 +251,9 @@ Command add_run_command(CLI::App& root) {
   sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
   sub->add_flag("--no-time", a->no_time, "validate only (e.g. under compute-sanitizer)");
   sub->add_option("--save", a->save_dir, "write A, B, C_schedc, C_cublas as .npy files here");
+  sub->add_option("--kernel-source", a->kernel_source,
+                  "run this CUDA file (e.g. an edited `schedc emit` output) in place of the "
+                  "emitted source; the schedule still gives entry names and launch");
   return {sub, [a] { return run_command(*a); }};
 }
 

@@ -69,6 +69,9 @@ struct KernelEntry {
 
 struct GeneratedKernel {
   std::string source;               // the whole .cu text
+  // Set when `source` is a person's file (`schedc run --kernel-source`), not
+  // schedc's output: errors in it are theirs, not a code generator bug.
+  std::string source_file;
   std::string dtype;                // "f32" | "f16" | "bf16"
   bool tensor_cores = false;        // validation mode: tf32 / f16 / bf16 inputs
   std::string mma_type;             // "tf32" | "f16" | "bf16" when tensor_cores

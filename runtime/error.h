@@ -1,6 +1,7 @@
 #pragma once
 // Errors of the runtime. Every one of them is a toolchain or device failure
-// (exit code 3): NVRTC rejected generated code (a schedc bug), a CUDA or
+// (exit code 3): NVRTC rejected generated code (a schedc bug; a person's
+// `--kernel-source` file that it rejects is bad input, exit 2), a CUDA or
 // cuBLAS call failed, or there is no CUDA device. A wrong result is not an
 // error: it is a ValidationResult with ok == false (exit code 1).
 

@@ -23,8 +23,10 @@ void check_nvrtc(nvrtcResult r, const char* call) {
 // RAII for nvrtcProgram.
 struct Program {
   nvrtcProgram prog = nullptr;
-  explicit Program(const std::string& source) {
-    check_nvrtc(nvrtcCreateProgram(&prog, source.c_str(), "schedc_kernel.cu", 0, nullptr, nullptr),
+  // `name` is what NVRTC's messages call the source.
+  explicit Program(const codegen::GeneratedKernel& kernel) {
+    const std::string name = kernel.source_file.empty() ? "schedc_kernel.cu" : kernel.source_file;
+    check_nvrtc(nvrtcCreateProgram(&prog, kernel.source.c_str(), name.c_str(), 0, nullptr, nullptr),
                 "nvrtcCreateProgram");
   }
   ~Program() { nvrtcDestroyProgram(&prog); }
@@ -89,7 +91,7 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
   CubinResult out;
   nvrtcResult r;
   {
-    Program p(kernel.source);
+    Program p(kernel);
     r = p.compile(nvrtc_options(kernel, arch, true), out.log);
     if (r == NVRTC_SUCCESS) {
       size_t size = 0;
@@ -100,14 +102,19 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
   }
   if (r != NVRTC_SUCCESS) {
     // With -v on, a failing ptxas loses its error line: compile again without it.
-    Program p(kernel.source);
+    Program p(kernel);
     std::string log;
     p.compile(nvrtc_options(kernel, arch, false), log);
     std::ostringstream msg;
-    msg << "NVRTC rejected the generated kernel for " << arch << " (" << nvrtcGetErrorString(r)
-        << ").\nThis is a bug in schedc's code generator; please report it with the .sched "
-           "file.\n--- NVRTC log ---\n"
-        << (log.empty() ? out.log : log) << "\n--- generated source ---\n"
+    if (kernel.source_file.empty())
+      msg << "NVRTC rejected the generated kernel for " << arch << " (" << nvrtcGetErrorString(r)
+          << ").\nThis is a bug in schedc's code generator; please report it with the .sched "
+             "file.\n--- NVRTC log ---\n";
+    else
+      msg << "NVRTC rejected the kernel source " << kernel.source_file << " for " << arch << " ("
+          << nvrtcGetErrorString(r) << ").\n--- NVRTC log ---\n";
+    msg << (log.empty() ? out.log : log) << "\n--- "
+        << (kernel.source_file.empty() ? "generated source" : kernel.source_file) << " ---\n"
         << number_lines(kernel.source);
     throw Error(Error::Kind::nvrtc, msg.str());
   }

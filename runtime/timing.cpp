@@ -24,50 +24,66 @@ struct Events {
   }
 };
 
+TimingStats summarize(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  TimingStats s;
+  const size_t n = times.size();
+  s.runs = int(n);
+  if (n == 0) return s;
+  s.median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
+  s.min_ms = times.front();
+  s.max_ms = times.back();
+  for (double t : times) s.total_ms += t;
+  return s;
+}
+
 }  // namespace
 
-TimingStats time_kernel(const std::function<void()>& launch, void* stream_ptr,
-                        const TimingOptions& options) {
+std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()>>& launches,
+                                          void* stream_ptr, const TimingOptions& options) {
   auto stream = static_cast<cudaStream_t>(stream_ptr);
   auto flush = [&] {
     if (options.flush_buffer && options.flush_bytes)
       check_cuda(cudaMemsetAsync(options.flush_buffer, 0, options.flush_bytes, stream),
                  "cudaMemsetAsync (L2 flush)");
   };
-  for (int i = 0; i < options.warmup_runs; ++i) {
-    flush();
-    launch();
-  }
+  for (int i = 0; i < options.warmup_runs; ++i)
+    for (const auto& launch : launches) {
+      flush();
+      launch();
+    }
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after warm-up runs)");
 
   Events ev;
-  std::vector<double> times;
-  double total = 0;
+  std::vector<std::vector<double>> times(launches.size());
+  std::vector<double> totals(launches.size(), 0.0);
   auto wall0 = std::chrono::steady_clock::now();
   auto wall_s = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
-  while (int(times.size()) < options.min_runs ||
-         (total < options.min_total_ms && wall_s() < options.max_wall_s)) {
-    flush();
-    check_cuda(cudaEventRecord(ev.start, stream), "cudaEventRecord");
-    launch();
-    check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(ev.stop), "cudaEventSynchronize (timed run)");
-    float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
-    times.push_back(ms);
-    total += ms;
+  // Every kernel runs once per round, so all have the same number of runs.
+  auto more_rounds = [&] {
+    if (launches.empty()) return false;
+    if (int(times[0].size()) < options.min_runs) return true;
+    const double least = *std::min_element(totals.begin(), totals.end());
+    return least < options.min_total_ms && wall_s() < options.max_wall_s;
+  };
+  while (more_rounds()) {
+    for (size_t k = 0; k < launches.size(); ++k) {
+      flush();
+      check_cuda(cudaEventRecord(ev.start, stream), "cudaEventRecord");
+      launches[k]();
+      check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
+      check_cuda(cudaEventSynchronize(ev.stop), "cudaEventSynchronize (timed run)");
+      float ms = 0;
+      check_cuda(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
+      times[k].push_back(ms);
+      totals[k] += ms;
+    }
   }
-  std::sort(times.begin(), times.end());
-  TimingStats s;
-  s.runs = int(times.size());
-  size_t n = times.size();
-  s.median_ms = n % 2 ? times[n / 2] : 0.5 * (times[n / 2 - 1] + times[n / 2]);
-  s.min_ms = times.front();
-  s.max_ms = times.back();
-  s.total_ms = total;
-  return s;
+  std::vector<TimingStats> stats;
+  for (auto& t : times) stats.push_back(summarize(std::move(t)));
+  return stats;
 }
 
 }  // namespace schedc::runtime

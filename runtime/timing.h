@@ -1,10 +1,14 @@
 #pragma once
-// The timing harness (docs/runtime.md, "Timing"): CUDA events around the
-// kernel alone, warm-up first, then repetitions until at least `min_runs`
-// runs and `min_total_ms` of kernel time; median, min and max. schedc's
-// kernel and cuBLAS go through this same function in the same process.
+// The timing harness (docs/runtime.md, "Timing"): CUDA events around each
+// kernel run alone, warm-up first, then repetitions until every kernel has at
+// least `min_runs` runs and `min_total_ms` of kernel time; median, min and
+// max per kernel. schedc's kernel and cuBLAS are timed together, their runs
+// interleaved (ours, cuBLAS's, ours, ...), so that both see the same clocks
+// and temperature: timed one after the other, whichever ran second met a
+// card that the first had heated for 100 ms or more.
 
 #include <functional>
+#include <vector>
 
 namespace schedc::runtime {
 
@@ -24,8 +28,10 @@ struct TimingStats {
   double median_ms = 0, min_ms = 0, max_ms = 0, total_ms = 0;
 };
 
-// `launch` enqueues one run on `stream` (a cudaStream_t).
-TimingStats time_kernel(const std::function<void()>& launch, void* stream,
-                        const TimingOptions& options);
+// Each of `launches` enqueues one run of its kernel on `stream` (a
+// cudaStream_t). Rounds run every kernel once, in the order given; the result
+// has one entry per launch, in the same order.
+std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()>>& launches,
+                                          void* stream, const TimingOptions& options);
 
 }  // namespace schedc::runtime
