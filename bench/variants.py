@@ -107,13 +107,16 @@ def write(args):
         path = os.path.join(args.out, name + ".cu")
         with open(path, "w") as f:
             f.write(text)
-        # Compile here (NVRTC; no GPU needed): registers, spills, stack per entry.
-        r = subprocess.run([schedc(), "run", args.schedule, "--kernel-source", path],
+        # Compile (NVRTC) and, on a GPU, validate at 1x1x1: registers, spills, stack per
+        # entry. Without a GPU schedc exits 3 after compiling ("no CUDA device").
+        r = subprocess.run([schedc(), "run", args.schedule, "--kernel-source", path,
+                            "--shape", "1x1x1", "--no-time", "--verbose"],
                            capture_output=True, text=True)
-        nvrtc = next((l for l in r.stdout.splitlines() if l.startswith("NVRTC")), None)
-        if nvrtc is None and r.returncode != 3:
-            sys.exit(f"variants.py: {path}: {r.stderr.strip()}")
-        print(f"{path}: {nvrtc or 'compiled and ran on a GPU'}")
+        info = [l for l in r.stdout.splitlines() if l.startswith("NVRTC")]
+        info += [l for l in r.stderr.splitlines() if l.startswith("ptxas:")]
+        if r.returncode not in (0, 3) or not info:
+            sys.exit(f"variants.py: {path}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        print(f"{path}: " + "; ".join(info))
 
 
 def time(args):
