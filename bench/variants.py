@@ -23,6 +23,9 @@ not code anyone runs in production. What each one tests:
               just before the wait and the barrier (where cuBLAS's SIMT kernel
               issues them), instead of at steps 0 and BK/4
   l2_128+copies_last  both
+  unroll8     the main entry's k-step loop as two passes of 8 unrolled steps:
+              half the loop's code (ncu: sgemm_best stalls on instruction
+              fetch, cuBLAS hardly at all)
   fma_pairs   the FMAs of a step ordered two columns at a time, serpentine
               over the rows, so both fragment operands stay in the operand
               reuse caches (cuBLAS's order); ptxas may reorder anyway
@@ -87,12 +90,26 @@ def fma_pairs(src):
     return replace_once(src, old, new, "fma_pairs")
 
 
+def unroll8(src):
+    # Main entry only (the first k-loop); the fallback keeps its full unroll.
+    old = "    #pragma unroll\n    for (int kk = 0; kk < BK; ++kk) {"
+    if old not in src:
+        sys.exit("variants.py: edit 'unroll8' no longer applies")
+    i = src.index(old)
+    # Two passes of 8 fully unrolled steps; kk's parity (the fragment slot) stays static.
+    new = ("    #pragma unroll 1\n    for (int half = 0; half < BK / 8; ++half)\n"
+           "    #pragma unroll\n    for (int k8 = 0; k8 < 8; ++k8) {\n"
+           "      const int kk = half * 8 + k8;")
+    return src[:i] + new + src[i + len(old):]
+
+
 EDITS = {
     "l2_128": l2_prefetch(128),
     "l2_256": l2_prefetch(256),
     "copies_last": copies_last,
     "fma_pairs": fma_pairs,
     "l2_128+copies_last": lambda src: copies_last(l2_prefetch(128)(src)),
+    "unroll8": unroll8,
 }
 
 
