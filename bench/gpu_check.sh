@@ -275,10 +275,16 @@ section_ablate() {
   note ablate "rc $rc1 (cumulative), $rc2 (leave-one-out); tables in ablate.txt, plot ablate.svg"
 }
 
-section_ncu() {
+# Prints the path of ncu (on PATH or under /opt/nvidia), or nothing.
+find_ncu() {
   local ncu
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
-  [ -n "$ncu" ] && [ -x "$ncu" ] || { note ncu "ncu not found"; return; }
+  [ -n "$ncu" ] && [ -x "$ncu" ] && echo "$ncu"
+}
+
+section_ncu() {
+  local ncu
+  ncu=$(find_ncu) || { note ncu "ncu not found"; return; }
   local metrics=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
   local out=$LOGS/ncu.txt n=0
   : >"$out"
@@ -307,8 +313,7 @@ section_variants() {
 
 section_stalls() {
   local ncu
-  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
-  [ -n "$ncu" ] && [ -x "$ncu" ] || { note stalls "ncu not found"; return; }
+  ncu=$(find_ncu) || { note stalls "ncu not found"; return; }
   local f=${STALLS_SCHEDULE:-examples/sgemm_best.sched} shape=${STALLS_SHAPE:-4096x4096x4096}
   # Validation launches schedc's kernel and cuBLAS's, twice each (exact and random inputs).
   timeout "$(left)" "$ncu" --clock-control none --section SpeedOfLight --section WarpStateStats \

@@ -94,20 +94,21 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
     std::cerr << path << ": error: cannot read the kernel source\n";
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
   std::vector<const codegen::KernelEntry*> entries{&kernel.main};
   if (kernel.has_fallback()) entries.push_back(&kernel.fallback);
   for (const codegen::KernelEntry* e : entries)
-    if (text.str().find(e->name) == std::string::npos) {
+    if (text.find(e->name) == std::string::npos) {
       std::cerr << path << ": error: no kernel named '" << e->name << "', which " << sched
                 << " launches (start from `schedc emit " << sched << "`)\n";
       return false;
     }
-  kernel.source = text.str();
+  kernel.source = text;
   kernel.source_file = path;
-  std::cerr << "schedc run: note: running " << path << " in place of the CUDA emitted for "
-            << sched << "\n";
+  std::cerr << "schedc run: note: running " << path << " in place of the CUDA emitted for " << sched
+            << "\n";
   return true;
 }
 
@@ -180,13 +181,10 @@ int run_command(const RunArgs& a) {
 
     std::string label = base_name(a.file);
     if (a.json) {
-      std::map<std::string, std::string> extra{
-          {"stages_ms", stage_times_json(c->times)},
-          {"device", runtime::json_escape(device->name)}};
-      if (!a.kernel_source.empty())
-        extra["kernel_source"] = runtime::json_escape(a.kernel_source);
-      std::cout << runtime::run_json(a.file, p, *prepared, r, extra)
-                << "\n";
+      std::map<std::string, std::string> extra{{"stages_ms", stage_times_json(c->times)},
+                                               {"device", runtime::json_escape(device->name)}};
+      if (!a.kernel_source.empty()) extra["kernel_source"] = runtime::json_escape(a.kernel_source);
+      std::cout << runtime::run_json(a.file, p, *prepared, r, extra) << "\n";
     } else {
       std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
       if (!r.ok()) runtime::print_failure_details(std::cout, r);
@@ -227,9 +225,7 @@ int run_command(const RunArgs& a) {
     return r.ok() ? kOk : kWrongResult;
   } catch (const runtime::Error& e) {
     std::cerr << "schedc: error: " << e.what() << "\n";
-    // A --kernel-source file that NVRTC rejects is bad input, not a toolchain failure.
-    if (e.kind() == runtime::Error::Kind::nvrtc && !c->kernel.source_file.empty()) return kBadInput;
-    return kToolchain;
+    return e.kind() == runtime::Error::Kind::rejected_source ? kBadInput : kToolchain;
   }
 }
 

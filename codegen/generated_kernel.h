@@ -68,7 +68,7 @@ struct KernelEntry {
 };
 
 struct GeneratedKernel {
-  std::string source;               // the whole .cu text
+  std::string source;  // the whole .cu text
   // Set when `source` is a person's file (`schedc run --kernel-source`), not
   // schedc's output: errors in it are theirs, not a code generator bug.
   std::string source_file;

@@ -1,9 +1,10 @@
 #pragma once
-// Errors of the runtime. Every one of them is a toolchain or device failure
-// (exit code 3): NVRTC rejected generated code (a schedc bug; a person's
-// `--kernel-source` file that it rejects is bad input, exit 2), a CUDA or
-// cuBLAS call failed, or there is no CUDA device. A wrong result is not an
-// error: it is a ValidationResult with ok == false (exit code 1).
+// Errors of the runtime. All but one are toolchain or device failures (exit
+// code 3): NVRTC rejected generated code (a schedc bug), a CUDA or cuBLAS call
+// failed, or there is no CUDA device. `rejected_source` is NVRTC rejecting a
+// person's file (`schedc run --kernel-source`): bad input (exit code 2). A
+// wrong result is not an error: it is a ValidationResult with ok == false
+// (exit code 1).
 
 #include <stdexcept>
 #include <string>
@@ -12,7 +13,7 @@ namespace schedc::runtime {
 
 class Error : public std::runtime_error {
  public:
-  enum class Kind { nvrtc, cuda, no_device, io };
+  enum class Kind { nvrtc, rejected_source, cuda, no_device, io };
   Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
 

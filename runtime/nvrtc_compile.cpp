@@ -20,13 +20,18 @@ void check_nvrtc(nvrtcResult r, const char* call) {
     throw Error(Error::Kind::nvrtc, std::string(call) + " failed: " + nvrtcGetErrorString(r));
 }
 
+// What NVRTC's log and our messages call the source: the person's file, or
+// schedc's own output.
+std::string source_name(const codegen::GeneratedKernel& kernel) {
+  return kernel.source_file.empty() ? "schedc_kernel.cu" : kernel.source_file;
+}
+
 // RAII for nvrtcProgram.
 struct Program {
   nvrtcProgram prog = nullptr;
-  // `name` is what NVRTC's messages call the source.
   explicit Program(const codegen::GeneratedKernel& kernel) {
-    const std::string name = kernel.source_file.empty() ? "schedc_kernel.cu" : kernel.source_file;
-    check_nvrtc(nvrtcCreateProgram(&prog, kernel.source.c_str(), name.c_str(), 0, nullptr, nullptr),
+    check_nvrtc(nvrtcCreateProgram(&prog, kernel.source.c_str(), source_name(kernel).c_str(), 0,
+                                   nullptr, nullptr),
                 "nvrtcCreateProgram");
   }
   ~Program() { nvrtcDestroyProgram(&prog); }
@@ -105,18 +110,18 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
     Program p(kernel);
     std::string log;
     p.compile(nvrtc_options(kernel, arch, false), log);
+    const bool generated = kernel.source_file.empty();
     std::ostringstream msg;
-    if (kernel.source_file.empty())
-      msg << "NVRTC rejected the generated kernel for " << arch << " (" << nvrtcGetErrorString(r)
-          << ").\nThis is a bug in schedc's code generator; please report it with the .sched "
-             "file.\n--- NVRTC log ---\n";
-    else
-      msg << "NVRTC rejected the kernel source " << kernel.source_file << " for " << arch << " ("
-          << nvrtcGetErrorString(r) << ").\n--- NVRTC log ---\n";
-    msg << (log.empty() ? out.log : log) << "\n--- "
-        << (kernel.source_file.empty() ? "generated source" : kernel.source_file) << " ---\n"
+    msg << "NVRTC rejected "
+        << (generated ? "the generated kernel" : "the kernel source " + kernel.source_file)
+        << " for " << arch << " (" << nvrtcGetErrorString(r) << ").\n";
+    if (generated)
+      msg << "This is a bug in schedc's code generator; please report it with the .sched file.\n";
+    msg << "--- NVRTC log ---\n"
+        << (log.empty() ? out.log : log) << "\n--- "
+        << (generated ? "generated source" : kernel.source_file) << " ---\n"
         << number_lines(kernel.source);
-    throw Error(Error::Kind::nvrtc, msg.str());
+    throw Error(generated ? Error::Kind::nvrtc : Error::Kind::rejected_source, msg.str());
   }
   out.functions = parse_ptxas_log(out.log);
   out.compile_ms =

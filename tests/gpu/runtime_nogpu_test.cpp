@@ -72,6 +72,24 @@ TEST(Nvrtc, FailureIsAnNvrtcErrorWithLogAndNumberedSource) {
   }
 }
 
+// A person's file (`schedc run --kernel-source`) that NVRTC rejects is their
+// error: its own kind (exit 2), named in the message and in NVRTC's log.
+TEST(Nvrtc, RejectedPersonsSourceIsNotCalledASchedcBug) {
+  codegen::GeneratedKernel k = testing::naive_kernel();
+  k.source += "extern \"C\" __global__ void broken() { undeclared_thing = 1; }\n";
+  k.source_file = "edited.cu";
+  try {
+    compile_to_cubin(k, "sm_90");
+    FAIL() << "NVRTC accepted broken source";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::rejected_source);
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("the kernel source edited.cu"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("edited.cu("), std::string::npos) << msg;  // NVRTC's log names the file
+    EXPECT_EQ(msg.find("bug"), std::string::npos) << msg;
+  }
+}
+
 TEST(Nvrtc, OptionsCarryArchAndPtxasVerbose) {
   auto opts = nvrtc_options(testing::naive_kernel(), "sm_80");
   auto has = [&](const std::string& o) {
