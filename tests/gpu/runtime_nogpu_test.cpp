@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 #include "cli/pipeline.h"
 #include "dsl/source.h"
@@ -57,37 +59,40 @@ TEST(Nvrtc, VersionLooksLikeMajorDotMinor) {
   EXPECT_NE(v.find('.'), std::string::npos) << v;
 }
 
-TEST(Nvrtc, FailureIsAnNvrtcErrorWithLogAndNumberedSource) {
+// The naive kernel plus a function NVRTC rejects, compiled for sm_90: the
+// error thrown (kind and message), or nullopt if NVRTC accepted it.
+std::optional<std::pair<Error::Kind, std::string>> compile_broken(const std::string& source_file) {
   codegen::GeneratedKernel k = testing::naive_kernel();
   k.source += "extern \"C\" __global__ void broken() { undeclared_thing = 1; }\n";
+  k.source_file = source_file;
   try {
     compile_to_cubin(k, "sm_90");
-    FAIL() << "NVRTC accepted broken source";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::nvrtc);
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("undeclared_thing"), std::string::npos) << msg;  // the log
-    EXPECT_NE(msg.find("schedc"), std::string::npos) << msg;            // says whose bug
-    EXPECT_NE(msg.find("    1 | "), std::string::npos) << msg;          // numbered source
+    return std::make_pair(e.kind(), std::string(e.what()));
   }
+  return std::nullopt;
+}
+
+TEST(Nvrtc, FailureIsAnNvrtcErrorWithLogAndNumberedSource) {
+  auto err = compile_broken("");
+  ASSERT_TRUE(err) << "NVRTC accepted broken source";
+  const auto& [kind, msg] = *err;
+  EXPECT_EQ(kind, Error::Kind::nvrtc);
+  EXPECT_NE(msg.find("undeclared_thing"), std::string::npos) << msg;  // the log
+  EXPECT_NE(msg.find("schedc"), std::string::npos) << msg;            // says whose bug
+  EXPECT_NE(msg.find("    1 | "), std::string::npos) << msg;          // numbered source
 }
 
 // A person's file (`schedc run --kernel-source`) that NVRTC rejects is their
 // error: its own kind (exit 2), named in the message and in NVRTC's log.
 TEST(Nvrtc, RejectedPersonsSourceIsNotCalledASchedcBug) {
-  codegen::GeneratedKernel k = testing::naive_kernel();
-  k.source += "extern \"C\" __global__ void broken() { undeclared_thing = 1; }\n";
-  k.source_file = "edited.cu";
-  try {
-    compile_to_cubin(k, "sm_90");
-    FAIL() << "NVRTC accepted broken source";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), Error::Kind::rejected_source);
-    std::string msg = e.what();
-    EXPECT_NE(msg.find("the kernel source edited.cu"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("edited.cu("), std::string::npos) << msg;  // NVRTC's log names the file
-    EXPECT_EQ(msg.find("bug"), std::string::npos) << msg;
-  }
+  auto err = compile_broken("edited.cu");
+  ASSERT_TRUE(err) << "NVRTC accepted broken source";
+  const auto& [kind, msg] = *err;
+  EXPECT_EQ(kind, Error::Kind::rejected_source);
+  EXPECT_NE(msg.find("the kernel source edited.cu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("edited.cu("), std::string::npos) << msg;  // NVRTC's log names the file
+  EXPECT_EQ(msg.find("bug"), std::string::npos) << msg;
 }
 
 TEST(Nvrtc, OptionsCarryArchAndPtxasVerbose) {
