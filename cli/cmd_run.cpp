@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -89,14 +88,12 @@ std::string stage_times_json(const StageTimes& t) {
 // text, so an edit of `schedc emit`'s output can be validated and timed.
 bool use_kernel_source(const std::string& path, const std::string& sched,
                        codegen::GeneratedKernel& kernel) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> read = read_file(path);
+  if (!read) {
     std::cerr << path << ": error: cannot read the kernel source\n";
     return false;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string& text = *read;
   std::vector<const codegen::KernelEntry*> entries{&kernel.main};
   if (kernel.has_fallback()) entries.push_back(&kernel.fallback);
   for (const codegen::KernelEntry* e : entries)

@@ -67,14 +67,12 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
                                    std::ostream& err) {
   auto t0 = Clock::now();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) {
     err << path << ": error: cannot read file\n";
     return std::nullopt;
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  auto file = std::make_shared<dsl::SourceFile>(path, buf.str());
+  auto file = std::make_shared<dsl::SourceFile>(path, std::move(*text));
   double read_ms = ms_since(t0);
   std::optional<Compiled> c = check_source(std::move(file), target, err);
   if (c) c->times.read_ms = read_ms;
@@ -86,6 +84,14 @@ std::optional<Compiled> compile_file(const std::string& path, const compiler::Ta
   std::optional<Compiled> c = check_file(path, target, err);
   if (c) lower_and_emit(*c);
   return c;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
 }
 
 bool parse_shape(const std::string& text, compiler::Shape& out) {

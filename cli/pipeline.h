@@ -45,6 +45,10 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);
 
+// The whole file at `path` (bytes as they are), or nothing if it cannot be
+// read; the caller says which file and why it wanted it.
+std::optional<std::string> read_file(const std::string& path);
+
 // Parses "MxNxK" (each >= 1). Returns false on a malformed shape.
 bool parse_shape(const std::string& text, compiler::Shape& out);
 
