@@ -37,6 +37,8 @@ def write(src_path, out_path):
     if end_marker not in src:
         sys.exit(f"block_trace.py: the entry's closing line '{end_marker.strip()}' is missing")
     tid_line = "  const int tid = threadIdx.x;\n"
+    if src.find(tid_line, m.start()) < 0:
+        sys.exit(f"block_trace.py: {name} has no line '{tid_line.strip()}' to start the trace after")
     start = src.index(tid_line, m.start()) + len(tid_line)
     head = ('  unsigned long long trace_t0;\n  unsigned trace_sm;\n'
             '  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(trace_t0));\n'
@@ -52,6 +54,10 @@ def write(src_path, out_path):
     out = src[:start] + head + src[start:body_end] + tail + src[body_end:]
     open(out_path, "w").write(out)
     print(f"{out_path}: {name} instrumented")
+
+
+def duration_us(row):
+    return (row[3] - row[2]) / 1e3
 
 
 def analyze(path, launches):
@@ -74,18 +80,18 @@ def analyze(path, launches):
     for run in runs[-launches:]:
         t0 = min(r[2] for r in run)
         elapsed = (max(r[3] for r in run) - t0) / 1e3
-        dur = [(r[3] - r[2]) / 1e3 for r in run]
+        dur = [duration_us(r) for r in run]
         print(f"  elapsed {elapsed:.1f} us; block duration median {statistics.median(dur):.1f}, "
               f"min {min(dur):.1f}, max {max(dur):.1f} us")
         by_start = sorted(run, key=lambda r: r[2])
         for w in range(0, grid, sms):
             wave = by_start[w:w + sms]
-            d = sorted((r[3] - r[2]) / 1e3 for r in wave)
+            d = sorted(duration_us(r) for r in wave)
             print(f"    wave {w // sms}: {len(wave)} blocks, start {(wave[0][2] - t0) / 1e3:.1f}-"
                   f"{(wave[-1][2] - t0) / 1e3:.1f} us, duration {d[0]:.0f} / {statistics.median(d):.0f}"
                   f" / {d[-1]:.0f} us (min / median / max)")
         for r in run:
-            per_sm[r[1]].append((r[3] - r[2]) / 1e3)
+            per_sm[r[1]].append(duration_us(r))
     med = {sm: statistics.median(v) for sm, v in per_sm.items()}
     fastest = min(med.values())
     print(f"per SM, median block duration over those launches (fastest SM {fastest:.0f} us):")
