@@ -28,7 +28,8 @@
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
 #             (default 4096x4096x4096): where issue slots go unused
-# SANITIZE_EXAMPLES (space-separated files) limits the sanitize section,
+# SANITIZE_EXAMPLES (space-separated files) limits the sanitize section and
+# SANITIZE_SHAPE (default 127x129x65) sets its problem,
 # BENCH_FILES the bench section. The bench section samples the SM clock,
 # power and temperature (nvidia-smi, read only) into clocks.csv and
 # summarizes them: a ratio to cuBLAS means little if the clocks moved.
@@ -169,12 +170,18 @@ section_cache() {
   note cache "concurrent rc $ra/$rb; truncated entry $rebuilt; warm hit=$hit host overhead ${host:-?}; cold NVRTC ${cold:-?}"
 }
 
+# The next multiple of 16 elements above n, plus 16: a leading dimension that
+# satisfies every vectorized entry's alignment.
+ld_aligned() { echo $(( ($1 + 15) / 16 * 16 + 16 )); }
+
 section_sanitize() {
   local cs
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   [ -x "$cs" ] || { note sanitize "compute-sanitizer not found"; return; }
   local list=("${EXAMPLES[@]}")
   [ -n "${SANITIZE_EXAMPLES:-}" ] && read -r -a list <<<"$SANITIZE_EXAMPLES"
+  local shape=${SANITIZE_SHAPE:-127x129x65} sn sk
+  sn=$(echo "$shape" | cut -dx -f2); sk=$(echo "$shape" | cut -dx -f3)
   for tool in memcheck racecheck synccheck; do
     local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0
     : >"$log"
@@ -182,14 +189,15 @@ section_sanitize() {
       # synccheck checks barrier use: the tensor-core and cp.async pipelines.
       [ "$tool" = synccheck ] && ! grep -qE '^(mma|wmma|stages) ' "$f" && continue
       [ $(( BUDGET_S - $(elapsed) )) -lt 15 ] && { echo "budget reached" >>"$log"; break; }
-      # K = 65 (lda 65) takes the fallback entry; lda 72, ldb = ldc = 136 the main one
-      # (vectorized or TMA copies) on the same ragged shape.
-      for lds in "" "--lda 72 --ldb 136 --ldc 136"; do
+      # The dense odd leading dimensions (K = 65: lda 65) take the fallback entry;
+      # multiples of 16 plus 16 the main one (vectorized or TMA copies) on the same
+      # ragged shape.
+      for lds in "" "--lda $(ld_aligned "$sk") --ldb $(ld_aligned "$sn") --ldc $(ld_aligned "$sn")"; do
         total=$((total + 1))
-        echo "\$ compute-sanitizer --tool $tool schedc run $f --shape 127x129x65 $lds --no-time" >>"$log"
+        echo "\$ compute-sanitizer --tool $tool schedc run $f --shape $shape $lds --no-time" >>"$log"
         # shellcheck disable=SC2086
         timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" \
-          --shape 127x129x65 $lds --no-time >"$LOGS/cs.tmp" 2>&1
+          --shape "$shape" $lds --no-time >"$LOGS/cs.tmp" 2>&1
         local rc=$?
         cat "$LOGS/cs.tmp" >>"$log"
         if [ $rc -eq 0 ] && ! grep -qE "ERROR SUMMARY: [1-9]|[1-9][0-9]* errors?\)|Hazard" "$LOGS/cs.tmp"; then
@@ -199,7 +207,7 @@ section_sanitize() {
         fi
       done
     done
-    note "$tool" "$clean of $total runs clean at 127x129x65 (fallback and main entries), $dirty not clean"
+    note "$tool" "$clean of $total runs clean at $shape (fallback and main entries), $dirty not clean"
   done
 }
 

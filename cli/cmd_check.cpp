@@ -64,7 +64,8 @@ std::string schedule_json(const Schedule& s) {
       << ", \"transpose_b\": " << b(s.transpose_b) << ", \"pad_a\": " << s.pad_a
       << ", \"pad_b\": " << s.pad_b << ", \"swizzle_smem\": " << b(s.swizzle_smem)
       << ", \"swizzle_block\": " << s.swizzle_block << ", \"double_buffer\": " << b(s.double_buffer)
-      << ", \"stages\": " << s.stages << ", \"tma\": " << b(s.tma);
+      << ", \"stages\": " << s.stages << ", \"tma\": " << b(s.tma)
+      << ", \"stream_k\": " << b(s.stream_k);
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
       o << ", \"mma\": {\"api\": \"" << (m.api == compiler::MmaApi::wmma ? "wmma" : "mma")

@@ -209,6 +209,7 @@ int run_command(const RunArgs& a) {
         << " + load) " << ms(host) << "\n";
       v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name << " ("
         << r.entry.why << ")\n";
+      v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       for (const auto& [name, f] : j.functions)
         v << "ptxas: " << name << " " << f.registers << " registers, " << f.spill_store_bytes << "+"

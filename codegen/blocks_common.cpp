@@ -70,6 +70,7 @@ std::string schedule_text(const Schedule& s) {
   if (s.tma) put("tma", s.tma_at);
   if (s.swizzle_block > 1)
     put("swizzle block " + std::to_string(s.swizzle_block), s.swizzle_block_at);
+  if (s.stream_k) put("stream_k", s.stream_k_at);
   if (s.mma) {
     const char* api = s.mma->api == compiler::MmaApi::wmma ? "wmma " : "mma ";
     const bool truncate = s.mma->tf32_rounding == compiler::Tf32Rounding::truncate;
@@ -179,7 +180,16 @@ void emit_tile_constants(Emitter& e, const KernelPlan& p) {
 
 void emit_block_index(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
+  // stream_k: the tile is the segment's (`tile`, numbered like a 1-D grid),
+  // and tiles_m, tiles_n are in scope already.
+  const std::string index = p.stream_k ? "tile" : "blockIdx.x";
   if (p.swizzle_group <= 1) {
+    if (p.stream_k) {
+      e.comment("Tile -> C tile: row-major.");
+      e.line("const int tile_m0 = tile / tiles_n * BM;");
+      e.line("const int tile_n0 = tile % tiles_n * BN;");
+      return;
+    }
     e.comment("Block -> C tile: row-major grid, blockIdx.x along N.");
     e.line("const int tile_m0 = blockIdx.y * BM;");
     e.line("const int tile_n0 = blockIdx.x * BN;");
@@ -189,11 +199,11 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
                    p.swizzle_group, origin_note(s, s.swizzle_block_at).c_str()));
   e.comment("column by column inside a group, so blocks that run together share A and B in L2.");
   e.line(format("constexpr int GROUP = %d;", p.swizzle_group));
-  e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
-  e.line("const int group = blockIdx.x / (GROUP * tiles_n);");
+  if (!p.stream_k) e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
+  e.line("const int group = " + index + " / (GROUP * tiles_n);");
   e.line("const int group_m0 = group * GROUP;");
   e.line("const int group_rows = min(tiles_m - group_m0, GROUP);");
-  e.line("const int in_group = blockIdx.x % (GROUP * tiles_n);");
+  e.line("const int in_group = " + index + " % (GROUP * tiles_n);");
   e.line("const int tile_m0 = (group_m0 + in_group % group_rows) * BM;");
   e.line("const int tile_n0 = (in_group / group_rows) * BN;");
 }
@@ -210,6 +220,8 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   k.tile_m = uint32_t(p.block_m);
   k.tile_n = uint32_t(p.block_n);
   k.swizzle_group = uint32_t(p.swizzle_group);
+  k.stream_k = p.stream_k;
+  k.tile_k = uint32_t(p.block_k);
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);

@@ -18,6 +18,14 @@ namespace {
 
 const char* kComp[4] = {"x", "y", "z", "w"};
 
+// The first k of k-tile `t` of this block's k loop (`t` an expression). With
+// stream_k the loop runs over a segment that starts at k-tile k_first.
+std::string k_of(const KernelPlan& p, const std::string& t) {
+  if (p.stream_k) return t == "0" ? "k_first * BK" : "(k_first + " + t + ") * BK";
+  if (t == "0") return "0";
+  return (t.find(' ') == std::string::npos ? t : "(" + t + ")") + " * BK";
+}
+
 // "float", "float2", "float4".
 std::string vec_type(int v) {
   return v == 1 ? "float" : "float" + std::to_string(v);
@@ -482,7 +490,7 @@ void open_double_buffer_loop(Emitter& e, const KernelPlan& p) {
   e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
   e.open_scope("if (has_next)");
   e.comment("prefetch: next tile global -> registers, in flight during the compute");
-  e.line("const int k0 = (k_tile + 1) * BK;");
+  e.line("const int k0 = " + k_of(p, "k_tile + 1") + ";");
   emit_load_tiles(e, p, "k0");
   e.close_scope();
 }
@@ -529,7 +537,7 @@ void emit_stages_prologue(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
   e.open_scope("if (s < num_k_tiles)");
-  e.line("const int k0 = s * BK;");
+  e.line("const int k0 = " + k_of(p, "s") + ";");
   emit_issue_tiles(e, p, "k0", "s");
   e.close_scope();
   e.line("cp_async_commit();  // one group per tile, empty past the end");
@@ -544,7 +552,7 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   e.comment("shared memory while step kk computes. Before the last step's FMAs the next tile is");
   e.comment("stored to the other buffer, the one barrier per k-step is passed, and that buffer's");
   e.comment("step 0 is read, so the FMAs cover the shared-memory latency across the barrier.");
-  emit_load_tiles(e, p, "0");
+  emit_load_tiles(e, p, k_of(p, "0"));
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
   emit_frag_slots(e, p, "0");
@@ -591,7 +599,7 @@ void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
   // Issues tile next_tile's copies into write_stage.
   auto issue_next = [&] {
     e.open_scope("if (next_tile < num_k_tiles)");
-    e.line("const int k0 = next_tile * BK;");
+    e.line("const int k0 = " + k_of(p, "next_tile") + ";");
     emit_issue_tiles(e, p, "k0", "write_stage");
     e.close_scope();
   };
@@ -639,7 +647,10 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   e.line("for (int i = 0; i < TM; ++i)");
   e.line("  #pragma unroll");
   e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
-  e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (p.stream_k)
+    e.line("const int num_k_tiles = k_last - k_first;  // this segment's k-tiles");
+  else
+    e.line("const int num_k_tiles = (K + BK - 1) / BK;");
   if (p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer) {
     emit_stages_frag_loop(e, p);
     return;
@@ -654,7 +665,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
     e.line("__syncthreads();  // everyone's have; and everyone is done with tile k_tile - 1");
     e.line("const int next = k_tile + STAGES - 1;");
     e.open_scope("if (next < num_k_tiles)");
-    e.line("const int k0 = next * BK;");
+    e.line("const int k0 = " + k_of(p, "next") + ";");
     emit_issue_tiles(e, p, "k0", "next % STAGES");
     e.close_scope();
     e.line("cp_async_commit();");
@@ -664,7 +675,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   }
   if (p.pipeline == compiler::Pipeline::single) {
     e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-    e.line("const int k0 = k_tile * BK;");
+    e.line("const int k0 = " + k_of(p, "k_tile") + ";");
     emit_load_tiles(e, p, "k0");
     emit_store_tiles(e, p, "");
     e.line("__syncthreads();  // tile in shared memory");
@@ -681,7 +692,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
                    origin_note(s, s.double_buffer_at).c_str()));
   e.comment("registers (rgA, rgB); it is written to the other buffer after the compute, so one");
   e.comment("barrier per k-step suffices.");
-  emit_load_tiles(e, p, "0");
+  emit_load_tiles(e, p, k_of(p, "0"));
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
   open_double_buffer_loop(e, p);

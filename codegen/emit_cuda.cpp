@@ -6,6 +6,7 @@
 
 #include "codegen/blocks_common.h"
 #include "codegen/blocks_simt.h"
+#include "codegen/blocks_stream_k.h"
 #include "codegen/emit_mma.h"
 #include "compiler/lower.h"
 #include "dsl/diagnostics.h"
@@ -34,16 +35,33 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
         "element otherwise: correct for any alignment.");
   else
     e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
-  emit_kernel_open(e, p, p.name);
+  emit_kernel_open(e, p, p.name, p.stream_k ? stream_k_params() : "");
   emit_tile_constants(e, p);
   emit_thread_map(e, p);
-  emit_block_index(e, p);
+  if (!p.stream_k) {
+    emit_block_index(e, p);
+    emit_smem_decls(e, p);
+    emit_copy_setup(e, p);
+    e.line();
+    emit_main_loop(e, p);
+    e.line();
+    emit_store_c(e, p);
+    e.close_scope(p.name);
+    return;
+  }
+  // stream_k: the same body, once per segment of this block's k-tiles.
   emit_smem_decls(e, p);
+  emit_stream_k_open(e, p);
+  emit_block_index(e, p);
   emit_copy_setup(e, p);
   e.line();
   emit_main_loop(e, p);
   e.line();
+  emit_stream_k_fixup(e, p);
+  e.open_scope("if (write_c)");
   emit_store_c(e, p);
+  e.close_scope();
+  emit_stream_k_close(e, p);
   e.close_scope(p.name);
 }
 
@@ -63,6 +81,7 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
     emit_cp_async_helpers(e, plan);
     k.min_sm = 80;
   }
+  if (plan.stream_k) emit_stream_k_helpers(e, plan);
   if (plan.kind == KernelKind::naive) {
     emit_naive_kernel(e, plan);
   } else {

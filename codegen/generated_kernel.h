@@ -18,6 +18,12 @@
 // bias: `const __grid_constant__ TmaMap tma_a, tma_b`, the 128-byte CUDA tensor
 // maps of A and B (KernelEntry::tma_a / tma_b say their boxes); the runtime
 // encodes them for each launch's pointers and leading dimensions.
+//
+// A `stream_k` entry (KernelEntry::stream_k) takes four more, after bias:
+// `int sk_whole_tiles, int sk_units` (the launch's split, compiler/stream_k.h:
+// the grid is 1-D, sk_whole_tiles + sk_units blocks), `float* sk_partials`
+// (2 * sk_units slots of tile_m * tile_n floats) and `int* sk_counters` (one
+// per tile past sk_whole_tiles, zero at launch; the kernel leaves them zero).
 
 #include <cstdint>
 #include <string>
@@ -47,6 +53,10 @@ struct KernelEntry {
   // block index to a tile itself (grouped rasterization).
   uint32_t tile_m = 1, tile_n = 1;
   uint32_t swizzle_group = 1;
+  // `stream_k`: the grid, the split and the workspace come from the launch
+  // (the runtime chooses the split for the device); tile_k is BK.
+  bool stream_k = false;
+  uint32_t tile_k = 1;
   // Preconditions of this entry, checked at launch: the pointers of the
   // operands in `aligned` aligned to align_bytes and their leading dimensions
   // multiples of ld_multiple. An entry whose preconditions fail is not
@@ -64,6 +74,7 @@ struct KernelEntry {
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
 
+  // One block per C tile (a stream_k entry's grid is its split's, instead).
   Dim3 grid(int64_t m, int64_t n) const;
 };
 

@@ -260,6 +260,10 @@ class Analyzer {
       if (!first_time(k, d)) return;
       s_.tma = true;
       s_.tma_at = at(d);
+    } else if (k == "stream_k") {
+      if (!first_time(k, d)) return;
+      s_.stream_k = true;
+      s_.stream_k_at = at(d);
     } else if (k == "wmma" || k == "mma") {
       read_mma(d);
     } else if (k == "epilogue") {
@@ -453,7 +457,8 @@ class Analyzer {
     bool has_tile = given("tile") != nullptr;
     if (!has_tile) {
       for (const char* k : {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A",
-                            "pad B", "swizzle smem", "swizzle block", "double_buffer", "stages"})
+                            "pad B", "swizzle smem", "swizzle block", "double_buffer", "stages",
+                            "stream_k"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "
@@ -484,6 +489,18 @@ class Analyzer {
     target_rules();
     tensor_core_rules();
     tma_presence_rules();
+    stream_k_rules();
+  }
+
+  // `stream_k` splits the k loop of the SIMT tiled kernels; the tensor-core
+  // kernels do not take its workspace yet.
+  void stream_k_rules() {
+    const Directive* d = given("stream_k");
+    if (!d || !mma_dir_) return;
+    auto& e = error(d->keyword_span, "'stream_k' is not implemented with '" + mma_dir_->keyword +
+                                         "' yet: only the SIMT (f32 FMA) kernels split their k "
+                                         "loop");
+    e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
   }
 
   // `tma` fills the stages of the mma.sync pipeline with TMA boxes written in

@@ -178,6 +178,9 @@ struct KernelPlan {
   int block_m = 1, block_n = 1, block_k = 1;  // C tile per block, K step
   int smem_bytes = 0;                         // shared memory per block
   int swizzle_group = 1;                      // grouped rasterization
+  // `stream_k`: the kernel takes the launch's split (compiler/stream_k.h) and
+  // a workspace, and computes the k-tiles its block is given, tile by tile.
+  bool stream_k = false;
 
   // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
   int block_x = 1, block_y = 1;

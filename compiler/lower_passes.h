@@ -20,7 +20,8 @@ KernelPlan lower_smem_layout(KernelPlan plan);
 // and the epilogue.
 KernelPlan lower_copies(KernelPlan plan);
 
-// lower_raster.cpp. Sets the grouped rasterization (`swizzle block N`).
+// lower_raster.cpp. Sets the grouped rasterization (`swizzle block N`) and
+// whether the k loop is split across blocks (`stream_k`).
 KernelPlan lower_raster(KernelPlan plan);
 
 }  // namespace schedc::compiler

@@ -72,6 +72,7 @@ std::string to_sched_text(const Schedule& s) {
       o << "pad B " << s.pad_b << "\n";
     }
     o << "swizzle block " << s.swizzle_block << "\n";
+    if (s.stream_k) o << "stream_k\n";
     if (s.double_buffer)
       o << "double_buffer\n";
     else if (s.stages > 1)

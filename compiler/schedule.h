@@ -108,6 +108,10 @@ struct Schedule {
   Origin tma_at;
   int swizzle_block = 1;
   Origin swizzle_block_at;  // 1 = row-major raster
+  // `stream_k`: the tiles of the last, partial wave of blocks share their
+  // k-tiles among all the device's block slots (compiler/stream_k.h).
+  bool stream_k = false;
+  Origin stream_k_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   Epilogue epilogue;

@@ -107,6 +107,7 @@ void verify(const KernelPlan& p) {
          "smem bytes");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(p.swizzle_group >= 1, "swizzle group");
+  VERIFY(!p.stream_k || p.kind == KernelKind::tiled, "stream_k on a tiled SIMT plan");
   // The late half's copies must be committed before the last step's wait,
   // and the two halves must be whole warps.
   VERIFY(p.copy_late_step == 0 ||

@@ -47,6 +47,7 @@ struct kw_swizzle : TAO_PEGTL_KEYWORD("swizzle") {};
 struct kw_double_buffer : TAO_PEGTL_KEYWORD("double_buffer") {};
 struct kw_stages : TAO_PEGTL_KEYWORD("stages") {};
 struct kw_tma : TAO_PEGTL_KEYWORD("tma") {};
+struct kw_stream_k : TAO_PEGTL_KEYWORD("stream_k") {};
 struct kw_wmma : TAO_PEGTL_KEYWORD("wmma") {};
 struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
@@ -100,6 +101,7 @@ struct swizzle_directive : p::if_must<kw_swizzle, ws, swizzle_args> {};
 struct double_buffer_directive : p::seq<kw_double_buffer> {};
 struct stages_directive : p::if_must<kw_stages, ws, stage_count> {};
 struct tma_directive : p::seq<kw_tma> {};
+struct stream_k_directive : p::seq<kw_stream_k> {};
 struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
 struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
@@ -109,7 +111,7 @@ struct unknown_directive : word {};
 struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, transpose_directive, pad_directive,
-             swizzle_directive, double_buffer_directive, stages_directive, tma_directive, wmma_directive,
+             swizzle_directive, double_buffer_directive, stages_directive, tma_directive, stream_k_directive, wmma_directive,
              mma_directive, epilogue_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------

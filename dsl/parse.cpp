@@ -197,6 +197,7 @@ template <> struct action<g::kw_swizzle> : begin_directive {};
 template <> struct action<g::kw_double_buffer> : begin_directive {};
 template <> struct action<g::kw_stages> : begin_directive {};
 template <> struct action<g::kw_tma> : begin_directive {};
+template <> struct action<g::kw_stream_k> : begin_directive {};
 template <> struct action<g::kw_wmma> : begin_directive {};
 template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};

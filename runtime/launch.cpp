@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 #include "runtime/error.h"
@@ -63,7 +65,9 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
 }
 
 Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& cubin, int device)
-    : kernel_(kernel) {
+    : kernel_(kernel), device_(device) {
+  check_cuda(cudaDeviceGetAttribute(&num_sms_, cudaDevAttrMultiProcessorCount, device),
+             "cudaDeviceGetAttribute(MultiProcessorCount)");
   cudaLibrary_t lib = nullptr;
   check_cuda(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
              "cudaLibraryLoadData (loading the generated CUBIN)");
@@ -91,7 +95,52 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
 }
 
 Module::~Module() {
+  if (sk_partials_) cudaFree(sk_partials_);
+  if (sk_counters_) cudaFree(sk_counters_);
   if (library_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));
+}
+
+compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
+                                              const compiler::Problem& p) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  const codegen::Dim3 tiles = e.grid(p.m, p.n);
+  const int64_t k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
+  // Slots: the blocks of this entry that run at once on the whole device.
+  // Should the occupancy query fail, one block per SM: the split stays
+  // correct (any split is), only its last wave may run unevenly.
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, reinterpret_cast<const void*>(handle_for(choice.entry)),
+          int(e.block.x * e.block.y * e.block.z), e.dynamic_smem) != cudaSuccess ||
+      per_sm < 1) {
+    cudaGetLastError();
+    per_sm = 1;
+  }
+  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles,
+                                  int64_t(per_sm) * num_sms_);
+}
+
+std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  const codegen::Dim3 tiles = e.grid(p.m, p.n);
+  std::ostringstream o;
+  if (!e.stream_k) {
+    o << "grid " << tiles.x << "x" << tiles.y << ", one block per C tile";
+    return o.str();
+  }
+  const compiler::StreamKSplit split = stream_k_split(choice, p);
+  const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
+  o << "stream_k on " << num_sms_ << " SMs: grid " << split.grid() << ", ";
+  if (!split.splits()) {
+    o << "one block per C tile (" << all << " tiles; no partial wave worth splitting)";
+    return o.str();
+  }
+  const int64_t shared = all - split.whole_tiles;
+  o << split.whole_tiles << " tiles whole, " << split.units << " units sharing the "
+    << shared * k_tiles << " k-tiles of the other " << shared << " (about "
+    << (shared * k_tiles + split.units / 2) / split.units << " each, " << k_tiles
+    << " per tile)";
+  return o.str();
 }
 
 void* Module::handle_for(const codegen::KernelEntry* entry) const {
@@ -108,6 +157,30 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const codegen::KernelEntry& e = *choice.entry;
   void* fn = handle_for(choice.entry);
   codegen::Dim3 g = e.grid(p.m, p.n);
+  compiler::StreamKSplit split;
+  if (e.stream_k) {
+    split = stream_k_split(choice, p);
+    g = codegen::Dim3{uint32_t(std::min<int64_t>(split.grid(), UINT32_MAX)), 1, 1};
+    const size_t partials = size_t(2 * split.units) * e.tile_m * e.tile_n * sizeof(float);
+    const codegen::Dim3 tiles = e.grid(p.m, p.n);
+    const int64_t shared_tiles = int64_t(tiles.x) * tiles.y - split.whole_tiles;
+    const size_t counters = size_t(std::max<int64_t>(shared_tiles, 1)) * sizeof(int);
+    if (partials > sk_partials_bytes_) {
+      if (sk_partials_) cudaFree(sk_partials_);
+      sk_partials_ = nullptr;
+      sk_partials_bytes_ = 0;
+      check_cuda(cudaMalloc(&sk_partials_, partials), "cudaMalloc (stream_k partial sums)");
+      sk_partials_bytes_ = partials;
+    }
+    if (counters > sk_counters_bytes_) {
+      if (sk_counters_) cudaFree(sk_counters_);
+      sk_counters_ = nullptr;
+      sk_counters_bytes_ = 0;
+      check_cuda(cudaMalloc(&sk_counters_, counters), "cudaMalloc (stream_k tile counters)");
+      check_cuda(cudaMemset(sk_counters_, 0, counters), "cudaMemset (stream_k tile counters)");
+      sk_counters_bytes_ = counters;
+    }
+  }
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
                                        std::to_string(g.z) + " for " + e.name +
@@ -126,9 +199,17 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, p.a_ld(), e.tma_a);
     map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, p.b_ld(), e.tma_b);
   }
+  // A stream_k entry's split and workspace instead (no entry has both).
+  int sk_whole_tiles = int(split.whole_tiles), sk_units = int(split.units);
+  void* sk_partials = sk_partials_;
+  void* sk_counters = sk_counters_;
   void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
+  void* sk_params[] = {&m,   &n,   &k,    &a,    &lda,  &b,              &ldb,     &c,
+                       &ldc, &alpha, &beta, &bias, &sk_whole_tiles, &sk_units, &sk_partials,
+                       &sk_counters};
   cudaError_t err = cudaLaunchKernel(fn, dim3(g.x, g.y, g.z), dim3(e.block.x, e.block.y, e.block.z),
-                                     params, e.dynamic_smem, static_cast<cudaStream_t>(stream));
+                                     e.stream_k ? sk_params : params, e.dynamic_smem,
+                                     static_cast<cudaStream_t>(stream));
   if (err != cudaSuccess) {
     cudaGetLastError();
     std::ostringstream what;

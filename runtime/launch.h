@@ -9,6 +9,7 @@
 
 #include "codegen/generated_kernel.h"
 #include "compiler/problem.h"
+#include "compiler/stream_k.h"
 
 namespace schedc::runtime {
 
@@ -48,15 +49,30 @@ class Module {
 
   // Launches asynchronously on `stream` (a cudaStream_t). Throws Error on a
   // launch failure; execution errors appear at the next synchronization.
+  // A stream_k entry gets its split for this device and the module's
+  // workspace (allocated at its first launch, grown when a larger split
+  // needs more; its counters start at zero and each launch leaves them so).
   void launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
               void* stream) const;
 
+  // How `choice` would be launched for `p`: the grid and, for a stream_k
+  // entry, its split ("" for the others' one block per tile).
+  std::string launch_note(const EntryChoice& choice, const compiler::Problem& p) const;
+
  private:
   void* handle_for(const codegen::KernelEntry* entry) const;
+  compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
+                                        const compiler::Problem& p) const;
   codegen::GeneratedKernel kernel_;
+  int device_ = 0;
+  int num_sms_ = 0;
   void* library_ = nullptr;  // cudaLibrary_t
   void* main_ = nullptr;     // cudaKernel_t
   void* fallback_ = nullptr;
+  // stream_k workspace: partial sums and per-tile arrival counters.
+  mutable void* sk_partials_ = nullptr;
+  mutable void* sk_counters_ = nullptr;
+  mutable size_t sk_partials_bytes_ = 0, sk_counters_bytes_ = 0;
 };
 
 }  // namespace schedc::runtime
