@@ -28,6 +28,7 @@
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
 #             (default 4096x4096x4096): where issue slots go unused
+# BENCH_PLOT=0 skips the bench section's ladder chart.
 # SANITIZE_EXAMPLES (space-separated files) limits the sanitize section and
 # SANITIZE_SHAPE (default 127x129x65) sets its problem,
 # BENCH_FILES the bench section. The bench section samples the SM clock,
@@ -258,7 +259,7 @@ bench_files() {
   done
   cp "$LOGS/bench.txt" "$DEST/bench.txt" 2>/dev/null
   # The ladder's chart, from one call (4 shapes).
-  if [ $(( BUDGET_S - $(elapsed) )) -gt 60 ]; then
+  if [ "${BENCH_PLOT:-1}" = 1 ] && [ $(( BUDGET_S - $(elapsed) )) -gt 60 ]; then
     timeout "$(left)" "$SCHEDC" bench examples/ladder/v0_naive.sched examples/ladder/v3_thread_8x8.sched \
       examples/ladder/v9_swizzle_block.sched examples/sgemm_best.sched --shapes 1024,2048,4096 \
       --plot "$DEST/bench.svg" >"$LOGS/bench-plot.txt" 2>&1

@@ -18,12 +18,10 @@ namespace {
 
 const char* kComp[4] = {"x", "y", "z", "w"};
 
-// The first k of k-tile `t` of this block's k loop (`t` an expression). With
-// stream_k the loop runs over a segment that starts at k-tile k_first.
-std::string k_of(const KernelPlan& p, const std::string& t) {
-  if (p.stream_k) return t == "0" ? "k_first * BK" : "(k_first + " + t + ") * BK";
-  if (t == "0") return "0";
-  return (t.find(' ') == std::string::npos ? t : "(" + t + ")") + " * BK";
+// The k extent the copies are bounded by: K, or with stream_k the segment's
+// (its k-tiles counted from gA and gB, which start at the segment's first k).
+const char* k_bound(const KernelPlan& p) {
+  return p.stream_k ? "seg_k" : "K";
 }
 
 // "float", "float2", "float4".
@@ -97,14 +95,19 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
         "const bool %s_vector_ok = ld%s %% %d == 0 && reinterpret_cast<size_t>(%s) %% %d == 0;",
         x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
   }
-  // The thread's first element at k = 0; loads add k0 (A) or k0 rows (B).
+  // The thread's first element at k = 0 (stream_k: at the segment's first k);
+  // loads add k0 (A) or k0 rows (B).
   const bool rows = c.row_steps();
-  if (c.operand == Operand::A)
-    e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s;  // global A",
-                  rows ? "a_row" : "0", rows ? "a_col" : "0"));
-  else
+  const std::string k_start = p.stream_k ? " + k_first * BK" : "";
+  if (c.operand == Operand::A) {
+    e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s%s;  // global A",
+                  rows ? "a_row" : "0", rows ? "a_col" : "0", k_start.c_str()));
+  } else {
+    std::string row = rows ? "b_row" : "0";
+    if (p.stream_k) row = "(" + row + k_start + ")";
     e.line(format("const float* gB = B + (size_t)%s * ldb + tile_n0 + %s;  // global B",
-                  rows ? "b_row" : "0", rows ? "b_col" : "0"));
+                  row.c_str(), rows ? "b_col" : "0"));
+  }
 }
 
 // Row and column expressions of load i for a copy (inside the unrolled loop).
@@ -162,8 +165,8 @@ void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std
   const std::string X = op_name(c.operand);
   const std::string reg = "rg" + X;
   open_copy_loop(e, c, k0);
-  const char* row_bound = is_a ? "M" : "K";
-  const char* col_bound = is_a ? "K" : "N";
+  const char* row_bound = is_a ? "M" : k_bound(p);
+  const char* col_bound = is_a ? k_bound(p) : "N";
   std::string first = c.vec == 1 ? "i" : "i * " + std::to_string(c.vec);
   if (c.vec == 1) {
     e.line(
@@ -378,8 +381,8 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
                     const std::string& k0, const std::string& buf) {
   const bool is_a = c.operand == Operand::A;
   open_copy_loop(e, c, k0);
-  const char* row_bound = is_a ? "M" : "K";
-  const char* col_bound = is_a ? "K" : "N";
+  const char* row_bound = is_a ? "M" : k_bound(p);
+  const char* col_bound = is_a ? k_bound(p) : "N";
   const char* base = is_a ? "A" : "B";
   auto scalar_copies = [&] {
     for (int k = 0; k < c.vec; ++k) {
@@ -490,7 +493,7 @@ void open_double_buffer_loop(Emitter& e, const KernelPlan& p) {
   e.line("const bool has_next = k_tile + 1 < num_k_tiles;");
   e.open_scope("if (has_next)");
   e.comment("prefetch: next tile global -> registers, in flight during the compute");
-  e.line("const int k0 = " + k_of(p, "k_tile + 1") + ";");
+  e.line("const int k0 = (k_tile + 1) * BK;");
   emit_load_tiles(e, p, "k0");
   e.close_scope();
 }
@@ -537,7 +540,7 @@ void emit_stages_prologue(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope("for (int s = 0; s < STAGES - 1; ++s)");
   e.open_scope("if (s < num_k_tiles)");
-  e.line("const int k0 = " + k_of(p, "s") + ";");
+  e.line("const int k0 = s * BK;");
   emit_issue_tiles(e, p, "k0", "s");
   e.close_scope();
   e.line("cp_async_commit();  // one group per tile, empty past the end");
@@ -552,7 +555,7 @@ void emit_double_buffer_frag_loop(Emitter& e, const KernelPlan& p) {
   e.comment("shared memory while step kk computes. Before the last step's FMAs the next tile is");
   e.comment("stored to the other buffer, the one barrier per k-step is passed, and that buffer's");
   e.comment("step 0 is read, so the FMAs cover the shared-memory latency across the barrier.");
-  emit_load_tiles(e, p, k_of(p, "0"));
+  emit_load_tiles(e, p, "0");
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
   emit_frag_slots(e, p, "0");
@@ -599,7 +602,7 @@ void emit_stages_frag_loop(Emitter& e, const KernelPlan& p) {
   // Issues tile next_tile's copies into write_stage.
   auto issue_next = [&] {
     e.open_scope("if (next_tile < num_k_tiles)");
-    e.line("const int k0 = " + k_of(p, "next_tile") + ";");
+    e.line("const int k0 = next_tile * BK;");
     emit_issue_tiles(e, p, "k0", "write_stage");
     e.close_scope();
   };
@@ -647,10 +650,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   e.line("for (int i = 0; i < TM; ++i)");
   e.line("  #pragma unroll");
   e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
-  if (p.stream_k)
-    e.line("const int num_k_tiles = k_last - k_first;  // this segment's k-tiles");
-  else
-    e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  e.line(format("const int num_k_tiles = (%s + BK - 1) / BK;", k_bound(p)));
   if (p.pipeline == compiler::Pipeline::cp_async && p.frag_double_buffer) {
     emit_stages_frag_loop(e, p);
     return;
@@ -665,7 +665,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
     e.line("__syncthreads();  // everyone's have; and everyone is done with tile k_tile - 1");
     e.line("const int next = k_tile + STAGES - 1;");
     e.open_scope("if (next < num_k_tiles)");
-    e.line("const int k0 = " + k_of(p, "next") + ";");
+    e.line("const int k0 = next * BK;");
     emit_issue_tiles(e, p, "k0", "next % STAGES");
     e.close_scope();
     e.line("cp_async_commit();");
@@ -675,7 +675,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
   }
   if (p.pipeline == compiler::Pipeline::single) {
     e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-    e.line("const int k0 = " + k_of(p, "k_tile") + ";");
+    e.line("const int k0 = k_tile * BK;");
     emit_load_tiles(e, p, "k0");
     emit_store_tiles(e, p, "");
     e.line("__syncthreads();  // tile in shared memory");
@@ -692,7 +692,7 @@ void emit_main_loop(Emitter& e, const KernelPlan& p) {
                    origin_note(s, s.double_buffer_at).c_str()));
   e.comment("registers (rgA, rgB); it is written to the other buffer after the compute, so one");
   e.comment("barrier per k-step suffices.");
-  emit_load_tiles(e, p, k_of(p, "0"));
+  emit_load_tiles(e, p, "0");
   emit_store_tiles(e, p, "0");
   e.line("__syncthreads();");
   open_double_buffer_loop(e, p);

@@ -35,10 +35,10 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
         "element otherwise: correct for any alignment.");
   else
     e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
-  emit_kernel_open(e, p, p.name, p.stream_k ? stream_k_params() : "");
-  emit_tile_constants(e, p);
-  emit_thread_map(e, p);
   if (!p.stream_k) {
+    emit_kernel_open(e, p, p.name);
+    emit_tile_constants(e, p);
+    emit_thread_map(e, p);
     emit_block_index(e, p);
     emit_smem_decls(e, p);
     emit_copy_setup(e, p);
@@ -49,9 +49,12 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
     e.close_scope(p.name);
     return;
   }
-  // stream_k: the same body, once per segment of this block's k-tiles.
+  // stream_k: the same body as a segment function, called per tile a block touches.
+  emit_stream_k_segment_open(e, p);
+  emit_tile_constants(e, p);
+  emit_thread_map(e, p);
   emit_smem_decls(e, p);
-  emit_stream_k_open(e, p);
+  emit_stream_k_segment_context(e, p);
   emit_block_index(e, p);
   emit_copy_setup(e, p);
   e.line();
@@ -61,7 +64,12 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   e.open_scope("if (write_c)");
   emit_store_c(e, p);
   e.close_scope();
-  emit_stream_k_close(e, p);
+  e.close_scope(p.name + "_segment");
+  e.line();
+  emit_stream_k_unit_segment(e, p);
+  emit_kernel_open(e, p, p.name, stream_k_params());
+  emit_tile_constants(e, p);
+  emit_stream_k_kernel_body(e, p);
   e.close_scope(p.name);
 }
 
