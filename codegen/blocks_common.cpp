@@ -183,14 +183,17 @@ void emit_tile_constants(Emitter& e, const KernelPlan& p) {
 
 void emit_block_index(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
-  // stream_k: the tile is the segment's (`tile`, numbered like a 1-D grid),
-  // and tiles_m, tiles_n are in scope already.
-  const std::string index = p.stream_k ? "tile" : "blockIdx.x";
+  // stream_k: a 1-D grid (the launch's split sets how many tiles the main
+  // entry computes); the tail entry's tile is its segment's (`tile`), with
+  // tiles_m and tiles_n in scope already.
+  const std::string index = p.stream_k_tail ? "tile" : "blockIdx.x";
+  const bool tiles_known = p.stream_k_tail;
   if (p.swizzle_group <= 1) {
     if (p.stream_k) {
-      e.comment("Tile -> C tile: row-major.");
-      e.line("const int tile_m0 = tile / tiles_n * BM;");
-      e.line("const int tile_n0 = tile % tiles_n * BN;");
+      e.comment("Tile -> C tile: row-major, tiles numbered along N (a 1-D grid for stream_k).");
+      if (!tiles_known) e.line("const int tiles_n = (N + BN - 1) / BN;");
+      e.line("const int tile_m0 = " + index + " / tiles_n * BM;");
+      e.line("const int tile_n0 = " + index + " % tiles_n * BN;");
       return;
     }
     e.comment("Block -> C tile: row-major grid, blockIdx.x along N.");
@@ -202,7 +205,7 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
                    p.swizzle_group, origin_note(s, s.swizzle_block_at).c_str()));
   e.comment("column by column inside a group, so blocks that run together share A and B in L2.");
   e.line(format("constexpr int GROUP = %d;", p.swizzle_group));
-  if (!p.stream_k) e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
+  if (!tiles_known) e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
   e.line("const int group = " + index + " / (GROUP * tiles_n);");
   e.line("const int group_m0 = group * GROUP;");
   e.line("const int group_rows = min(tiles_m - group_m0, GROUP);");
@@ -225,6 +228,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   k.swizzle_group = uint32_t(p.swizzle_group);
   k.stream_k = p.stream_k;
   k.tile_k = uint32_t(p.block_k);
+  if (p.stream_k) k.stream_k_tail = p.name + "_stream_k";
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);

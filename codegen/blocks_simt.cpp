@@ -21,7 +21,7 @@ const char* kComp[4] = {"x", "y", "z", "w"};
 // The k extent the copies are bounded by: K, or with stream_k the segment's
 // (its k-tiles counted from gA and gB, which start at the segment's first k).
 const char* k_bound(const KernelPlan& p) {
-  return p.stream_k ? "seg_k" : "K";
+  return p.stream_k_tail ? "seg_k" : "K";
 }
 
 // "float", "float2", "float4".
@@ -98,13 +98,13 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
   // The thread's first element at k = 0 (stream_k: at the segment's first k);
   // loads add k0 (A) or k0 rows (B).
   const bool rows = c.row_steps();
-  const std::string k_start = p.stream_k ? " + k_first * BK" : "";
+  const std::string k_start = p.stream_k_tail ? " + k_first * BK" : "";
   if (c.operand == Operand::A) {
     e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s%s;  // global A",
                   rows ? "a_row" : "0", rows ? "a_col" : "0", k_start.c_str()));
   } else {
     std::string row = rows ? "b_row" : "0";
-    if (p.stream_k) row = "(" + row + k_start + ")";
+    if (p.stream_k_tail) row = "(" + row + k_start + ")";
     e.line(format("const float* gB = B + (size_t)%s * ldb + tile_n0 + %s;  // global B",
                   row.c_str(), rows ? "b_col" : "0"));
   }

@@ -71,10 +71,10 @@ std::string stream_k_segment_name(const KernelPlan& p) {
 }
 
 void emit_stream_k_segment_open(Emitter& e, const KernelPlan& p) {
-  e.comment("stream_k: one segment of a block's work, k-tiles [k_first, k_last) of C tile `tile`");
-  e.comment("(all of them for a whole tile). The kernel below calls it once per tile its block");
-  e.comment("touches; forced inline, so that the first call compiles as a kernel without stream_k.");
-  e.open_scope("__device__ __forceinline__ void " + stream_k_segment_name(p) + "(" +
+  e.comment("stream_k: one segment of a unit's work, k-tiles [k_first, k_last) of C tile `tile`.");
+  e.comment("A function of its own (not inlined): inlined into the units' loop below, ptxas");
+  e.comment("compiled sgemm_best's k loop 37 instructions longer.");
+  e.open_scope("__device__ __noinline__ void " + stream_k_segment_name(p) + "(" +
                segment_params(p) + ")");
 }
 
@@ -85,39 +85,30 @@ void emit_stream_k_segment_context(Emitter& e, const KernelPlan& p) {
   e.line("const int seg_k = min(K, k_last * BK) - k_first * BK;  // from gA's and gB's first k, below");
 }
 
-void emit_stream_k_unit_segment(Emitter& e, const KernelPlan& p) {
-  e.comment("The same segment as a function of its own, for the units' loop over their segments:");
-  e.comment("inlined into that loop, the k loop compiled 37 instructions longer (sgemm_best), and");
-  e.comment("the kernel's other call with it.");
-  e.open_scope("__device__ __noinline__ void " + p.name + "_unit_segment(" + segment_params(p) +
-               ")");
-  e.line(stream_k_segment_name(p) + "(" + segment_args() + ");");
-  e.close_scope();
-  e.line();
+void emit_stream_k_launch_tail(Emitter& e, const KernelPlan& p) {
+  if (p.target.sm < 90) return;
+  e.comment("stream_k: the tail entry may start as soon as every block of this grid has started");
+  e.comment("(programmatic dependent launch, sm_90): it computes other tiles, so it waits for none.");
+  e.line("asm volatile(\"griddepcontrol.launch_dependents;\");");
 }
 
 void emit_stream_k_kernel_body(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
-  e.comment(format("stream_k %s: blocks [0, sk_whole_tiles) compute tile blockIdx.x, all of it;",
+  e.comment(format("stream_k %s: the tiles past sk_whole_tiles (the main entry computed those",
                    origin_note(s, s.stream_k_at).c_str()));
-  e.comment("the sk_units blocks after them share the k-tiles of the other tiles, numbered tile by");
-  e.comment("tile: unit u computes [stream_k_begin(u), stream_k_begin(u + 1)), in segments, one per");
-  e.comment("tile it touches (at most two with the runtime's split: a unit has fewer k-tiles than");
-  e.comment("a tile).");
-  e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
-  e.open_scope("if (blockIdx.x < sk_whole_tiles)");
-  e.line("const int tile = blockIdx.x, k_first = 0, k_last = k_tiles;");
-  e.line(stream_k_segment_name(p) + "(" + segment_args() + ");");
-  e.line("return;");
-  e.close_scope();
+  e.comment("before them whole) share their k-tiles, numbered tile by tile, among the sk_units");
+  e.comment("blocks of this grid: unit u computes [stream_k_begin(u), stream_k_begin(u + 1)), in");
+  e.comment("segments, one per tile it touches (at most two with the runtime's split: a unit has");
+  e.comment("fewer k-tiles than a tile).");
   e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
+  e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
   e.line("const int shared_k_tiles = (tiles_m * tiles_n - sk_whole_tiles) * k_tiles;");
-  e.line("const int unit = blockIdx.x - sk_whole_tiles;");
+  e.line("const int unit = blockIdx.x;");
   e.line("const int it_end = stream_k_begin(unit + 1, shared_k_tiles, sk_units);");
   e.open_scope("for (int it = stream_k_begin(unit, shared_k_tiles, sk_units); it < it_end;)");
   e.line("const int tile = sk_whole_tiles + it / k_tiles, k_first = it % k_tiles;");
   e.line("const int k_last = min(k_tiles, k_first + (it_end - it));");
-  e.line(p.name + "_unit_segment(" + segment_args() + ");");
+  e.line(stream_k_segment_name(p) + "(" + segment_args() + ");");
   e.line("it += k_last - k_first;");
   e.line("__syncthreads();  // everyone is done with shared memory before the next segment");
   e.close_scope();
@@ -134,7 +125,7 @@ void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("bool write_c = true;");
   e.open_scope("if (k_last - k_first < k_tiles)");
   e.line("const int shared_k_tiles = (tiles_m * tiles_n - sk_whole_tiles) * k_tiles;");
-  e.line("const int unit = blockIdx.x - sk_whole_tiles;");
+  e.line("const int unit = blockIdx.x;");
   e.line("const int shared_tile = tile - sk_whole_tiles;");
   e.line("const int tile_it = shared_tile * k_tiles;  // the tile's first shared k-tile");
   e.line("const int first_unit = stream_k_unit_of(tile_it, shared_k_tiles, sk_units);");

@@ -1,23 +1,25 @@
 #pragma once
-// Building blocks of `stream_k` (compiler/stream_k.h). The tile body (copies,
-// k loop, epilogue) becomes a forced-inline segment function: k-tiles
-// [k_first, k_last) of one C tile. A block of a whole tile calls it once,
-// inline; a unit calls it once per tile it touches, through a function of
-// its own (__noinline__). Inlined into the units' loop, ptxas compiled both
-// copies of sgemm_best's k loop 37 instructions longer (it rematerialized
-// the copies' row indices, and lost its uniform-datapath stage arithmetic);
-// this way both compile as a kernel without stream_k does.
+// Building blocks of `stream_k` (compiler/stream_k.h). A stream_k module has
+// two kernels per entry: the main one computes whole tiles as a kernel
+// without stream_k does (same code, a 1-D grid, and on sm_90 a line that lets
+// the tail launch early), and the tail (`<name>_stream_k`) computes the
+// shared k-tiles of the other tiles. The tail's body is a segment function,
+// k-tiles [k_first, k_last) of one C tile, called once per tile a unit
+// touches. Two kernels and a function of its own, because ptxas schedules a
+// k loop differently when other copies of it or an enclosing loop share its
+// function: sgemm_best's whole tiles ran 6-7% slower that way on an H100.
 //
-//   emit_stream_k_helpers(e, plan);          // module scope
-//   emit_stream_k_segment_open(e, plan);     // __device__ … NAME_segment(…, tile, k_first, k_last) {
-//   …                                        // constants, thread map, shared arrays
-//   emit_stream_k_segment_context(e, plan);  // tiles_m, tiles_n, k_tiles, seg_k
-//   …                                        // block index, copies, k loop over seg_k
-//   emit_stream_k_fixup(e, plan);            // bool write_c
-//   …                                        // if (write_c) store C; }
-//   emit_stream_k_unit_segment(e, plan);     // __noinline__ NAME_unit_segment(…)
-//   emit_kernel_open(e, plan, name, stream_k_params());
-//   emit_stream_k_kernel_body(e, plan);      // the segments' calls; }
+//   main entry:  emit_kernel_open(…); …; emit_stream_k_launch_tail(e, plan); …
+//   tail entry (plan = compiler::lower_stream_k_tail(main plan)):
+//     emit_stream_k_helpers(e, plan);          // module scope, once
+//     emit_stream_k_segment_open(e, plan);     // __device__ __noinline__ NAME_segment(…) {
+//     …                                        // constants, thread map, shared arrays
+//     emit_stream_k_segment_context(e, plan);  // tiles_m, tiles_n, k_tiles, seg_k
+//     …                                        // block index, copies, k loop over seg_k
+//     emit_stream_k_fixup(e, plan);            // bool write_c
+//     …                                        // if (write_c) store C; }
+//     emit_kernel_open(e, plan, plan.name, stream_k_params());
+//     emit_stream_k_kernel_body(e, plan);      // the unit's segments; }
 
 #include <string>
 
@@ -32,8 +34,8 @@ std::string stream_k_params();
 // Module-level helpers: stream_k_begin, stream_k_unit_of, stream_k_slot.
 void emit_stream_k_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
-// Opens `__device__ __forceinline__ void NAME_segment(<ABI>, <stream_k>, int
-// tile, int k_first, int k_last)`.
+// Opens `__device__ __noinline__ void NAME_segment(<ABI>, <stream_k>, int tile,
+// int k_first, int k_last)`.
 void emit_stream_k_segment_open(Emitter& e, const compiler::KernelPlan& plan);
 
 // In the segment function, after BM, BN, BK: tiles_m, tiles_n, k_tiles and
@@ -46,11 +48,11 @@ void emit_stream_k_segment_context(Emitter& e, const compiler::KernelPlan& plan)
 // tile's units to arrive replaces rC by the tile's sum and writes C.
 void emit_stream_k_fixup(Emitter& e, const compiler::KernelPlan& plan);
 
-// `__device__ __noinline__ void NAME_unit_segment(…)`: the segment function
-// as a function of its own, for the units' loop.
-void emit_stream_k_unit_segment(Emitter& e, const compiler::KernelPlan& plan);
+// In the main entry: on sm_90, `griddepcontrol.launch_dependents` (the tail
+// may launch once every block of the main grid has started).
+void emit_stream_k_launch_tail(Emitter& e, const compiler::KernelPlan& plan);
 
-// The kernel's body: this block's k-tiles and the segment function's calls.
+// The tail kernel's body: this unit's k-tiles and the segment function's calls.
 // Requires BM, BN, BK.
 void emit_stream_k_kernel_body(Emitter& e, const compiler::KernelPlan& plan);
 

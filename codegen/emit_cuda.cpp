@@ -27,29 +27,9 @@ void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
   e.close_scope(p.name);
 }
 
-void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
-  if (p.fallback)
-    e.comment(
-        "Fallback: the same kernel, but A, B and C each use vector accesses only where their "
-        "pointer and leading dimension allow it (checked here, operand by operand), element by "
-        "element otherwise: correct for any alignment.");
-  else
-    e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
-  if (!p.stream_k) {
-    emit_kernel_open(e, p, p.name);
-    emit_tile_constants(e, p);
-    emit_thread_map(e, p);
-    emit_block_index(e, p);
-    emit_smem_decls(e, p);
-    emit_copy_setup(e, p);
-    e.line();
-    emit_main_loop(e, p);
-    e.line();
-    emit_store_c(e, p);
-    e.close_scope(p.name);
-    return;
-  }
-  // stream_k: the same body as a segment function, called per tile a block touches.
+// The stream_k tail of `p`'s entry: its segment function and its kernel.
+void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
+  const KernelPlan p = compiler::lower_stream_k_tail(main);
   emit_stream_k_segment_open(e, p);
   emit_tile_constants(e, p);
   emit_thread_map(e, p);
@@ -66,11 +46,36 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.close_scope(p.name + "_segment");
   e.line();
-  emit_stream_k_unit_segment(e, p);
   emit_kernel_open(e, p, p.name, stream_k_params());
   emit_tile_constants(e, p);
   emit_stream_k_kernel_body(e, p);
   e.close_scope(p.name);
+}
+
+void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
+  if (p.fallback)
+    e.comment(
+        "Fallback: the same kernel, but A, B and C each use vector accesses only where their "
+        "pointer and leading dimension allow it (checked here, operand by operand), element by "
+        "element otherwise: correct for any alignment.");
+  else
+    e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
+  emit_kernel_open(e, p, p.name);
+  emit_tile_constants(e, p);
+  if (p.stream_k) emit_stream_k_launch_tail(e, p);
+  emit_thread_map(e, p);
+  emit_block_index(e, p);
+  emit_smem_decls(e, p);
+  emit_copy_setup(e, p);
+  e.line();
+  emit_main_loop(e, p);
+  e.line();
+  emit_store_c(e, p);
+  e.close_scope(p.name);
+  if (p.stream_k) {
+    e.line();
+    emit_stream_k_tail_kernel(e, p);
+  }
 }
 
 }  // namespace

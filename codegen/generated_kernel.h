@@ -19,11 +19,16 @@
 // maps of A and B (KernelEntry::tma_a / tma_b say their boxes); the runtime
 // encodes them for each launch's pointers and leading dimensions.
 //
-// A `stream_k` entry (KernelEntry::stream_k) takes four more, after bias:
-// `int sk_whole_tiles, int sk_units` (the launch's split, compiler/stream_k.h:
-// the grid is 1-D, sk_whole_tiles + sk_units blocks), `float* sk_partials`
+// A `stream_k` module has a tail entry beside each of main and fallback,
+// named in KernelEntry::stream_k_tail. The launch's split (compiler/
+// stream_k.h) decides: the entry itself runs on a 1-D grid of
+// split.whole_tiles blocks (tiles 0 .. whole_tiles-1 in raster order, whole),
+// and then the tail on split.units blocks, with four more parameters after
+// bias: `int sk_whole_tiles, int sk_units` (the split), `float* sk_partials`
 // (2 * sk_units slots of tile_m * tile_n floats) and `int* sk_counters` (one
-// per tile past sk_whole_tiles, zero at launch; the kernel leaves them zero).
+// per tile past sk_whole_tiles, zero at launch; the tail leaves them zero).
+// On sm_90 the main entry lets the tail launch as its last blocks start
+// (programmatic dependent launch): the two write different tiles.
 
 #include <cstdint>
 #include <string>
@@ -54,9 +59,11 @@ struct KernelEntry {
   uint32_t tile_m = 1, tile_n = 1;
   uint32_t swizzle_group = 1;
   // `stream_k`: the grid, the split and the workspace come from the launch
-  // (the runtime chooses the split for the device); tile_k is BK.
+  // (the runtime chooses the split for the device); tile_k is BK, and
+  // stream_k_tail the entry that computes the shared k-tiles.
   bool stream_k = false;
   uint32_t tile_k = 1;
+  std::string stream_k_tail;
   // Preconditions of this entry, checked at launch: the pointers of the
   // operands in `aligned` aligned to align_bytes and their leading dimensions
   // multiples of ld_multiple. An entry whose preconditions fail is not

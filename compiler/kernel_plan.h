@@ -178,9 +178,12 @@ struct KernelPlan {
   int block_m = 1, block_n = 1, block_k = 1;  // C tile per block, K step
   int smem_bytes = 0;                         // shared memory per block
   int swizzle_group = 1;                      // grouped rasterization
-  // `stream_k`: the kernel takes the launch's split (compiler/stream_k.h) and
-  // a workspace, and computes the k-tiles its block is given, tile by tile.
+  // `stream_k` (compiler/stream_k.h): the module has a tail entry besides
+  // this one. This entry computes whole tiles, one per block of a 1-D grid,
+  // as many as the launch's split says; the tail entry (stream_k_tail) the
+  // k-tiles of the remaining tiles, shared among its blocks.
   bool stream_k = false;
+  bool stream_k_tail = false;
 
   // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
   int block_x = 1, block_y = 1;

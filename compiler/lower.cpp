@@ -56,4 +56,15 @@ KernelPlan lower_fallback(const KernelPlan& plan) {
   return p;
 }
 
+KernelPlan lower_stream_k_tail(const KernelPlan& plan) {
+  // A separate entry, not a branch of the main one: with the tail's code in
+  // the same function, ptxas scheduled sgemm_best's k loop differently, and
+  // whole tiles ran 6-7% slower on an H100 (bench/NOTES.md, session 8).
+  KernelPlan p = plan;
+  p.stream_k_tail = true;
+  p.name = plan.name + "_stream_k";
+  verify(p);
+  return p;
+}
+
 }  // namespace schedc::compiler

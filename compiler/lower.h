@@ -18,4 +18,9 @@ KernelPlan lower(const Schedule& s, const Target& t);
 // it is correct for any alignment. Requires plan.needs_fallback().
 KernelPlan lower_fallback(const KernelPlan& plan);
 
+// The stream_k tail entry of a stream_k plan (its main entry's or its
+// fallback's): the same kernel, computing k-tile ranges of tiles instead of
+// whole tiles; named <plan.name>_stream_k.
+KernelPlan lower_stream_k_tail(const KernelPlan& plan);
+
 }  // namespace schedc::compiler

@@ -108,6 +108,7 @@ void verify(const KernelPlan& p) {
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(p.swizzle_group >= 1, "swizzle group");
   VERIFY(!p.stream_k || p.kind == KernelKind::tiled, "stream_k on a tiled SIMT plan");
+  VERIFY(!p.stream_k_tail || p.stream_k, "a stream_k tail of a stream_k plan");
   // The late half's copies must be committed before the last step's wait,
   // and the two halves must be whole warps.
   VERIFY(p.copy_late_step == 0 ||

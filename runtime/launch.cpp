@@ -72,22 +72,30 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
   check_cuda(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
              "cudaLibraryLoadData (loading the generated CUBIN)");
   library_ = lib;
-  auto get = [&](const codegen::KernelEntry& e) -> void* {
+  check_cuda(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, device),
+             "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
+  // A stream_k entry's tail has the entry's block and shared memory.
+  auto get = [&](const codegen::KernelEntry& e, const std::string& name) -> void* {
     cudaKernel_t k = nullptr;
-    check_cuda(cudaLibraryGetKernel(&k, lib, e.name.c_str()),
-               ("cudaLibraryGetKernel(\"" + e.name + "\")").c_str());
+    check_cuda(cudaLibraryGetKernel(&k, lib, name.c_str()),
+               ("cudaLibraryGetKernel(\"" + name + "\")").c_str());
     // Opt in to more than 48 KB of dynamic shared memory where needed.
     if (e.dynamic_smem > 0)
       check_cuda(cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                  int(e.dynamic_smem), device),
-                 ("cudaKernelSetAttributeForDevice(" + e.name + ", MaxDynamicSharedMemorySize, " +
+                 ("cudaKernelSetAttributeForDevice(" + name + ", MaxDynamicSharedMemorySize, " +
                   std::to_string(e.dynamic_smem) + ")")
                      .c_str());
     return k;
   };
   try {
-    main_ = get(kernel_.main);
-    if (kernel_.has_fallback()) fallback_ = get(kernel_.fallback);
+    main_ = get(kernel_.main, kernel_.main.name);
+    if (kernel_.main.stream_k) main_tail_ = get(kernel_.main, kernel_.main.stream_k_tail);
+    if (kernel_.has_fallback()) {
+      fallback_ = get(kernel_.fallback, kernel_.fallback.name);
+      if (kernel_.fallback.stream_k)
+        fallback_tail_ = get(kernel_.fallback, kernel_.fallback.stream_k_tail);
+    }
   } catch (...) {
     cudaLibraryUnload(lib);
     throw;
@@ -130,14 +138,15 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   }
   const compiler::StreamKSplit split = stream_k_split(choice, p);
   const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
-  o << "stream_k on " << num_sms_ << " SMs: grid " << split.grid() << ", ";
+  o << "stream_k on " << num_sms_ << " SMs: ";
   if (!split.splits()) {
-    o << "one block per C tile (" << all << " tiles; no partial wave worth splitting)";
+    o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
     return o.str();
   }
   const int64_t shared = all - split.whole_tiles;
-  o << split.whole_tiles << " tiles whole, " << split.units << " units sharing the "
-    << shared * k_tiles << " k-tiles of the other " << shared << " (about "
+  if (split.whole_tiles > 0) o << e.name << " on " << split.whole_tiles << " tiles whole, then ";
+  o << e.stream_k_tail << " on the other " << shared << ": " << split.units
+    << " units share their " << shared * k_tiles << " k-tiles (about "
     << (shared * k_tiles + split.units / 2) / split.units << " each, " << k_tiles
     << " per tile)";
   return o.str();
@@ -152,36 +161,75 @@ void* Module::handle_for(const codegen::KernelEntry* entry) const {
   throw Error(Error::Kind::cuda, "internal error: launch of an entry this module does not hold");
 }
 
+namespace {
+
+// One launch of `fn` with the error message a failed launch deserves. With
+// `early`, programmatic dependent launch (sm_90): the kernel may start before
+// the previous one on the stream ends, once all of that one's blocks have
+// started (the previous kernel allows it with griddepcontrol.launch_dependents).
+void launch_kernel(void* fn, const std::string& name, codegen::Dim3 grid,
+                   const codegen::KernelEntry& e, void** params, void* stream, bool early) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid.x, grid.y, grid.z);
+  config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
+  config.dynamicSmemBytes = e.dynamic_smem;
+  config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  if (early) {
+    config.attrs = &attr;
+    config.numAttrs = 1;
+  }
+  cudaError_t err = cudaLaunchKernelExC(&config, fn, params);
+  if (err == cudaSuccess) return;
+  cudaGetLastError();
+  std::ostringstream what;
+  what << "cudaLaunchKernelExC(" << name << ", grid " << grid.x << "x" << grid.y << "x"
+       << grid.z << ", block " << e.block.x << "x"
+       << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem << " bytes dynamic smem"
+       << (early ? ", programmatic dependent launch" : "") << ")";
+  cudaFuncAttributes fa{};
+  if (cudaFuncGetAttributes(&fa, fn) == cudaSuccess)
+    what << " [kernel: " << fa.numRegs << " registers, at most " << fa.maxThreadsPerBlock
+         << " threads per block, " << fa.sharedSizeBytes << " bytes static smem]";
+  else
+    cudaGetLastError();
+  check_cuda(err, what.str().c_str());
+}
+
+}  // namespace
+
+void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::Problem& p,
+                                       const compiler::StreamKSplit& split) const {
+  const codegen::Dim3 tiles = e.grid(p.m, p.n);
+  const int64_t shared_tiles = int64_t(tiles.x) * tiles.y - split.whole_tiles;
+  const size_t partials = size_t(2 * split.units) * e.tile_m * e.tile_n * sizeof(float);
+  const size_t counters = size_t(std::max<int64_t>(shared_tiles, 1)) * sizeof(int);
+  if (partials > sk_partials_bytes_) {
+    if (sk_partials_) cudaFree(sk_partials_);
+    sk_partials_ = nullptr;
+    sk_partials_bytes_ = 0;
+    check_cuda(cudaMalloc(&sk_partials_, partials), "cudaMalloc (stream_k partial sums)");
+    sk_partials_bytes_ = partials;
+  }
+  if (counters > sk_counters_bytes_) {
+    if (sk_counters_) cudaFree(sk_counters_);
+    sk_counters_ = nullptr;
+    sk_counters_bytes_ = 0;
+    check_cuda(cudaMalloc(&sk_counters_, counters), "cudaMalloc (stream_k tile counters)");
+    check_cuda(cudaMemset(sk_counters_, 0, counters), "cudaMemset (stream_k tile counters)");
+    sk_counters_bytes_ = counters;
+  }
+}
+
 void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
   void* fn = handle_for(choice.entry);
-  codegen::Dim3 g = e.grid(p.m, p.n);
-  compiler::StreamKSplit split;
-  if (e.stream_k) {
-    split = stream_k_split(choice, p);
-    g = codegen::Dim3{uint32_t(std::min<int64_t>(split.grid(), UINT32_MAX)), 1, 1};
-    const size_t partials = size_t(2 * split.units) * e.tile_m * e.tile_n * sizeof(float);
-    const codegen::Dim3 tiles = e.grid(p.m, p.n);
-    const int64_t shared_tiles = int64_t(tiles.x) * tiles.y - split.whole_tiles;
-    const size_t counters = size_t(std::max<int64_t>(shared_tiles, 1)) * sizeof(int);
-    if (partials > sk_partials_bytes_) {
-      if (sk_partials_) cudaFree(sk_partials_);
-      sk_partials_ = nullptr;
-      sk_partials_bytes_ = 0;
-      check_cuda(cudaMalloc(&sk_partials_, partials), "cudaMalloc (stream_k partial sums)");
-      sk_partials_bytes_ = partials;
-    }
-    if (counters > sk_counters_bytes_) {
-      if (sk_counters_) cudaFree(sk_counters_);
-      sk_counters_ = nullptr;
-      sk_counters_bytes_ = 0;
-      check_cuda(cudaMalloc(&sk_counters_, counters), "cudaMalloc (stream_k tile counters)");
-      check_cuda(cudaMemset(sk_counters_, 0, counters), "cudaMemset (stream_k tile counters)");
-      sk_counters_bytes_ = counters;
-    }
-  }
-  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
+  const codegen::Dim3 g = e.grid(p.m, p.n);
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0 ||
+      (e.stream_k && uint64_t(g.x) * g.y > 2147483647u))
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
                                        std::to_string(g.z) + " for " + e.name +
                                        " is outside CUDA's limits");
@@ -199,31 +247,27 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, p.a_ld(), e.tma_a);
     map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, p.b_ld(), e.tma_b);
   }
-  // A stream_k entry's split and workspace instead (no entry has both).
+  void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
+  if (!e.stream_k) {
+    launch_kernel(fn, e.name, g, e, params, stream, false);
+    return;
+  }
+  // stream_k: the whole tiles on the entry, then the shared ones on its tail.
+  const compiler::StreamKSplit split = stream_k_split(choice, p);
+  if (split.whole_tiles > 0)
+    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(split.whole_tiles), 1, 1}, e, params, stream,
+                  false);
+  if (!split.splits()) return;
+  ensure_stream_k_workspace(e, p, split);
   int sk_whole_tiles = int(split.whole_tiles), sk_units = int(split.units);
   void* sk_partials = sk_partials_;
   void* sk_counters = sk_counters_;
-  void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
-  void* sk_params[] = {&m,   &n,   &k,    &a,    &lda,  &b,              &ldb,     &c,
-                       &ldc, &alpha, &beta, &bias, &sk_whole_tiles, &sk_units, &sk_partials,
-                       &sk_counters};
-  cudaError_t err = cudaLaunchKernel(fn, dim3(g.x, g.y, g.z), dim3(e.block.x, e.block.y, e.block.z),
-                                     e.stream_k ? sk_params : params, e.dynamic_smem,
-                                     static_cast<cudaStream_t>(stream));
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    std::ostringstream what;
-    what << "cudaLaunchKernel(" << e.name << ", grid " << g.x << "x" << g.y << "x" << g.z
-         << ", block " << e.block.x << "x" << e.block.y << "x" << e.block.z << ", "
-         << e.dynamic_smem << " bytes dynamic smem)";
-    cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, fn) == cudaSuccess)
-      what << " [kernel: " << attr.numRegs << " registers, at most " << attr.maxThreadsPerBlock
-           << " threads per block, " << attr.sharedSizeBytes << " bytes static smem]";
-    else
-      cudaGetLastError();
-    check_cuda(err, what.str().c_str());
-  }
+  void* sk_params[] = {&m,   &n,     &k,    &a,    &lda,           &b,        &ldb,
+                       &c,   &ldc,   &alpha, &beta, &bias,         &sk_whole_tiles, &sk_units,
+                       &sk_partials, &sk_counters};
+  void* tail = fn == fallback_ ? fallback_tail_ : main_tail_;
+  launch_kernel(tail, e.stream_k_tail, codegen::Dim3{uint32_t(split.units), 1, 1}, e, sk_params,
+                stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 
 }  // namespace schedc::runtime

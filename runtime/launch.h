@@ -49,9 +49,10 @@ class Module {
 
   // Launches asynchronously on `stream` (a cudaStream_t). Throws Error on a
   // launch failure; execution errors appear at the next synchronization.
-  // A stream_k entry gets its split for this device and the module's
-  // workspace (allocated at its first launch, grown when a larger split
-  // needs more; its counters start at zero and each launch leaves them so).
+  // A stream_k entry launches twice: itself on the split's whole tiles, then
+  // its tail on the shared ones, with the module's workspace (allocated at
+  // the first split launch, grown when a larger split needs more; its
+  // counters start at zero and each launch leaves them so).
   void launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
               void* stream) const;
 
@@ -63,12 +64,17 @@ class Module {
   void* handle_for(const codegen::KernelEntry* entry) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
+  void ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::Problem& p,
+                                 const compiler::StreamKSplit& split) const;
   codegen::GeneratedKernel kernel_;
   int device_ = 0;
   int num_sms_ = 0;
+  int cc_major_ = 0;
   void* library_ = nullptr;  // cudaLibrary_t
   void* main_ = nullptr;     // cudaKernel_t
   void* fallback_ = nullptr;
+  void* main_tail_ = nullptr;  // stream_k tails (cudaKernel_t)
+  void* fallback_tail_ = nullptr;
   // stream_k workspace: partial sums and per-tile arrival counters.
   mutable void* sk_partials_ = nullptr;
   mutable void* sk_counters_ = nullptr;
