@@ -7,8 +7,9 @@
 // waves, run as 4. With stream_k the tiles of the whole waves are computed
 // one block per tile as usual, and the k-tiles of the remaining tiles (the
 // partial wave) are numbered tile by tile and cut into `units` equal ranges,
-// one block each, so that every slot is busy for about as long in the last
-// wave (0.88 of a tile's time above, instead of 1).
+// one block each, so that every slot is busy in the last wave. It pays when
+// the last wave is a small part of the slots: 32 tiles of 256x128 at 1024^3
+// on 132 slots run as 132 units of 15.5 k-tiles instead of 32 blocks of 64.
 //
 // A tile whose k-tiles fall to several units is finished by the last of them
 // to arrive: each publishes its partial sums in a workspace slot and counts
@@ -38,9 +39,12 @@ inline constexpr int64_t kStreamKMinUnitKTiles = 4;
 
 // The split for `tiles` C tiles of `k_tiles` k-tiles each on `slots`
 // concurrent blocks. No split (every tile whole, units 0) when the tiles fill
-// whole waves, when units would get fewer than kStreamKMinUnitKTiles
-// k-tiles, when the last wave would get less than 1/16 shorter, or when the
-// shared k-tiles do not fit the kernel's 32-bit numbering.
+// whole waves, when a unit would get more than half a tile's k-tiles (units
+// run them about half as fast as a whole tile's: bench/NOTES.md, session 8),
+// when units would get fewer than kStreamKMinUnitKTiles k-tiles, or when the
+// shared k-tiles do not fit the kernel's 32-bit numbering. So on an H100's
+// 132 slots 256x128 tiles split at 1024^3 (32 tiles, 132 units), not at
+// 4096^3 (512 tiles: 116 in the last wave) nor 8192^3 (2048: 68).
 StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots);
 
 // Unit u computes k-tiles [stream_k_begin(u), stream_k_begin(u + 1)) of the
