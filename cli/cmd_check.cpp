@@ -137,6 +137,16 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
   o << "\n";
 }
 
+// `stream_k`: the split is the launch's (it depends on the device's SM
+// count and the kernel's occupancy, which registers decide), so say how it
+// is chosen and where to see it.
+void print_stream_k(std::ostream& o, const compiler::Schedule& s) {
+  if (!s.stream_k) return;
+  o << "#   stream_k:          a second kernel (<name>_stream_k) shares the k-tiles of a last\n"
+    << "#                      wave that fills at most half the SM slots; the split is chosen\n"
+    << "#                      at launch (schedc run --verbose prints it)\n";
+}
+
 }  // namespace
 
 Command add_check_command(CLI::App& root) {
@@ -189,6 +199,7 @@ Command add_check_command(CLI::App& root) {
                         << compiler::to_sched_text(c->schedule);
               print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
               print_cp_async_copies(std::cout, c->schedule, target);
+              print_stream_k(std::cout, c->schedule);
             }
             if (opt->json) std::cout << json.str() << "]\n";
             return int(all_ok ? kOk : kBadInput);

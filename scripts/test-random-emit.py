@@ -83,6 +83,8 @@ def random_schedule(r):
                 lines.append("pad %s %d" % (op, pick(r, 0, 1, 2, 3, 4, 8, 16)))
     if r.random() < 0.3:
         lines.append("swizzle block %d" % pick(r, 1, 2, 4, 8, 16))
+    if r.random() < 0.2:
+        lines.append("stream_k")
     p = r.random()
     if p < 0.2:
         lines.append("double_buffer")
