@@ -43,7 +43,11 @@ int run_emit(const EmitOptions& o) {
   text += "// Launch for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
           std::to_string(kk) + ": " + k.name + "<<<(" + std::to_string(g.x) + ", " +
           std::to_string(g.y) + "), (" + std::to_string(k.block.x) + ", " +
-          std::to_string(k.block.y) + "), " + std::to_string(k.dynamic_smem) + ">>>\n";
+          std::to_string(k.block.y) + "), " + std::to_string(k.dynamic_smem) + ">>>" +
+          (k.stream_k ? " at most: stream_k splits at launch, " + k.stream_k_tail +
+                            " computes the tiles of a small last wave"
+                      : "") +
+          "\n";
   if (c->kernel.has_fallback())
     text += "// Fallback " + c->kernel.fallback.name + " when " + k.aligned_operands() +
             " are not " + std::to_string(k.align_bytes) +

@@ -48,8 +48,15 @@ std::string dims(const codegen::Dim3& d) {
 
 void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry& e,
                  const compiler::Problem& p) {
-  os << "  " << role << " " << e.name << ": block " << dims(e.block) << ", grid "
-     << dims(e.grid(p.m, p.n)) << ", dynamic smem " << e.dynamic_smem << " B";
+  os << "  " << role << " " << e.name << ": block " << dims(e.block) << ", grid ";
+  if (e.stream_k) {
+    const codegen::Dim3 t = e.grid(p.m, p.n);
+    os << "split at launch (stream_k: of the " << uint64_t(t.x) * t.y
+       << " tiles, those of whole waves here, the rest on " << e.stream_k_tail << ")";
+  } else {
+    os << dims(e.grid(p.m, p.n));
+  }
+  os << ", dynamic smem " << e.dynamic_smem << " B";
   if (e.align_bytes > 1 || e.ld_multiple > 1)
     os << ", needs " << e.aligned_operands() << " " << e.align_bytes
        << "-byte aligned, leading dimensions multiples of " << e.ld_multiple;
@@ -149,10 +156,15 @@ int run_command(const RunArgs& a) {
       print_summary(std::cout, *c, p);
       runtime::JitResult j = runtime::jit(c->kernel, target.arch_name(), jit_options);
       std::cout << "NVRTC " << target.arch_name() << (j.cache_hit ? " (cache hit)" : "") << ":";
-      for (const auto& [name, f] : j.functions)
-        std::cout << "  " << name << " " << f.registers << " registers, "
-                  << f.spill_store_bytes + f.spill_load_bytes << " B spills, "
+      for (const auto& [name, f] : j.functions) {
+        std::cout << "  " << name << " ";
+        if (f.entry)
+          std::cout << f.registers << " registers, ";
+        else
+          std::cout << "(device function) ";
+        std::cout << f.spill_store_bytes + f.spill_load_bytes << " B spills, "
                   << f.stack_frame_bytes << " B stack";
+      }
       std::cout << "\n// ---- "
                 << (c->kernel.source_file.empty() ? "generated CUDA" : c->kernel.source_file)
                 << " ----\n"
@@ -212,9 +224,10 @@ int run_command(const RunArgs& a) {
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       for (const auto& [name, f] : j.functions)
-        v << "ptxas: " << name << " " << f.registers << " registers, " << f.spill_store_bytes << "+"
-          << f.spill_load_bytes << " B spill stores+loads, " << f.stack_frame_bytes << " B stack, "
-          << f.shared_bytes << " B static smem\n";
+        v << "ptxas: " << name << " "
+          << (f.entry ? std::to_string(f.registers) + " registers, " : "(device function) ")
+          << f.spill_store_bytes << "+" << f.spill_load_bytes << " B spill stores+loads, "
+          << f.stack_frame_bytes << " B stack, " << f.shared_bytes << " B static smem\n";
       if (r.timed)
         v << "timing: schedc median " << r.kernel.median_ms << " ms (min " << r.kernel.min_ms
           << ", max " << r.kernel.max_ms << "); cuBLAS median " << r.cublas.median_ms << " ms (min "

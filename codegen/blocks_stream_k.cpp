@@ -45,9 +45,9 @@ void emit_stream_k_helpers(Emitter& e, const KernelPlan& p) {
   e.comment(format("stream_k %s: the k-tiles of the tiles past sk_whole_tiles (the last, partial",
                    origin_note(s, s.stream_k_at).c_str()));
   e.comment("wave) are numbered tile by tile and cut into sk_units equal ranges: unit u computes");
-  e.comment("k-tiles [stream_k_begin(u), stream_k_begin(u + 1)) of those `total` (compiler/stream_k.h).");
-  e.open_scope(
-      "__device__ __forceinline__ int stream_k_begin(int unit, int total, int units)");
+  e.comment(
+      "k-tiles [stream_k_begin(u), stream_k_begin(u + 1)) of those `total` (compiler/stream_k.h).");
+  e.open_scope("__device__ __forceinline__ int stream_k_begin(int unit, int total, int units)");
   e.line("return int((long long)unit * total / units);");
   e.close_scope();
   e.comment("The unit whose range holds shared k-tile `it`.");
@@ -82,13 +82,16 @@ void emit_stream_k_segment_context(Emitter& e, const KernelPlan& p) {
   (void)p;
   e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
   e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
-  e.line("const int seg_k = min(K, k_last * BK) - k_first * BK;  // from gA's and gB's first k, below");
+  e.line(
+      "const int seg_k = min(K, k_last * BK) - k_first * BK;  // from gA's and gB's first k, "
+      "below");
 }
 
 void emit_stream_k_launch_tail(Emitter& e, const KernelPlan& p) {
   if (p.target.sm < 90) return;
   e.comment("stream_k: the tail entry may start as soon as every block of this grid has started");
-  e.comment("(programmatic dependent launch, sm_90): it computes other tiles, so it waits for none.");
+  e.comment(
+      "(programmatic dependent launch, sm_90): it computes other tiles, so it waits for none.");
   e.line("asm volatile(\"griddepcontrol.launch_dependents;\");");
 }
 
@@ -98,8 +101,8 @@ void emit_stream_k_kernel_body(Emitter& e, const KernelPlan& p) {
                    origin_note(s, s.stream_k_at).c_str()));
   e.comment("before them whole) share their k-tiles, numbered tile by tile, among the sk_units");
   e.comment("blocks of this grid: unit u computes [stream_k_begin(u), stream_k_begin(u + 1)), in");
-  e.comment("segments, one per tile it touches (at most two with the runtime's split: a unit has");
-  e.comment("fewer k-tiles than a tile).");
+  e.comment("segments, one per tile it touches (at most two with the runtime's split: a unit gets");
+  e.comment("at most half a tile's k-tiles).");
   e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
   e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
   e.line("const int shared_k_tiles = (tiles_m * tiles_n - sk_whole_tiles) * k_tiles;");
@@ -112,6 +115,12 @@ void emit_stream_k_kernel_body(Emitter& e, const KernelPlan& p) {
   e.line("it += k_last - k_first;");
   e.line("__syncthreads();  // everyone is done with shared memory before the next segment");
   e.close_scope();
+  if (p.target.sm >= 90) {
+    e.comment("The tail may have started before the main grid ended (launch_dependents there):");
+    e.comment("it ends after it, so what the stream does next (the timing's stop event, the next");
+    e.comment("launch) follows both grids.");
+    e.line("asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");");
+  }
 }
 
 void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
@@ -132,15 +141,17 @@ void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line(
       "const int last_unit = stream_k_unit_of(tile_it + k_tiles - 1, shared_k_tiles, sk_units);");
   e.comment(format("partial sums as %s: element number v * THREADS + tid, coalesced", vt.c_str()));
-  e.line(format("%s* mine = reinterpret_cast<%s*>(stream_k_slot(sk_partials, unit, tile_it, "
-                "shared_k_tiles, sk_units, BM * BN));",
-                vt.c_str(), vt.c_str()));
+  e.line(
+      format("%s* mine = reinterpret_cast<%s*>(stream_k_slot(sk_partials, unit, tile_it, "
+             "shared_k_tiles, sk_units, BM * BN));",
+             vt.c_str(), vt.c_str()));
   e.line("#pragma unroll");
   if (v == 4)
-    e.line(format("for (int v = 0; v < %s; ++v) __stcg(&mine[v * THREADS + tid], make_float4(%s, "
-                  "%s, %s, %s));",
-                  count.c_str(), acc("4 * v").c_str(), acc("4 * v + 1").c_str(),
-                  acc("4 * v + 2").c_str(), acc("4 * v + 3").c_str()));
+    e.line(
+        format("for (int v = 0; v < %s; ++v) __stcg(&mine[v * THREADS + tid], make_float4(%s, "
+               "%s, %s, %s));",
+               count.c_str(), acc("4 * v").c_str(), acc("4 * v + 1").c_str(),
+               acc("4 * v + 2").c_str(), acc("4 * v + 3").c_str()));
   else
     e.line(format("for (int v = 0; v < %s; ++v) __stcg(&mine[v * THREADS + tid], %s);",
                   count.c_str(), acc("v").c_str()));
@@ -160,12 +171,12 @@ void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int v0 = 0; v0 < %s; v0 += %d)", count.c_str(), kSumChunk));
   e.open_scope("for (int u = first_unit; u <= last_unit; ++u)");
-  e.line(format("const %s* part = reinterpret_cast<const %s*>(stream_k_slot(sk_partials, u, "
-                "tile_it, shared_k_tiles, sk_units, BM * BN));",
-                vt.c_str(), vt.c_str()));
+  e.line(
+      format("const %s* part = reinterpret_cast<const %s*>(stream_k_slot(sk_partials, u, "
+             "tile_it, shared_k_tiles, sk_units, BM * BN));",
+             vt.c_str(), vt.c_str()));
   e.line("#pragma unroll");
-  e.open_scope(
-      format("for (int v = v0; v < v0 + %d && v < %s; ++v)", kSumChunk, count.c_str()));
+  e.open_scope(format("for (int v = v0; v < v0 + %d && v < %s; ++v)", kSumChunk, count.c_str()));
   e.line(format("const %s x = __ldcg(&part[v * THREADS + tid]);", vt.c_str()));
   if (v == 4)
     e.line(format("%s += x.x; %s += x.y; %s += x.z; %s += x.w;", acc("4 * v").c_str(),

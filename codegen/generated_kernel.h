@@ -81,7 +81,9 @@ struct KernelEntry {
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
 
-  // One block per C tile (a stream_k entry's grid is its split's, instead).
+  // One block per C tile: 1-D with swizzle_group > 1 or stream_k (whose
+  // launch then takes the split's whole tiles of it, and gives the rest to
+  // the tail), else tiles_n x tiles_m.
   Dim3 grid(int64_t m, int64_t n) const;
 };
 

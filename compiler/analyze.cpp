@@ -456,9 +456,9 @@ class Analyzer {
   void presence_rules() {
     bool has_tile = given("tile") != nullptr;
     if (!has_tile) {
-      for (const char* k : {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A",
-                            "pad B", "swizzle smem", "swizzle block", "double_buffer", "stages",
-                            "stream_k"})
+      for (const char* k :
+           {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A", "pad B",
+            "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "

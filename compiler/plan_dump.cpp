@@ -44,7 +44,10 @@ std::string dump(const KernelPlan& p) {
     << dtype_name(p.dtype) << ", " << p.target.arch_name() << "\n";
   o << "  block: " << p.block_threads << " threads, tile " << p.block_m << "x" << p.block_n << "x"
     << p.block_k << ", smem " << p.smem_bytes << " B, swizzle group " << p.swizzle_group
-    << (p.stream_k_tail ? ", stream_k tail" : p.stream_k ? ", stream_k" : "") << "\n";
+    << (p.stream_k_tail ? ", stream_k tail"
+        : p.stream_k    ? ", stream_k"
+                        : "")
+    << "\n";
   if (p.kind == KernelKind::naive) {
     o << "  naive block " << p.block_x << "x" << p.block_y << "\n";
     return o.str();

@@ -40,7 +40,7 @@ inline constexpr int64_t kStreamKMinUnitKTiles = 4;
 // The split for `tiles` C tiles of `k_tiles` k-tiles each on `slots`
 // concurrent blocks. No split (every tile whole, units 0) when the tiles fill
 // whole waves, when a unit would get more than half a tile's k-tiles (units
-// run them about half as fast as a whole tile's: bench/NOTES.md, session 8),
+// ran them at 45-70% of a whole tile's speed: bench/NOTES.md, session 8),
 // when units would get fewer than kStreamKMinUnitKTiles k-tiles, or when the
 // shared k-tiles do not fit the kernel's 32-bit numbering. So on an H100's
 // 132 slots 256x128 tiles split at 1024^3 (32 tiles, 132 units), not at
@@ -49,6 +49,9 @@ StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots);
 
 // Unit u computes k-tiles [stream_k_begin(u), stream_k_begin(u + 1)) of the
 // `total` shared k-tiles (numbered tile by tile, tile whole_tiles first).
+// The fix-up needs every unit to get at least one k-tile (units <= total):
+// it counts on one arrival from each unit between a tile's first and last.
+// split_stream_k gives each at least kStreamKMinUnitKTiles.
 inline int64_t stream_k_begin(int64_t u, int64_t total, int64_t units) {
   return u * total / units;
 }

@@ -113,19 +113,25 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   const int64_t k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
-  // Slots: the blocks of this entry that run at once on the whole device.
-  // Should the occupancy query fail, one block per SM: the split stays
+  // Slots: the blocks that run at once on the whole device, of the entry or
+  // of its tail, whichever has fewer (the tail may need more registers).
+  // Should an occupancy query fail, one block per SM: the split stays
   // correct (any split is), only its last wave may run unevenly.
-  int per_sm = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, reinterpret_cast<const void*>(handle_for(choice.entry)),
-          int(e.block.x * e.block.y * e.block.z), e.dynamic_smem) != cudaSuccess ||
-      per_sm < 1) {
-    cudaGetLastError();
-    per_sm = 1;
-  }
-  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles,
-                                  int64_t(per_sm) * num_sms_);
+  auto per_sm = [&](void* fn) {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void*>(fn),
+                                                      int(e.block.x * e.block.y * e.block.z),
+                                                      e.dynamic_smem) != cudaSuccess ||
+        n < 1) {
+      cudaGetLastError();
+      n = 1;
+    }
+    return n;
+  };
+  void* fn = handle_for(choice.entry);
+  void* tail = fn == fallback_ ? fallback_tail_ : main_tail_;
+  const int64_t slots = int64_t(std::min(per_sm(fn), per_sm(tail))) * num_sms_;
+  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots);
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -145,10 +151,9 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   }
   const int64_t shared = all - split.whole_tiles;
   if (split.whole_tiles > 0) o << e.name << " on " << split.whole_tiles << " tiles whole, then ";
-  o << e.stream_k_tail << " on the other " << shared << ": " << split.units
-    << " units share their " << shared * k_tiles << " k-tiles (about "
-    << (shared * k_tiles + split.units / 2) / split.units << " each, " << k_tiles
-    << " per tile)";
+  o << e.stream_k_tail << " on the other " << shared << ": " << split.units << " units share their "
+    << shared * k_tiles << " k-tiles (about " << (shared * k_tiles + split.units / 2) / split.units
+    << " each, " << k_tiles << " per tile)";
   return o.str();
 }
 
@@ -185,10 +190,9 @@ void launch_kernel(void* fn, const std::string& name, codegen::Dim3 grid,
   if (err == cudaSuccess) return;
   cudaGetLastError();
   std::ostringstream what;
-  what << "cudaLaunchKernelExC(" << name << ", grid " << grid.x << "x" << grid.y << "x"
-       << grid.z << ", block " << e.block.x << "x"
-       << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem << " bytes dynamic smem"
-       << (early ? ", programmatic dependent launch" : "") << ")";
+  what << "cudaLaunchKernelExC(" << name << ", grid " << grid.x << "x" << grid.y << "x" << grid.z
+       << ", block " << e.block.x << "x" << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem
+       << " bytes dynamic smem" << (early ? ", programmatic dependent launch" : "") << ")";
   cudaFuncAttributes fa{};
   if (cudaFuncGetAttributes(&fa, fn) == cudaSuccess)
     what << " [kernel: " << fa.numRegs << " registers, at most " << fa.maxThreadsPerBlock
@@ -262,9 +266,22 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   int sk_whole_tiles = int(split.whole_tiles), sk_units = int(split.units);
   void* sk_partials = sk_partials_;
   void* sk_counters = sk_counters_;
-  void* sk_params[] = {&m,   &n,     &k,    &a,    &lda,           &b,        &ldb,
-                       &c,   &ldc,   &alpha, &beta, &bias,         &sk_whole_tiles, &sk_units,
-                       &sk_partials, &sk_counters};
+  void* sk_params[] = {&m,
+                       &n,
+                       &k,
+                       &a,
+                       &lda,
+                       &b,
+                       &ldb,
+                       &c,
+                       &ldc,
+                       &alpha,
+                       &beta,
+                       &bias,
+                       &sk_whole_tiles,
+                       &sk_units,
+                       &sk_partials,
+                       &sk_counters};
   void* tail = fn == fallback_ ? fallback_tail_ : main_tail_;
   launch_kernel(tail, e.stream_k_tail, codegen::Dim3{uint32_t(split.units), 1, 1}, e, sk_params,
                 stream, split.whole_tiles > 0 && cc_major_ >= 9);

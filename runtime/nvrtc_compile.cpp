@@ -147,7 +147,10 @@ std::map<std::string, PtxasInfo> parse_ptxas_log(const std::string& log) {
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, entry_re) || std::regex_search(line, m, props_re)) {
+    if (std::regex_search(line, m, entry_re)) {
+      current = m[1];
+      out[current].entry = true;
+    } else if (std::regex_search(line, m, props_re)) {
       current = m[1];
       out[current];
     } else if (!current.empty() && std::regex_search(line, m, frame_re)) {

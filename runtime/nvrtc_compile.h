@@ -19,6 +19,10 @@ struct PtxasInfo {
   int spill_load_bytes = 0;
   int stack_frame_bytes = 0;
   int shared_bytes = 0;  // static shared memory
+  // A kernel; else a device function ptxas compiled on its own (a
+  // __noinline__ one, such as a stream_k tail's segment function), for which
+  // it reports no registers.
+  bool entry = false;
 };
 
 struct CubinResult {

@@ -224,8 +224,9 @@ TEST(Analyze, ExclusionsNameBothPlaces) {
 }
 
 TEST(Analyze, DirectivesThatNeedTile) {
-  for (const char* d : {"thread 2x2", "warp 8x4", "vectorize 2", "transpose A", "pad B 1",
-                        "swizzle smem", "swizzle block 2", "double_buffer", "stages 2"}) {
+  for (const char* d :
+       {"thread 2x2", "warp 8x4", "vectorize 2", "transpose A", "pad B 1", "swizzle smem",
+        "swizzle block 2", "double_buffer", "stages 2", "stream_k"}) {
     Result r = check(std::string(d) + "\n");
     ASSERT_EQ(r.diags.size(), 1u) << d << "\n" << r.printed;
     EXPECT_NE(r.diags[0].message.find("needs 'tile'"), std::string::npos) << r.printed;
@@ -233,6 +234,49 @@ TEST(Analyze, DirectivesThatNeedTile) {
   }
   expect_error("wmma tf32\n", "'wmma' needs 'tile' and 'warp'", 1, 1);
   expect_error("tile 128x128x32\nmma tf32\n", "'mma' needs 'warp WMxWN'", 2, 1);
+}
+
+// `stream_k`: a flag with its place; once; SIMT only (the tensor-core kernels
+// do not take its workspace yet), with a note at the wmma/mma directive.
+TEST(Analyze, StreamK) {
+  Result plain = check(kSgemm);
+  ASSERT_TRUE(plain.schedule) << plain.printed;
+  EXPECT_FALSE(plain.schedule->stream_k);
+  EXPECT_FALSE(plain.schedule->stream_k_at.from_source);
+  EXPECT_EQ(compiler::to_sched_text(*plain.schedule).find("stream_k"), std::string::npos);
+
+  Result r = check(std::string(kSgemm) + "double_buffer; stream_k  # last\n");
+  ASSERT_TRUE(r.schedule) << r.printed;
+  const Schedule& s = *r.schedule;
+  EXPECT_TRUE(s.stream_k);
+  EXPECT_TRUE(s.stream_k_at.from_source);
+  EXPECT_EQ(s.stream_k_at.span.line, 3u);
+  EXPECT_EQ(s.stream_k_at.span.col, 16u);
+  EXPECT_EQ(s.stream_k_at.span.length, 8u);
+  EXPECT_TRUE(s.double_buffer);  // the other directives are untouched
+  EXPECT_NE(compiler::to_sched_text(s).find("\nstream_k\n"), std::string::npos);
+
+  Result dup = check(std::string(kSgemm) + "stream_k\nvectorize 2\nstream_k\n");
+  ASSERT_EQ(dup.diags.size(), 1u) << dup.printed;
+  EXPECT_EQ(dup.diags[0].message, "duplicate 'stream_k'; each directive may be given once");
+  EXPECT_EQ(dup.diags[0].span.line, 5u);
+  ASSERT_EQ(dup.diags[0].notes.size(), 1u);
+  EXPECT_EQ(dup.diags[0].notes[0].span.line, 3u);
+
+  for (const char* mma : {"mma tf32", "wmma tf32"}) {
+    Result tc = check(std::string("tile 128x128x32\nwarp 64x64\n") + mma + "\nstream_k\n");
+    EXPECT_FALSE(tc.schedule) << mma;
+    ASSERT_EQ(tc.diags.size(), 1u) << mma << "\n" << tc.printed;
+    const std::string api = std::string(mma).substr(0, std::string(mma).find(' '));
+    EXPECT_EQ(tc.diags[0].message, "'stream_k' is not implemented with '" + api +
+                                       "' yet: only the SIMT (f32 FMA) kernels split their k "
+                                       "loop");
+    EXPECT_EQ(tc.diags[0].span.line, 4u);
+    EXPECT_EQ(tc.diags[0].span.col, 1u);
+    ASSERT_EQ(tc.diags[0].notes.size(), 1u);
+    EXPECT_EQ(tc.diags[0].notes[0].span.line, 3u);
+    EXPECT_EQ(tc.diags[0].notes[0].message, "'" + api + "' given here");
+  }
 }
 
 TEST(Analyze, TypesAndTargets) {
@@ -427,6 +471,7 @@ TEST(Analyze, CanonicalTextRoundTrips) {
       "smem\n",
       "tile 128x128x32\nwarp 64x32\nwmma tf32\nstages 2\nvectorize 4\n",
       "tile 128x128x32\nwarp 64x64\nmma tf32 m16n8k4 truncate\nstages 3\nswizzle smem\n",
+      "tile 64x64x8\nthread 4x4\nstream_k\nswizzle block 2\nstages 2\n",
   };
   namespace fs = std::filesystem;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(SCHEDC_SOURCE_DIR) / "examples"))

@@ -165,10 +165,40 @@ TEST(Parse, ClosestSpelling) {
   EXPECT_EQ(closest_spelling("vectorise", kws), "vectorize");
   EXPECT_EQ(closest_spelling("stage", kws), "stages");
   EXPECT_EQ(closest_spelling("doublebuffer", kws), "double_buffer");
+  EXPECT_EQ(closest_spelling("streamk", kws), "stream_k");
+  EXPECT_EQ(closest_spelling("stream", kws), "stream_k");  // `stream-k` stops at the hyphen
   EXPECT_EQ(closest_spelling("frobnicate", kws), "");
   // One letter is not a misspelling of another: no suggestion for 'C'.
   EXPECT_EQ(closest_spelling("C", {"A", "B"}), "");
   EXPECT_EQ(closest_spelling("a", {"A", "B"}), "A");
+}
+
+// `stream_k` is a bare keyword: no arguments, its span the word.
+TEST(Parse, StreamKIsABareKeyword) {
+  Parsed p = parse_text("tile 64x64x8; stream_k\n  stream_k # again\n");
+  ASSERT_TRUE(p.ast) << p.errors;
+  ASSERT_EQ(p.ast->directives.size(), 3u);
+  const Directive& d = p.ast->directives[1];
+  EXPECT_EQ(d.keyword, "stream_k");
+  EXPECT_TRUE(d.args.empty());
+  EXPECT_EQ(d.keyword_span.line, 1u);
+  EXPECT_EQ(d.keyword_span.col, 15u);
+  EXPECT_EQ(d.keyword_span.length, 8u);
+  EXPECT_EQ(d.span.length, 8u);
+  EXPECT_EQ(p.ast->directives[2].keyword_span.line, 2u);
+  EXPECT_EQ(p.ast->directives[2].keyword_span.col, 3u);
+
+  Parsed arg = parse_text("stream_k 4\n");
+  EXPECT_FALSE(arg.ast);
+  ASSERT_EQ(arg.diags.size(), 1u) << arg.errors;
+  EXPECT_EQ(arg.diags[0].message.rfind("expected ';' or the end of the line", 0), 0u)
+      << arg.diags[0].message;
+  EXPECT_EQ(arg.diags[0].span.col, 10u);
+
+  Parsed typo = parse_text("streamk\n");
+  EXPECT_FALSE(typo.ast);
+  ASSERT_EQ(typo.diags.size(), 1u) << typo.errors;
+  EXPECT_EQ(typo.diags[0].message, "unknown directive 'streamk'; did you mean 'stream_k'?");
 }
 
 TEST(Parse, MalformedDirectiveFailsAtItsPlace) {
