@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "compiler/lower.h"
+
 namespace schedc::codegen {
 
 using compiler::DType;
@@ -228,7 +230,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   k.swizzle_group = uint32_t(p.swizzle_group);
   k.stream_k = p.stream_k;
   k.tile_k = uint32_t(p.block_k);
-  if (p.stream_k) k.stream_k_tail = p.name + "_stream_k";
+  if (p.stream_k) k.stream_k_tail = compiler::stream_k_tail_name(p.name);
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);

@@ -34,6 +34,9 @@ std::string stream_k_params();
 // Module-level helpers: stream_k_begin, stream_k_unit_of, stream_k_slot.
 void emit_stream_k_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
+// The tail's segment function: `<tail name>_segment`.
+std::string stream_k_segment_name(const compiler::KernelPlan& tail);
+
 // Opens `__device__ __noinline__ void NAME_segment(<ABI>, <stream_k>, int tile,
 // int k_first, int k_last)`.
 void emit_stream_k_segment_open(Emitter& e, const compiler::KernelPlan& plan);

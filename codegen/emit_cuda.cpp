@@ -44,7 +44,7 @@ void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   e.open_scope("if (write_c)");
   emit_store_c(e, p);
   e.close_scope();
-  e.close_scope(p.name + "_segment");
+  e.close_scope(stream_k_segment_name(p));
   e.line();
   emit_kernel_open(e, p, p.name, stream_k_params());
   emit_tile_constants(e, p);

@@ -62,7 +62,7 @@ KernelPlan lower_stream_k_tail(const KernelPlan& plan) {
   // whole tiles ran 6-7% slower on an H100 (bench/NOTES.md, session 8).
   KernelPlan p = plan;
   p.stream_k_tail = true;
-  p.name = plan.name + "_stream_k";
+  p.name = stream_k_tail_name(plan.name);
   verify(p);
   return p;
 }

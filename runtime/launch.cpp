@@ -65,7 +65,7 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
 }
 
 Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& cubin, int device)
-    : kernel_(kernel), device_(device) {
+    : kernel_(kernel) {
   check_cuda(cudaDeviceGetAttribute(&num_sms_, cudaDevAttrMultiProcessorCount, device),
              "cudaDeviceGetAttribute(MultiProcessorCount)");
   cudaLibrary_t lib = nullptr;
@@ -102,6 +102,28 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
   }
 }
 
+namespace {
+
+// k-tiles of one C tile: the k loop's trip count.
+int64_t k_tiles_of(const codegen::KernelEntry& e, const compiler::Problem& p) {
+  return (p.k + e.tile_k - 1) / e.tile_k;
+}
+
+// Makes `buf` hold at least `need` bytes (its contents lost when it grows);
+// with `zero`, a new buffer starts zeroed.
+void grow_device_buffer(void*& buf, size_t& have, size_t need, bool zero, const char* what) {
+  if (need <= have) return;
+  if (buf) cudaFree(buf);
+  buf = nullptr;
+  have = 0;
+  check_cuda(cudaMalloc(&buf, need), (std::string("cudaMalloc (") + what + ")").c_str());
+  if (zero)
+    check_cuda(cudaMemset(buf, 0, need), (std::string("cudaMemset (") + what + ")").c_str());
+  have = need;
+}
+
+}  // namespace
+
 Module::~Module() {
   if (sk_partials_) cudaFree(sk_partials_);
   if (sk_counters_) cudaFree(sk_counters_);
@@ -112,7 +134,7 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
                                               const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
-  const int64_t k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
+  const int64_t k_tiles = k_tiles_of(e, p);
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
   // Should an occupancy query fail, one block per SM: the split stays
@@ -129,8 +151,7 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
     return n;
   };
   void* fn = handle_for(choice.entry);
-  void* tail = fn == fallback_ ? fallback_tail_ : main_tail_;
-  const int64_t slots = int64_t(std::min(per_sm(fn), per_sm(tail))) * num_sms_;
+  const int64_t slots = int64_t(std::min(per_sm(fn), per_sm(tail_for(fn)))) * num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots);
 }
 
@@ -143,7 +164,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     return o.str();
   }
   const compiler::StreamKSplit split = stream_k_split(choice, p);
-  const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = (p.k + e.tile_k - 1) / e.tile_k;
+  const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = k_tiles_of(e, p);
   o << "stream_k on " << num_sms_ << " SMs: ";
   if (!split.splits()) {
     o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
@@ -164,6 +185,10 @@ void* Module::handle_for(const codegen::KernelEntry* entry) const {
   if (entry && entry->name == kernel_.main.name) return main_;
   if (entry && fallback_ && entry->name == kernel_.fallback.name) return fallback_;
   throw Error(Error::Kind::cuda, "internal error: launch of an entry this module does not hold");
+}
+
+void* Module::tail_for(void* entry_handle) const {
+  return entry_handle == fallback_ ? fallback_tail_ : main_tail_;
 }
 
 namespace {
@@ -210,21 +235,8 @@ void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e, const comp
   const int64_t shared_tiles = int64_t(tiles.x) * tiles.y - split.whole_tiles;
   const size_t partials = size_t(2 * split.units) * e.tile_m * e.tile_n * sizeof(float);
   const size_t counters = size_t(std::max<int64_t>(shared_tiles, 1)) * sizeof(int);
-  if (partials > sk_partials_bytes_) {
-    if (sk_partials_) cudaFree(sk_partials_);
-    sk_partials_ = nullptr;
-    sk_partials_bytes_ = 0;
-    check_cuda(cudaMalloc(&sk_partials_, partials), "cudaMalloc (stream_k partial sums)");
-    sk_partials_bytes_ = partials;
-  }
-  if (counters > sk_counters_bytes_) {
-    if (sk_counters_) cudaFree(sk_counters_);
-    sk_counters_ = nullptr;
-    sk_counters_bytes_ = 0;
-    check_cuda(cudaMalloc(&sk_counters_, counters), "cudaMalloc (stream_k tile counters)");
-    check_cuda(cudaMemset(sk_counters_, 0, counters), "cudaMemset (stream_k tile counters)");
-    sk_counters_bytes_ = counters;
-  }
+  grow_device_buffer(sk_partials_, sk_partials_bytes_, partials, false, "stream_k partial sums");
+  grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
 
 void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
@@ -232,8 +244,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const codegen::KernelEntry& e = *choice.entry;
   void* fn = handle_for(choice.entry);
   const codegen::Dim3 g = e.grid(p.m, p.n);
-  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0 ||
-      (e.stream_k && uint64_t(g.x) * g.y > 2147483647u))
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
                                        std::to_string(g.z) + " for " + e.name +
                                        " is outside CUDA's limits");
@@ -282,9 +293,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                        &sk_units,
                        &sk_partials,
                        &sk_counters};
-  void* tail = fn == fallback_ ? fallback_tail_ : main_tail_;
-  launch_kernel(tail, e.stream_k_tail, codegen::Dim3{uint32_t(split.units), 1, 1}, e, sk_params,
-                stream, split.whole_tiles > 0 && cc_major_ >= 9);
+  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units), 1, 1}, e,
+                sk_params, stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 
 }  // namespace schedc::runtime

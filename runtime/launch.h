@@ -56,18 +56,19 @@ class Module {
   void launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
               void* stream) const;
 
-  // How `choice` would be launched for `p`: the grid and, for a stream_k
-  // entry, its split ("" for the others' one block per tile).
+  // How `choice` would be launched for `p`: its grid, or for a stream_k
+  // entry the split on this device.
   std::string launch_note(const EntryChoice& choice, const compiler::Problem& p) const;
 
  private:
   void* handle_for(const codegen::KernelEntry* entry) const;
+  // The stream_k tail of the entry whose handle is `entry_handle`.
+  void* tail_for(void* entry_handle) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
   void ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::Problem& p,
                                  const compiler::StreamKSplit& split) const;
   codegen::GeneratedKernel kernel_;
-  int device_ = 0;
   int num_sms_ = 0;
   int cc_major_ = 0;
   void* library_ = nullptr;  // cudaLibrary_t
