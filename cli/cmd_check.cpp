@@ -142,9 +142,9 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
 // is chosen and where to see it.
 void print_stream_k(std::ostream& o, const compiler::Schedule& s) {
   if (!s.stream_k) return;
-  o << "#   stream_k:          a second kernel (<name>_stream_k) shares the k-tiles of a last\n"
-    << "#                      wave that fills at most half the SM slots; the split is chosen\n"
-    << "#                      at launch (schedc run --verbose prints it)\n";
+  o << "#   stream_k:          a second kernel (<name>_stream_k) cuts the tiles of a partial\n"
+    << "#                      last wave along k, a block per slice; the split is chosen at\n"
+    << "#                      launch (schedc run --verbose prints it)\n";
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ int run_emit(const EmitOptions& o) {
           std::to_string(g.y) + "), (" + std::to_string(k.block.x) + ", " +
           std::to_string(k.block.y) + "), " + std::to_string(k.dynamic_smem) + ">>>" +
           (k.stream_k ? " at most: stream_k splits at launch, " + k.stream_k_tail +
-                            " computes the tiles of a small last wave"
+                            " computes the tiles of a partial last wave, cut along k"
                       : "") +
           "\n";
   if (c->kernel.has_fallback())

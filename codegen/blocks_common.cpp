@@ -186,7 +186,7 @@ void emit_tile_constants(Emitter& e, const KernelPlan& p) {
 void emit_block_index(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   // stream_k: a 1-D grid (the launch's split sets how many tiles the main
-  // entry computes); the tail entry's tile is its segment's (`tile`), with
+  // entry computes); the tail entry's tile is its slice's (`tile`), with
   // tiles_m and tiles_n in scope already.
   const std::string index = p.stream_k_tail ? "tile" : "blockIdx.x";
   const bool tiles_known = p.stream_k_tail;

@@ -58,7 +58,7 @@ void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);
 // Defines `const int tile_m0, tile_n0`: the first C row and column of this
 // block's tile. Row-major 2-D grid (x along N), or with swizzle_group > 1 the
 // grouped rasterization of a 1-D grid (codegen/generated_kernel.h's rule).
-// Requires BM and BN in scope; with stream_k, `tile` (the segment's tile in
+// Requires BM and BN in scope; with stream_k's tail, `tile` (the slice's tile in
 // 1-D grid order), tiles_m and tiles_n too.
 void emit_block_index(Emitter& e, const compiler::KernelPlan& plan);
 

@@ -18,8 +18,8 @@ namespace {
 
 const char* kComp[4] = {"x", "y", "z", "w"};
 
-// The k extent the copies are bounded by: K, or with stream_k the segment's
-// (its k-tiles counted from gA and gB, which start at the segment's first k).
+// The k extent the copies are bounded by: K, or with stream_k the slice's
+// (its k-tiles counted from gA and gB, which start at the slice's first k).
 const char* k_bound(const KernelPlan& p) {
   return p.stream_k_tail ? "seg_k" : "K";
 }
@@ -95,7 +95,7 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
         "const bool %s_vector_ok = ld%s %% %d == 0 && reinterpret_cast<size_t>(%s) %% %d == 0;",
         x.c_str(), x.c_str(), c.vec, X.c_str(), 4 * c.vec));
   }
-  // The thread's first element at k = 0 (stream_k: at the segment's first k);
+  // The thread's first element at k = 0 (stream_k: at the slice's first k);
   // loads add k0 (A) or k0 rows (B).
   const bool rows = c.row_steps();
   const std::string k_start = p.stream_k_tail ? " + k_first * BK" : "";

@@ -15,8 +15,8 @@ int partial_vec(const KernelPlan& p) {
   return (p.threads.tm * p.threads.tn) % 4 == 0 ? 4 : 1;
 }
 
-// Partial-sum loads in flight per unit while a tile's sums are added up: all
-// of them at once would need as many registers again as rC.
+// Partial-sum loads in flight per slice while a tile's sums are added up:
+// all of them at once would need as many registers again as rC.
 constexpr int kSumChunk = 8;
 
 // rC's element number `e` (an expression) of the flattened register tile.
@@ -24,64 +24,42 @@ std::string acc(const std::string& e) {
   return "rC[(" + e + ") / TN][(" + e + ") % TN]";
 }
 
-std::string segment_args() {
-  return "M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias, sk_whole_tiles, sk_units, "
-         "sk_partials, sk_counters, tile, k_first, k_last";
-}
-
-std::string segment_params(const KernelPlan& p) {
-  return abi_params(p) + ", " + stream_k_params() + ", int tile, int k_first, int k_last";
-}
-
 }  // namespace
 
 std::string stream_k_params() {
-  return "int sk_whole_tiles, int sk_units, float* __restrict__ sk_partials, int* __restrict__ "
-         "sk_counters";
+  return "int sk_whole_tiles, int sk_slices, int sk_lead_k_tiles, float* __restrict__ "
+         "sk_partials, int* __restrict__ sk_counters";
 }
 
 void emit_stream_k_helpers(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
-  e.comment(format("stream_k %s: the k-tiles of the tiles past sk_whole_tiles (the last, partial",
+  e.comment(format("stream_k %s: each tile past sk_whole_tiles (the last, partial wave) is cut",
                    origin_note(s, s.stream_k_at).c_str()));
-  e.comment("wave) are numbered tile by tile and cut into sk_units equal ranges: unit u computes");
-  e.comment(
-      "k-tiles [stream_k_begin(u), stream_k_begin(u + 1)) of those `total` (compiler/stream_k.h).");
-  e.open_scope("__device__ __forceinline__ int stream_k_begin(int unit, int total, int units)");
-  e.line("return int((long long)unit * total / units);");
-  e.close_scope();
-  e.comment("The unit whose range holds shared k-tile `it`.");
-  e.open_scope("__device__ __forceinline__ int stream_k_unit_of(int it, int total, int units)");
-  e.line("return int((((long long)it + 1) * units - 1) / total);");
-  e.close_scope();
-  e.comment("Where unit u publishes its partial sums of the tile whose first shared k-tile is");
-  e.comment("tile_it: slot 2u when the unit starts inside that tile, else 2u + 1 (the unit's last");
-  e.comment("tile). A unit shares at most those two tiles; those between them it computes whole.");
+  e.comment("along k into sk_slices slices: slice 0 (the lead) is its first sk_lead_k_tiles");
+  e.comment("k-tiles, the other slices share the rest equally (compiler/stream_k.h).");
   e.open_scope(
-      "__device__ __forceinline__ float* stream_k_slot(float* partials, int unit, int tile_it, "
-      "int total, int units, int tile_elems)");
-  e.line("const int slot = 2 * unit + (stream_k_begin(unit, total, units) < tile_it ? 1 : 0);");
-  e.line("return partials + (size_t)slot * tile_elems;");
+      "__device__ __forceinline__ int stream_k_slice_begin(int slice, int k_tiles, int lead, int "
+      "slices)");
+  e.line("if (slice == 0) return 0;");
+  e.line("return lead + int((long long)(slice - 1) * (k_tiles - lead) / (slices - 1));");
   e.close_scope();
   e.line();
 }
 
-std::string stream_k_segment_name(const KernelPlan& p) {
-  return p.name + "_segment";
-}
-
-void emit_stream_k_segment_open(Emitter& e, const KernelPlan& p) {
-  e.comment("stream_k: one segment of a unit's work, k-tiles [k_first, k_last) of C tile `tile`.");
-  e.comment("A function of its own (not inlined): inlined into the units' loop below, ptxas");
-  e.comment("compiled sgemm_best's k loop 37 instructions longer.");
-  e.open_scope("__device__ __noinline__ void " + stream_k_segment_name(p) + "(" +
-               segment_params(p) + ")");
-}
-
-void emit_stream_k_segment_context(Emitter& e, const KernelPlan& p) {
-  (void)p;
+void emit_stream_k_slice(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.comment(format("stream_k %s: one slice of one tile past sk_whole_tiles (the main entry",
+                   origin_note(s, s.stream_k_at).c_str()));
+  e.comment("computed those before them whole). Blocks go slice by slice, all leads first:");
+  e.comment("the longest start first, and blocks side by side read A and B at the same k.");
   e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
   e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
+  e.line("const int shared_tiles = tiles_m * tiles_n - sk_whole_tiles;");
+  e.line("const int slice = blockIdx.x / shared_tiles, shared_tile = blockIdx.x % shared_tiles;");
+  e.line("const int tile = sk_whole_tiles + shared_tile;");
+  e.line("const int k_first = stream_k_slice_begin(slice, k_tiles, sk_lead_k_tiles, sk_slices);");
+  e.line(
+      "const int k_last = stream_k_slice_begin(slice + 1, k_tiles, sk_lead_k_tiles, sk_slices);");
   e.line(
       "const int seg_k = min(K, k_last * BK) - k_first * BK;  // from gA's and gB's first k, "
       "below");
@@ -95,56 +73,28 @@ void emit_stream_k_launch_tail(Emitter& e, const KernelPlan& p) {
   e.line("asm volatile(\"griddepcontrol.launch_dependents;\");");
 }
 
-void emit_stream_k_kernel_body(Emitter& e, const KernelPlan& p) {
-  const Schedule& s = p.schedule;
-  e.comment(format("stream_k %s: the tiles past sk_whole_tiles (the main entry computed those",
-                   origin_note(s, s.stream_k_at).c_str()));
-  e.comment("before them whole) share their k-tiles, numbered tile by tile, among the sk_units");
-  e.comment("blocks of this grid: unit u computes [stream_k_begin(u), stream_k_begin(u + 1)), in");
-  e.comment("segments, one per tile it touches (at most two with the runtime's split: a unit gets");
-  e.comment("at most half a tile's k-tiles).");
-  e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
-  e.line("const int k_tiles = (K + BK - 1) / BK;  // per tile");
-  e.line("const int shared_k_tiles = (tiles_m * tiles_n - sk_whole_tiles) * k_tiles;");
-  e.line("const int unit = blockIdx.x;");
-  e.line("const int it_end = stream_k_begin(unit + 1, shared_k_tiles, sk_units);");
-  e.open_scope("for (int it = stream_k_begin(unit, shared_k_tiles, sk_units); it < it_end;)");
-  e.line("const int tile = sk_whole_tiles + it / k_tiles, k_first = it % k_tiles;");
-  e.line("const int k_last = min(k_tiles, k_first + (it_end - it));");
-  e.line(stream_k_segment_name(p) + "(" + segment_args() + ");");
-  e.line("it += k_last - k_first;");
-  e.line("__syncthreads();  // everyone is done with shared memory before the next segment");
-  e.close_scope();
+void emit_stream_k_tail_end(Emitter& e, const KernelPlan& p) {
   if (p.target.sm >= 90) {
     e.comment("The tail may have started before the main grid ended (launch_dependents there):");
     e.comment("it ends after it, so what the stream does next (the timing's stop event, the next");
     e.comment("launch) follows both grids.");
     e.line("asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");");
   }
+  e.close_scope(p.name);
 }
 
 void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   const int v = partial_vec(p);
   const std::string vt = v == 4 ? "float4" : "float";
   const std::string count = v == 4 ? "TM * TN / 4" : "TM * TN";
-  e.comment("stream_k: a segment that is part of a tile publishes its partial sums and counts");
-  e.comment("its arrival; the last of the tile's units to arrive adds them all up in unit order");
-  e.comment("(the same sum whoever arrives last), resets the count and writes C. Nobody waits.");
+  e.comment("stream_k: every slice publishes its partial sums in its own slot (its block's");
+  e.comment("number) and counts its arrival; the last of the tile's slices to arrive adds them");
+  e.comment("up in slice order (the same sum whoever arrives last), resets the count and writes");
+  e.comment("C. Nobody waits.");
   e.line("__shared__ int sk_arrival;  // this block's place among the tile's arrivals");
-  e.line("bool write_c = true;");
-  e.open_scope("if (k_last - k_first < k_tiles)");
-  e.line("const int shared_k_tiles = (tiles_m * tiles_n - sk_whole_tiles) * k_tiles;");
-  e.line("const int unit = blockIdx.x;");
-  e.line("const int shared_tile = tile - sk_whole_tiles;");
-  e.line("const int tile_it = shared_tile * k_tiles;  // the tile's first shared k-tile");
-  e.line("const int first_unit = stream_k_unit_of(tile_it, shared_k_tiles, sk_units);");
-  e.line(
-      "const int last_unit = stream_k_unit_of(tile_it + k_tiles - 1, shared_k_tiles, sk_units);");
   e.comment(format("partial sums as %s: element number v * THREADS + tid, coalesced", vt.c_str()));
-  e.line(
-      format("%s* mine = reinterpret_cast<%s*>(stream_k_slot(sk_partials, unit, tile_it, "
-             "shared_k_tiles, sk_units, BM * BN));",
-             vt.c_str(), vt.c_str()));
+  e.line(format("%s* mine = reinterpret_cast<%s*>(sk_partials + (size_t)blockIdx.x * (BM * BN));",
+                vt.c_str(), vt.c_str()));
   e.line("#pragma unroll");
   if (v == 4)
     e.line(
@@ -159,21 +109,21 @@ void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("__syncthreads();");
   e.line("if (tid == 0) sk_arrival = atomicAdd(&sk_counters[shared_tile], 1);");
   e.line("__syncthreads();");
-  e.line("write_c = sk_arrival == last_unit - first_unit;  // the last to arrive");
+  e.line("const bool write_c = sk_arrival == sk_slices - 1;  // the last to arrive");
   e.open_scope("if (write_c)");
-  e.line("__threadfence();  // the other units' partial sums are visible");
+  e.line("__threadfence();  // the other slices' partial sums are visible");
   e.line("#pragma unroll");
   e.line("for (int i = 0; i < TM; ++i)");
   e.line("  #pragma unroll");
   e.line("  for (int j = 0; j < TN; ++j) rC[i][j] = 0.0f;");
-  e.comment(format("%d %s loads in flight per unit, not all %s: registers", kSumChunk, vt.c_str(),
+  e.comment(format("%d %s loads in flight per slice, not all %s: registers", kSumChunk, vt.c_str(),
                    count.c_str()));
   e.line("#pragma unroll");
   e.open_scope(format("for (int v0 = 0; v0 < %s; v0 += %d)", count.c_str(), kSumChunk));
-  e.open_scope("for (int u = first_unit; u <= last_unit; ++u)");
+  e.open_scope("for (int q = 0; q < sk_slices; ++q)");
   e.line(
-      format("const %s* part = reinterpret_cast<const %s*>(stream_k_slot(sk_partials, u, "
-             "tile_it, shared_k_tiles, sk_units, BM * BN));",
+      format("const %s* part = reinterpret_cast<const %s*>(sk_partials + (size_t)(q * "
+             "shared_tiles + shared_tile) * (BM * BN));",
              vt.c_str(), vt.c_str()));
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = v0; v < v0 + %d && v < %s; ++v)", kSumChunk, count.c_str()));
@@ -187,7 +137,6 @@ void emit_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.close_scope();
   e.line("if (tid == 0) sk_counters[shared_tile] = 0;  // all arrived: zero for the next launch");
-  e.close_scope();
   e.close_scope();
 }
 

@@ -27,15 +27,15 @@ void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
   e.close_scope(p.name);
 }
 
-// The stream_k tail of `p`'s entry: its segment function and its kernel.
+// The stream_k tail of `main`'s entry: one slice of one shared tile per block.
 void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   const KernelPlan p = compiler::lower_stream_k_tail(main);
-  emit_stream_k_segment_open(e, p);
+  emit_kernel_open(e, p, p.name, stream_k_params());
   emit_tile_constants(e, p);
   emit_thread_map(e, p);
-  emit_smem_decls(e, p);
-  emit_stream_k_segment_context(e, p);
+  emit_stream_k_slice(e, p);
   emit_block_index(e, p);
+  emit_smem_decls(e, p);
   emit_copy_setup(e, p);
   e.line();
   emit_main_loop(e, p);
@@ -44,12 +44,7 @@ void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   e.open_scope("if (write_c)");
   emit_store_c(e, p);
   e.close_scope();
-  e.close_scope(stream_k_segment_name(p));
-  e.line();
-  emit_kernel_open(e, p, p.name, stream_k_params());
-  emit_tile_constants(e, p);
-  emit_stream_k_kernel_body(e, p);
-  e.close_scope(p.name);
+  emit_stream_k_tail_end(e, p);
 }
 
 void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {

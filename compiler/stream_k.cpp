@@ -6,19 +6,39 @@
 
 namespace schedc::compiler {
 
-StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots) {
-  StreamKSplit whole{std::max<int64_t>(tiles, 0), 0};
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+}  // namespace
+
+StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices) {
+  const StreamKSplit whole{std::max<int64_t>(tiles, 0), 0, 0, 0};
   if (tiles <= 0 || k_tiles <= 0 || slots <= 0) return whole;
   const int64_t rest = tiles % slots;  // tiles of the partial wave
   if (rest == 0) return whole;
-  const int64_t shared = rest * k_tiles;
-  if (shared > INT32_MAX) return whole;
-  const int64_t units = std::min(slots, shared / kStreamKMinUnitKTiles);
-  // A unit's k-tiles ran at 45-70% of the speed of a whole tile's on an H100
-  // (they read A and B at other k than the blocks beside them, so they miss
-  // in L2): split only when a unit gets at most half a tile's k-tiles.
-  if (2 * rest > units) return whole;
-  return StreamKSplit{tiles - rest, units};
+  const int64_t free_slots = slots - rest;  // what the leads leave to the trails
+  const int64_t c = kStreamKSliceCostKTiles;
+  StreamKSplit best = whole;
+  int64_t best_cost = k_tiles;  // the last wave's whole tiles
+  for (int64_t p = 2; max_slices == 0 || p <= max_slices; ++p) {
+    const int64_t trails = rest * (p - 1);
+    if (rest * p > INT32_MAX) break;  // the tail's grid and block numbers are 32-bit
+    const int64_t rounds = ceil_div(trails, free_slots);
+    // lead + c = rounds * ((k_tiles - lead) / (p - 1) + c), solved for lead.
+    const int64_t lead = ceil_div(rounds * k_tiles + (rounds - 1) * (p - 1) * c, p - 1 + rounds);
+    // More slices only shorten them: stop at the first that is too short.
+    if (lead < kStreamKMinSliceKTiles || (k_tiles - lead) / (p - 1) < kStreamKMinSliceKTiles) break;
+    const int64_t trail = ceil_div(k_tiles - lead, p - 1);
+    const int64_t cost = std::max(lead + c, rounds * (trail + c));
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = StreamKSplit{tiles - rest, rest, p, lead};
+    }
+  }
+  return best;
 }
 
 }  // namespace schedc::compiler

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 
 #include "runtime/error.h"
@@ -124,6 +125,21 @@ void grow_device_buffer(void*& buf, size_t& have, size_t need, bool zero, const 
 
 }  // namespace
 
+namespace {
+
+// SCHEDC_STREAM_K_MAX_SLICES=N caps the slices a stream_k split cuts a tile
+// into (docs/runtime.md): for measuring the policy's choices. Unset, empty or
+// not a positive number: no cap.
+int64_t stream_k_max_slices() {
+  const char* v = std::getenv("SCHEDC_STREAM_K_MAX_SLICES");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  return (*end == '\0' && n > 0) ? int64_t(n) : 0;
+}
+
+}  // namespace
+
 Module::~Module() {
   if (sk_partials_) cudaFree(sk_partials_);
   if (sk_counters_) cudaFree(sk_counters_);
@@ -152,7 +168,8 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   };
   void* fn = handle_for(choice.entry);
   const int64_t slots = int64_t(std::min(per_sm(fn), per_sm(tail_for(fn)))) * num_sms_;
-  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots);
+  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots,
+                                  stream_k_max_slices());
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -170,11 +187,12 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
     return o.str();
   }
-  const int64_t shared = all - split.whole_tiles;
   if (split.whole_tiles > 0) o << e.name << " on " << split.whole_tiles << " tiles whole, then ";
-  o << e.stream_k_tail << " on the other " << shared << ": " << split.units << " units share their "
-    << shared * k_tiles << " k-tiles (about " << (shared * k_tiles + split.units / 2) / split.units
-    << " each, " << k_tiles << " per tile)";
+  const int64_t trail = k_tiles - split.lead_k_tiles;
+  o << e.stream_k_tail << " on the other " << split.shared_tiles << " (" << k_tiles
+    << " k-tiles each), cut in " << split.slices << " slices: " << split.units()
+    << " blocks, a lead of " << split.lead_k_tiles << " k-tiles and " << split.slices - 1
+    << " of about " << (trail + (split.slices - 1) / 2) / (split.slices - 1) << " per tile";
   return o.str();
 }
 
@@ -229,12 +247,10 @@ void launch_kernel(void* fn, const std::string& name, codegen::Dim3 grid,
 
 }  // namespace
 
-void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::Problem& p,
+void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
                                        const compiler::StreamKSplit& split) const {
-  const codegen::Dim3 tiles = e.grid(p.m, p.n);
-  const int64_t shared_tiles = int64_t(tiles.x) * tiles.y - split.whole_tiles;
-  const size_t partials = size_t(2 * split.units) * e.tile_m * e.tile_n * sizeof(float);
-  const size_t counters = size_t(std::max<int64_t>(shared_tiles, 1)) * sizeof(int);
+  const size_t partials = size_t(split.units()) * e.tile_m * e.tile_n * sizeof(float);
+  const size_t counters = size_t(std::max<int64_t>(split.shared_tiles, 1)) * sizeof(int);
   grow_device_buffer(sk_partials_, sk_partials_bytes_, partials, false, "stream_k partial sums");
   grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
@@ -273,8 +289,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     launch_kernel(fn, e.name, codegen::Dim3{uint32_t(split.whole_tiles), 1, 1}, e, params, stream,
                   false);
   if (!split.splits()) return;
-  ensure_stream_k_workspace(e, p, split);
-  int sk_whole_tiles = int(split.whole_tiles), sk_units = int(split.units);
+  ensure_stream_k_workspace(e, split);
+  int sk_whole_tiles = int(split.whole_tiles), sk_slices = int(split.slices),
+      sk_lead_k_tiles = int(split.lead_k_tiles);
   void* sk_partials = sk_partials_;
   void* sk_counters = sk_counters_;
   void* sk_params[] = {&m,
@@ -290,10 +307,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                        &beta,
                        &bias,
                        &sk_whole_tiles,
-                       &sk_units,
+                       &sk_slices,
+                       &sk_lead_k_tiles,
                        &sk_partials,
                        &sk_counters};
-  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units), 1, 1}, e,
+  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units()), 1, 1}, e,
                 sk_params, stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 

@@ -66,7 +66,7 @@ class Module {
   void* tail_for(void* entry_handle) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
-  void ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::Problem& p,
+  void ensure_stream_k_workspace(const codegen::KernelEntry& e,
                                  const compiler::StreamKSplit& split) const;
   codegen::GeneratedKernel kernel_;
   int num_sms_ = 0;

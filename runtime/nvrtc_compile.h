@@ -20,7 +20,7 @@ struct PtxasInfo {
   int stack_frame_bytes = 0;
   int shared_bytes = 0;  // static shared memory
   // A kernel; else a device function ptxas compiled on its own (a
-  // __noinline__ one, such as a stream_k tail's segment function), for which
+  // __noinline__ one), for which
   // it reports no registers.
   bool entry = false;
 };

@@ -1,7 +1,7 @@
 // `stream_k` (compiler/stream_k.h): the launch-time split policy on
-// hand-worked cases, and a walk of the k-tile formulas exactly as the
-// generated kernels evaluate them (codegen/blocks_stream_k.cpp): the main
-// entry's whole tiles, the tail's units and their segments, the workspace
+// hand-worked cases, and a walk of the k-tile formula exactly as the
+// generated kernels evaluate it (codegen/blocks_stream_k.cpp): the main
+// entry's whole tiles, the tail's blocks and their slices, the workspace
 // slots and the arrival counters of the shared tiles. Then what the module
 // holds: a main entry and a tail per entry, named as the runtime looks them up.
 #include "compiler/stream_k.h"
@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -21,69 +20,57 @@
 
 using namespace schedc;
 using compiler::split_stream_k;
-using compiler::stream_k_begin;
-using compiler::stream_k_slot;
-using compiler::stream_k_unit_of;
+using compiler::stream_k_slice_begin;
 using compiler::StreamKSplit;
 
 namespace {
 
 struct PolicyCase {
   const char* what;
-  int64_t tiles, k_tiles, slots;
-  int64_t whole, units;  // expected, worked out by hand from split_stream_k's rules
-};
-
-// One segment of a unit: k-tiles [k_first, k_last) of `tile`.
-struct Segment {
-  int64_t unit, tile, k_first, k_last;
+  int64_t tiles, k_tiles, slots, max_slices;
+  StreamKSplit expected;  // worked out by hand from split_stream_k's model
 };
 
 // What the walk saw, for assertions on the policy's own guarantees.
 struct WalkStats {
-  int64_t max_segments_per_unit = 0;
-  int64_t min_k_tiles_per_unit = INT64_MAX;
-  int64_t max_k_tiles_per_unit = 0;
-  int64_t shared_tiles_split = 0;  // tiles computed by more than one unit
+  int64_t min_slice = INT64_MAX;  // fewest k-tiles in a slice
+  int64_t max_trail = 0;          // most k-tiles in a slice past the lead
+  int64_t tiles_split = 0;
 };
 
-// Runs the split `whole`, `units` over `tiles` C tiles of `k_tiles` k-tiles
-// as the kernels do, and checks what the fix-up relies on. Returns false at
-// the first failure (already reported) so that a sweep stops early.
-bool walk(int64_t tiles, int64_t k_tiles, int64_t whole, int64_t units, WalkStats& stats,
+// Runs `split` over `tiles` C tiles of `k_tiles` k-tiles as the kernels do,
+// and checks what the fix-up relies on. Returns false at the first failure
+// (already reported) so that a sweep stops early.
+bool walk(int64_t tiles, int64_t k_tiles, const StreamKSplit& split, WalkStats& stats,
           uint32_t seed) {
+  const int64_t whole = split.whole_tiles, shared = split.shared_tiles, slices = split.slices;
+  if (whole + shared != tiles || (split.splits() && slices < 2)) {
+    ADD_FAILURE() << "split of " << whole << " whole and " << shared << " shared tiles in "
+                  << slices << " slices for " << tiles << " tiles";
+    return false;
+  }
   std::vector<int> computed(size_t(tiles * k_tiles), 0);  // (tile, k-tile) -> times
   // Main entry: block b computes tile b, all its k-tiles.
   for (int64_t b = 0; b < whole; ++b)
     for (int64_t k = 0; k < k_tiles; ++k) ++computed[size_t(b * k_tiles + k)];
 
-  // Tail entry: emit_stream_k_kernel_body's loop, unit by unit.
-  const int64_t total = (tiles - whole) * k_tiles;  // shared_k_tiles
-  std::vector<Segment> partial;                     // segments that are part of a tile
-  for (int64_t u = 0; u < units; ++u) {
-    const int64_t it_end = stream_k_begin(u + 1, total, units);
-    int64_t segments = 0, k_count = 0;
-    for (int64_t it = stream_k_begin(u, total, units); it < it_end;) {
-      const int64_t tile = whole + it / k_tiles, k_first = it % k_tiles;
-      const int64_t k_last = std::min(k_tiles, k_first + (it_end - it));
-      if (tile >= tiles || k_last <= k_first || k_last > k_tiles) {
-        ADD_FAILURE() << "unit " << u << ": segment outside the grid, tile " << tile << " ["
-                      << k_first << ", " << k_last << ")";
-        return false;
-      }
-      for (int64_t k = k_first; k < k_last; ++k) ++computed[size_t(tile * k_tiles + k)];
-      if (k_last - k_first < k_tiles) partial.push_back({u, tile, k_first, k_last});
-      ++segments;
-      k_count += k_last - k_first;
-      it += k_last - k_first;
-    }
-    if (k_count == 0) {
-      ADD_FAILURE() << "unit " << u << " has no k-tile";
+  // Tail entry: emit_stream_k_slice, block by block. Each block publishes
+  // its partial sums in slot blockIdx.x and counts itself in its tile's counter.
+  std::vector<int64_t> slot_tile(size_t(split.units()), -1), slot_first(slot_tile),
+      slot_last(slot_tile);
+  for (int64_t b = 0; b < split.units(); ++b) {
+    const int64_t slice = b / shared, shared_tile = b % shared, tile = whole + shared_tile;
+    const int64_t k_first = stream_k_slice_begin(slice, k_tiles, split.lead_k_tiles, slices);
+    const int64_t k_last = stream_k_slice_begin(slice + 1, k_tiles, split.lead_k_tiles, slices);
+    if (k_first < 0 || k_last <= k_first || k_last > k_tiles) {
+      ADD_FAILURE() << "block " << b << ": slice " << slice << " is k-tiles [" << k_first << ", "
+                    << k_last << ") of " << k_tiles;
       return false;
     }
-    stats.max_segments_per_unit = std::max(stats.max_segments_per_unit, segments);
-    stats.min_k_tiles_per_unit = std::min(stats.min_k_tiles_per_unit, k_count);
-    stats.max_k_tiles_per_unit = std::max(stats.max_k_tiles_per_unit, k_count);
+    for (int64_t k = k_first; k < k_last; ++k) ++computed[size_t(tile * k_tiles + k)];
+    slot_tile[size_t(b)] = tile, slot_first[size_t(b)] = k_first, slot_last[size_t(b)] = k_last;
+    stats.min_slice = std::min(stats.min_slice, k_last - k_first);
+    if (slice > 0) stats.max_trail = std::max(stats.max_trail, k_last - k_first);
   }
 
   // Every (tile, k-tile) exactly once.
@@ -95,75 +82,47 @@ bool walk(int64_t tiles, int64_t k_tiles, int64_t whole, int64_t units, WalkStat
         return false;
       }
 
-  // Workspace slots: each partial segment publishes in its own slot of 2 * units.
-  std::map<int64_t, Segment> slot_of;  // slot -> the segment published there
-  std::map<int64_t, std::vector<Segment>> by_tile;
-  for (const Segment& s : partial) {
-    const int64_t tile_it = (s.tile - whole) * k_tiles;
-    const int64_t slot = stream_k_slot(s.unit, tile_it, total, units);
-    if (slot < 0 || slot >= 2 * units) {
-      ADD_FAILURE() << "unit " << s.unit << " tile " << s.tile << ": slot " << slot
-                    << " outside [0, " << 2 * units << ")";
-      return false;
-    }
-    if (!slot_of.emplace(slot, s).second) {
-      const Segment& o = slot_of.at(slot);
-      ADD_FAILURE() << "slot " << slot << " shared by unit " << s.unit << " (tile " << s.tile
-                    << ") and unit " << o.unit << " (tile " << o.tile << ")";
-      return false;
-    }
-    by_tile[s.tile].push_back(s);
-  }
-
-  // Each shared tile: the units the fix-up expects are exactly those that
-  // computed a part of it, the last to arrive (in any order) is the one that
-  // writes C, it finds every part in the slot the formula names, and the
-  // counter is zero again afterwards.
+  // Each shared tile: its slices arrive in any order; exactly the last one
+  // writes C, after every part arrived; the parts it adds up (slots
+  // q * shared_tiles + shared_tile, q in slice order) are this tile's and
+  // hold each k-tile once; the counter is zero again afterwards.
   std::mt19937 rng(seed);
-  for (auto& [tile, segs] : by_tile) {
-    const int64_t tile_it = (tile - whole) * k_tiles;
-    const int64_t first = stream_k_unit_of(tile_it, total, units);
-    const int64_t last = stream_k_unit_of(tile_it + k_tiles - 1, total, units);
-    int64_t lo = INT64_MAX, hi = -1;
-    for (const Segment& s : segs) lo = std::min(lo, s.unit), hi = std::max(hi, s.unit);
-    if (first != lo || last != hi || int64_t(segs.size()) != last - first + 1) {
-      ADD_FAILURE() << "tile " << tile << ": units " << lo << ".." << hi << " in " << segs.size()
-                    << " segments, the fix-up expects " << first << ".." << last;
-      return false;
-    }
-    ++stats.shared_tiles_split;
+  for (int64_t j = 0; j < shared; ++j) {
+    ++stats.tiles_split;
+    std::vector<int64_t> arrivals;  // blocks of tile j
+    for (int64_t q = 0; q < slices; ++q) arrivals.push_back(q * shared + j);
     for (int order = 0; order < 3; ++order) {
-      std::vector<Segment> arrivals = segs;
       if (order == 1) std::reverse(arrivals.begin(), arrivals.end());
       if (order == 2) std::shuffle(arrivals.begin(), arrivals.end(), rng);
       int counter = 0, writers = 0;
       for (size_t a = 0; a < arrivals.size(); ++a) {
-        const int sk_arrival = counter++;          // atomicAdd
-        if (sk_arrival != last - first) continue;  // write_c
+        const int sk_arrival = counter++;        // atomicAdd
+        if (sk_arrival != slices - 1) continue;  // write_c
         ++writers;
         if (a + 1 != arrivals.size()) {
-          ADD_FAILURE() << "tile " << tile << ": a unit writes C before every part arrived";
+          ADD_FAILURE() << "tile " << whole + j << ": a slice writes C before every part arrived";
           return false;
         }
         std::vector<int> covered(size_t(k_tiles), 0);
-        for (int64_t u = first; u <= last; ++u) {  // the sum, in unit order
-          auto it = slot_of.find(stream_k_slot(u, tile_it, total, units));
-          if (it == slot_of.end() || it->second.unit != u || it->second.tile != tile) {
-            ADD_FAILURE() << "tile " << tile << ": unit " << u << "'s part is not in its slot";
+        for (int64_t q = 0; q < slices; ++q) {  // the sum, in slice order
+          const size_t slot = size_t(q * shared + j);
+          if (slot_tile[slot] != whole + j) {
+            ADD_FAILURE() << "tile " << whole + j << ": slot " << slot << " holds tile "
+                          << slot_tile[slot];
             return false;
           }
-          for (int64_t k = it->second.k_first; k < it->second.k_last; ++k) ++covered[size_t(k)];
+          for (int64_t k = slot_first[slot]; k < slot_last[slot]; ++k) ++covered[size_t(k)];
         }
         for (int64_t k = 0; k < k_tiles; ++k)
           if (covered[size_t(k)] != 1) {
-            ADD_FAILURE() << "tile " << tile << ": the sum holds k-tile " << k << " "
+            ADD_FAILURE() << "tile " << whole + j << ": the sum holds k-tile " << k << " "
                           << covered[size_t(k)] << " times";
             return false;
           }
         counter = 0;  // sk_counters[shared_tile] = 0
       }
       if (writers != 1 || counter != 0) {
-        ADD_FAILURE() << "tile " << tile << ": " << writers << " writers, counter left at "
+        ADD_FAILURE() << "tile " << whole + j << ": " << writers << " writers, counter left at "
                       << counter;
         return false;
       }
@@ -175,94 +134,85 @@ bool walk(int64_t tiles, int64_t k_tiles, int64_t whole, int64_t units, WalkStat
 }  // namespace
 
 TEST(StreamKSplit, HandWorkedCases) {
-  // rest = tiles % slots; units = min(slots, rest * k_tiles / 4); split into
-  // {tiles - rest, units} unless rest == 0, rest * k_tiles > INT32_MAX or
-  // 2 * rest > units.
+  // rest = tiles % slots, free = slots - rest. For p = 2, 3, ... slices:
+  // rounds = ceil(rest (p - 1) / free), lead = ceil((rounds k_tiles +
+  // (rounds - 1)(p - 1) 2) / (p - 1 + rounds)), stop when lead or
+  // (k_tiles - lead) / (p - 1) is under 4, cost = max(lead + 2, rounds
+  // (ceil((k_tiles - lead) / (p - 1)) + 2)); the cheapest p if its cost is
+  // under k_tiles (the first of equal costs).
   const PolicyCase cases[] = {
-      // 4096^3, 256x128x16: 16x32 tiles, 256 k-tiles; rest 116, units 132, 232 > 132.
-      {"4096^3", 512, 256, 132, 512, 0},
-      // 8192^3: 32x64 tiles, 512 k-tiles; rest 68, units 132, 136 > 132.
-      {"8192^3", 2048, 512, 132, 2048, 0},
-      // 1024^3: 4x8 tiles, 64 k-tiles; rest 32, units min(132, 2048 / 4), 64 <= 132.
-      {"1024^3", 32, 64, 132, 0, 132},
+      // 4096^3 in 256x128x16 tiles: 512 tiles of 256 k-tiles; rest 116, free 16.
+      // p 2: rounds 8, lead ceil(2062 / 9) = 230, trail 26, cost max(232, 224) = 232.
+      // p 3: rounds 15, lead ceil(3896 / 17) = 230, trail 13, cost max(232, 225): not cheaper.
+      // p 4: rounds 22, lead 231, trail 9, cost 242; more slices cost more.
+      {"4096^3", 512, 256, 132, 0, {396, 116, 2, 230}},
+      // 8192^3: 2048 tiles of 512; rest 68, free 64. p 2: rounds 2, lead
+      // ceil(1026 / 3) = 342, cost 344; ... p 10: rounds 10, lead
+      // ceil((5120 + 162) / 19) = 278, trail ceil(234 / 9) = 26, cost max(280, 280).
+      {"8192^3", 2048, 512, 132, 0, {1980, 68, 10, 278}},
+      {"8192^3, at most 2 slices", 2048, 512, 132, 2, {1980, 68, 2, 342}},
+      // 1024^3: 32 tiles of 64, none whole; free 100. p 4: 96 trails in one
+      // round, lead 16, trails 16, cost 18; p 5: rounds 2, cost 26.
+      {"1024^3", 32, 64, 132, 0, {0, 32, 4, 16}},
+      // 2048^3: 128 tiles of 128 on 132 slots; free 4. p 2: rounds 32, lead
+      // ceil((4096 + 62) / 33) = 126, trail 2 < 4: stop. No split.
+      {"2048^3", 128, 128, 132, 0, {128, 0, 0, 0}},
+      // One tile of 64 k-tiles: p 16, lead 4 and 15 trails of 4 in one
+      // round (cost 6); p 17: lead 4, 60 / 16 < 4: stop.
+      {"one tile", 1, 64, 132, 0, {0, 1, 16, 4}},
+      // Tiny K: one tile of 8 splits in two halves (cost 6 < 8); of 7 not (7 - 4 < 4).
+      {"k 8", 1, 8, 132, 0, {0, 1, 2, 4}},
+      {"k 7", 1, 7, 132, 0, {1, 0, 0, 0}},
+      {"k 1", 10, 1, 132, 0, {10, 0, 0, 0}},
+      // rest 67 of 132 (free 65), 64 k-tiles. p 2: rounds 2, lead
+      // ceil(130 / 3) = 44, cost 46. p 3: rounds 3, lead ceil(200 / 5) = 40,
+      // trail 12, cost max(42, 42). p 4: rounds 4, lead ceil(280 / 7) = 40,
+      // trail 8, cost 40 + ... max(42, 40): not cheaper.
+      {"rest 67", 199, 64, 132, 0, {132, 67, 3, 40}},
+      // rest 131 of 132: lead ceil((131 * 64 + 130 * 2) / 132) = 66 > 64 - 4: stop.
+      {"rest 131", 263, 64, 132, 0, {263, 0, 0, 0}},
       // Whole waves.
-      {"one wave", 132, 64, 132, 132, 0},
-      {"two waves", 264, 64, 132, 264, 0},
-      {"one slot", 77, 64, 1, 77, 0},
-      // 264 slots (two blocks per SM): rest 36, units min(264, 576), 72 <= 264.
-      {"264 slots", 300, 64, 264, 264, 264},
-      // A whole wave and a small rest: rest 8, units 132, 16 <= 132.
-      {"140 tiles", 140, 256, 132, 132, 132},
-      // The half-tile rule at its edge: rest 66 (132 <= 132) splits, rest 67 (134) not.
-      {"rest 66", 198, 64, 132, 132, 132},
-      {"rest 67", 199, 64, 132, 199, 0},
-      // Units limited by kStreamKMinUnitKTiles: 40 / 4 = 10 units, 2 <= 10.
-      {"few k-tiles", 1, 40, 132, 0, 10},
-      {"two tiles", 2, 16, 132, 0, 8},
-      // Tiny K: units = rest * k_tiles / 4 falls below 2 * rest.
-      {"k 1", 10, 1, 132, 10, 0},          // units 2, 20 > 2
-      {"k 2", 5, 2, 132, 5, 0},            // units 2, 10 > 2
-      {"k 3", 3, 3, 132, 3, 0},            // units 2, 6 > 2
-      {"k 3, one tile", 1, 3, 132, 1, 0},  // units 0
-      {"k 7", 1, 7, 132, 1, 0},            // units 1, 2 > 1
-      {"k 8", 1, 8, 132, 0, 2},            // units 2, 2 <= 2: the smallest K that splits
-      // The kernel numbers the shared k-tiles in 32 bits.
-      {"2^31 shared", 1, int64_t(1) << 31, 132, 1, 0},
-      {"INT32_MAX shared", 1, INT32_MAX, 132, 0, 132},
-      {"2 x 2^30 shared", 134, int64_t(1) << 30, 132, 134, 0},
-      {"2 x (2^30 - 1) shared", 134, (int64_t(1) << 30) - 1, 132, 132, 132},
+      {"one wave", 132, 64, 132, 0, {132, 0, 0, 0}},
+      {"two waves", 264, 64, 132, 0, {264, 0, 0, 0}},
+      {"one slot", 77, 64, 1, 0, {77, 0, 0, 0}},
+      // The tail's grid stays 32-bit: rest 852516352 of 2^31 slots, p 2 is
+      // 1.7e9 blocks (lead 500, cost 502), p 3 would be 2.6e9.
+      {"32-bit grid", 3000000000, 1000, int64_t(1) << 31, 0, {int64_t(1) << 31, 852516352, 2, 500}},
       // Degenerate inputs.
-      {"no slots", 32, 64, 0, 32, 0},
-      {"negative slots", 32, 64, -4, 32, 0},
-      {"no tiles", 0, 64, 132, 0, 0},
-      {"no k-tiles", 32, 0, 132, 32, 0},
+      {"no slots", 32, 64, 0, 0, {32, 0, 0, 0}},
+      {"negative slots", 32, 64, -4, 0, {32, 0, 0, 0}},
+      {"no tiles", 0, 64, 132, 0, {0, 0, 0, 0}},
+      {"negative tiles", -5, 64, 132, 0, {0, 0, 0, 0}},
+      {"no k-tiles", 32, 0, 132, 0, {32, 0, 0, 0}},
   };
   for (const PolicyCase& c : cases) {
     SCOPED_TRACE(c.what);
-    const StreamKSplit s = split_stream_k(c.tiles, c.k_tiles, c.slots);
-    EXPECT_EQ(s.whole_tiles, c.whole);
-    EXPECT_EQ(s.units, c.units);
-    EXPECT_EQ(s.splits(), c.units > 0);
-    EXPECT_EQ(s.grid(), c.whole + c.units);
+    const StreamKSplit s = split_stream_k(c.tiles, c.k_tiles, c.slots, c.max_slices);
+    EXPECT_EQ(s.whole_tiles, c.expected.whole_tiles);
+    EXPECT_EQ(s.shared_tiles, c.expected.shared_tiles);
+    EXPECT_EQ(s.slices, c.expected.slices);
+    EXPECT_EQ(s.lead_k_tiles, c.expected.lead_k_tiles);
+    EXPECT_EQ(s.splits(), c.expected.slices > 0);
+    EXPECT_EQ(s.units(), c.expected.shared_tiles * c.expected.slices);
   }
-  // Negative tiles: nothing to split (whole_tiles is passed through).
-  const StreamKSplit neg = split_stream_k(-5, 64, 132);
-  EXPECT_FALSE(neg.splits());
-  EXPECT_EQ(neg.units, 0);
 }
 
-TEST(StreamKSplit, FormulasOnHandWorkedValues) {
-  // 10 shared k-tiles (2 tiles of 5) among 3 units: [0, 3), [3, 6), [6, 10).
-  EXPECT_EQ(stream_k_begin(0, 10, 3), 0);
-  EXPECT_EQ(stream_k_begin(1, 10, 3), 3);
-  EXPECT_EQ(stream_k_begin(2, 10, 3), 6);
-  EXPECT_EQ(stream_k_begin(3, 10, 3), 10);
-  EXPECT_EQ(stream_k_unit_of(0, 10, 3), 0);
-  EXPECT_EQ(stream_k_unit_of(2, 10, 3), 0);
-  EXPECT_EQ(stream_k_unit_of(3, 10, 3), 1);
-  EXPECT_EQ(stream_k_unit_of(5, 10, 3), 1);
-  EXPECT_EQ(stream_k_unit_of(6, 10, 3), 2);
-  EXPECT_EQ(stream_k_unit_of(9, 10, 3), 2);
-  // Tile 0 is k-tiles [0, 5): units 0 (starts in it: slot 0) and 1 (slot 2).
-  // Tile 1 is [5, 10): units 1 (started in tile 0: slot 3) and 2 (slot 4).
-  EXPECT_EQ(stream_k_slot(0, 0, 10, 3), 0);
-  EXPECT_EQ(stream_k_slot(1, 0, 10, 3), 2);
-  EXPECT_EQ(stream_k_slot(1, 5, 10, 3), 3);
-  EXPECT_EQ(stream_k_slot(2, 5, 10, 3), 4);
-  // A unit that starts exactly at a tile's first k-tile starts inside it.
-  EXPECT_EQ(stream_k_slot(1, 3, 10, 3), 2);
-  // 1024^3 on 132 slots: 2048 k-tiles, 15 or 16 per unit.
-  EXPECT_EQ(stream_k_begin(1, 2048, 132), 15);
-  EXPECT_EQ(stream_k_begin(131, 2048, 132), 2032);
-  EXPECT_EQ(stream_k_begin(132, 2048, 132), 2048);
-  EXPECT_EQ(stream_k_unit_of(14, 2048, 132), 0);
-  EXPECT_EQ(stream_k_unit_of(15, 2048, 132), 1);
-  EXPECT_EQ(stream_k_unit_of(2031, 2048, 132), 130);
-  EXPECT_EQ(stream_k_unit_of(2032, 2048, 132), 131);
-  EXPECT_EQ(stream_k_unit_of(2047, 2048, 132), 131);
-  // Near the 32-bit limit the products stay in 64 bits.
-  EXPECT_EQ(stream_k_begin(131, INT32_MAX, 132), int64_t(131) * INT32_MAX / 132);
-  EXPECT_EQ(stream_k_unit_of(INT32_MAX - 1, INT32_MAX, 132), 131);
+TEST(StreamKSplit, SliceBoundsOnHandWorkedValues) {
+  // 4096^3's split: the lead [0, 230), the trail [230, 256).
+  EXPECT_EQ(stream_k_slice_begin(0, 256, 230, 2), 0);
+  EXPECT_EQ(stream_k_slice_begin(1, 256, 230, 2), 230);
+  EXPECT_EQ(stream_k_slice_begin(2, 256, 230, 2), 256);
+  // 10 k-tiles, a lead of 4, three trails sharing 6: [4, 6), [6, 8), [8, 10).
+  EXPECT_EQ(stream_k_slice_begin(1, 10, 4, 4), 4);
+  EXPECT_EQ(stream_k_slice_begin(2, 10, 4, 4), 6);
+  EXPECT_EQ(stream_k_slice_begin(3, 10, 4, 4), 8);
+  EXPECT_EQ(stream_k_slice_begin(4, 10, 4, 4), 10);
+  // Unequal shares: 7 k-tiles past the lead among 3 trails: 2, 2, 3.
+  EXPECT_EQ(stream_k_slice_begin(2, 10, 3, 4), 5);
+  EXPECT_EQ(stream_k_slice_begin(3, 10, 3, 4), 7);
+  EXPECT_EQ(stream_k_slice_begin(4, 10, 3, 4), 10);
+  // Large K: the product stays in 64 bits.
+  EXPECT_EQ(stream_k_slice_begin(100, INT32_MAX, 0, 101), 2126008810);  // 99 (2^31 - 1) / 100
 }
 
 // Every split the policy makes, walked as the kernels run it.
@@ -271,61 +221,57 @@ TEST(StreamKSplit, WalkOfThePolicysSplits) {
   for (int64_t t = 1; t <= 40; ++t) tile_counts.push_back(t);
   for (int64_t t = 41; t <= 300; t += 7) tile_counts.push_back(t);
   for (int64_t t : {131, 132, 133, 140, 197, 198, 199, 263, 264, 265}) tile_counts.push_back(t);
-  int64_t splits = 0, split_tiles = 0;
+  int64_t splits = 0, tiles_split = 0;
   for (int64_t slots : {1, 7, 132, 264})
     for (int64_t tiles : tile_counts)
       for (int64_t k_tiles = 1; k_tiles <= 70; ++k_tiles) {
         const StreamKSplit s = split_stream_k(tiles, k_tiles, slots);
         SCOPED_TRACE(::testing::Message()
                      << "tiles " << tiles << ", k_tiles " << k_tiles << ", slots " << slots
-                     << ": whole " << s.whole_tiles << ", units " << s.units);
-        ASSERT_GE(s.whole_tiles, 0);
-        ASSERT_LE(s.whole_tiles, tiles);
-        ASSERT_GE(s.units, 0);
-        ASSERT_LE(s.units, slots);
+                     << ": whole " << s.whole_tiles << ", shared " << s.shared_tiles << ", slices "
+                     << s.slices << ", lead " << s.lead_k_tiles);
         if (!s.splits()) {
-          ASSERT_EQ(s.whole_tiles, tiles);
-        } else {
-          // The whole waves stay whole; the rest fills at most one wave.
-          ASSERT_EQ(s.whole_tiles % slots, 0);
-          ASSERT_LT(tiles - s.whole_tiles, slots);
-          ++splits;
+          ASSERT_EQ(s.whole_tiles, std::max<int64_t>(tiles, 0));
+          ASSERT_EQ(s.units(), 0);
+          continue;
         }
+        // The whole waves stay whole; the rest, less than a wave, is cut.
+        ASSERT_EQ(s.whole_tiles % slots, 0);
+        ASSERT_EQ(s.shared_tiles, tiles % slots);
+        ASSERT_GE(s.slices, 2);
         WalkStats st;
-        ASSERT_TRUE(
-            walk(tiles, k_tiles, s.whole_tiles, s.units, st, uint32_t(tiles * 71 + k_tiles)));
-        if (s.splits()) {
-          // At most half a tile per unit (rounded up), so at most two
-          // segments, and at least kStreamKMinUnitKTiles k-tiles each.
-          EXPECT_LE(st.max_k_tiles_per_unit, (k_tiles + 1) / 2);
-          EXPECT_LE(st.max_segments_per_unit, 2);
-          EXPECT_GE(st.min_k_tiles_per_unit, compiler::kStreamKMinUnitKTiles);
-          split_tiles += st.shared_tiles_split;
-        }
+        ASSERT_TRUE(walk(tiles, k_tiles, s, st, uint32_t(tiles * 71 + k_tiles)));
+        // Slices are at least kStreamKMinSliceKTiles, and the lead, which
+        // runs once, is the longest: the trails run `rounds` deep beside it.
+        EXPECT_GE(st.min_slice, compiler::kStreamKMinSliceKTiles);
+        EXPECT_LE(st.max_trail, s.lead_k_tiles);
+        EXPECT_LT(s.lead_k_tiles, k_tiles);
+        ++splits;
+        tiles_split += st.tiles_split;
       }
   // The sweep exercised the tail, not just whole tiles.
   EXPECT_GT(splits, 5000);
-  EXPECT_GT(split_tiles, 100000);
+  EXPECT_GT(tiles_split, 100000);
 }
 
-// The formulas hold for any split whose units each get a k-tile (units <=
-// shared k-tiles), not only the policy's: units spanning several tiles, a
-// unit per k-tile, one unit for everything.
-TEST(StreamKSplit, WalkOfAnySplitWithNonEmptyUnits) {
+// The formula holds for any split, not only the policy's: every lead
+// length and slice count with at least a k-tile in every slice.
+TEST(StreamKSplit, WalkOfAnySplit) {
   int64_t walked = 0;
   for (int64_t tiles = 1; tiles <= 9; ++tiles)
-    for (int64_t k_tiles = 1; k_tiles <= 9; ++k_tiles)
-      for (int64_t whole = 0; whole < tiles; ++whole) {
-        const int64_t total = (tiles - whole) * k_tiles;
-        for (int64_t units = 1; units <= total; ++units) {
-          SCOPED_TRACE(::testing::Message() << "tiles " << tiles << ", k_tiles " << k_tiles
-                                            << ", whole " << whole << ", units " << units);
-          WalkStats st;
-          ASSERT_TRUE(walk(tiles, k_tiles, whole, units, st, uint32_t(units)));
-          ASSERT_GE(st.min_k_tiles_per_unit, 1);
-          ++walked;
-        }
-      }
+    for (int64_t k_tiles = 2; k_tiles <= 12; ++k_tiles)
+      for (int64_t whole = 0; whole < tiles; ++whole)
+        for (int64_t lead = 1; lead < k_tiles; ++lead)
+          for (int64_t slices = 2; slices - 1 <= k_tiles - lead; ++slices) {
+            const StreamKSplit split{whole, tiles - whole, slices, lead};
+            SCOPED_TRACE(::testing::Message()
+                         << "tiles " << tiles << ", k_tiles " << k_tiles << ", whole " << whole
+                         << ", lead " << lead << ", slices " << slices);
+            WalkStats st;
+            ASSERT_TRUE(walk(tiles, k_tiles, split, st, uint32_t(slices * 31 + lead)));
+            ASSERT_GE(st.min_slice, 1);
+            ++walked;
+          }
   EXPECT_GT(walked, 5000);
 }
 
@@ -358,8 +304,7 @@ TEST(StreamKModule, EntriesAndTheirTails) {
     EXPECT_NE(src.find("extern \"C\" __global__ void __launch_bounds__(" +
                        std::to_string(k->plan.block_threads) + ")\n" + name + "_stream_k("),
               std::string::npos);
-    EXPECT_NE(src.find("__device__ __noinline__ void " + name + "_stream_k_segment("),
-              std::string::npos);
+    EXPECT_EQ(src.find("__noinline__"), std::string::npos);  // one slice per block, no calls
     EXPECT_EQ(k->kernel.has_fallback(), c.fallback);
     if (c.fallback) {
       EXPECT_TRUE(k->kernel.fallback.stream_k);
