@@ -23,11 +23,11 @@
 // named in KernelEntry::stream_k_tail. The launch's split (compiler/
 // stream_k.h) decides: the entry itself runs on a 1-D grid of
 // split.whole_tiles blocks (tiles 0 .. whole_tiles-1 in raster order, whole),
-// and then the tail on split.units blocks, with five more parameters after
-// bias: `int sk_whole_tiles, int sk_units, int sk_lead_k_tiles` (the split),
-// `float* sk_partials` (stream_k_workspace_slots: shared tiles + sk_units
-// slots of tile_m * tile_n floats) and `int* sk_counters` (one per tile past
-// sk_whole_tiles, zero at launch; the tail leaves them zero).
+// and then the tail on split.units() blocks (one slice of one tile each),
+// with five more parameters after bias: `int sk_whole_tiles, int sk_slices,
+// int sk_lead_k_tiles` (the split), `float* sk_partials` (split.units() slots
+// of tile_m * tile_n floats, one per tail block) and `int* sk_counters` (one
+// per tile past sk_whole_tiles, zero at launch; the tail leaves them zero).
 // On sm_90 the main entry lets the tail launch as its last blocks start
 // (programmatic dependent launch): the two write different tiles.
 
