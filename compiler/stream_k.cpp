@@ -23,7 +23,10 @@ StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64
   const int64_t c = kStreamKSliceCostKTiles;
   StreamKSplit best = whole;
   int64_t best_cost = k_tiles;  // the last wave's whole tiles
-  for (int64_t p = 2; max_slices == 0 || p <= max_slices; ++p) {
+  // More slices a tile than slots cannot help: one tile's slices would
+  // already fill every slot.
+  const int64_t most = max_slices > 0 ? std::min(max_slices, slots) : slots;
+  for (int64_t p = 2; p <= most; ++p) {
     const int64_t trails = rest * (p - 1);
     if (rest * p > INT32_MAX) break;  // the tail's grid and block numbers are 32-bit
     const int64_t rounds = ceil_div(trails, free_slots);

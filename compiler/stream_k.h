@@ -58,7 +58,8 @@ inline constexpr int64_t kStreamKMinSliceKTiles = 4;
 inline constexpr int64_t kStreamKSliceCostKTiles = 2;
 
 // The split for `tiles` C tiles of `k_tiles` k-tiles each on `slots`
-// concurrent blocks, with at most `max_slices` slices a tile (0: no limit).
+// concurrent blocks, with at most `max_slices` slices a tile (0: no limit
+// but `slots`: more slices a tile than slots cannot shorten the wave).
 // The model: the last wave's whole tiles take k_tiles; a split takes the
 // longer of a lead (lead + cost) and the trails, which run `rounds` deep on
 // the slots the leads leave free (rounds x (trail slice + cost)). For each

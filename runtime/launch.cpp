@@ -123,10 +123,6 @@ void grow_device_buffer(void*& buf, size_t& have, size_t need, bool zero, const 
   have = need;
 }
 
-}  // namespace
-
-namespace {
-
 // SCHEDC_STREAM_K_MAX_SLICES=N caps the slices a stream_k split cuts a tile
 // into (docs/runtime.md): for measuring the policy's choices. Unset, empty or
 // not a positive number: no cap.

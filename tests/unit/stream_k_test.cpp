@@ -160,6 +160,10 @@ TEST(StreamKSplit, HandWorkedCases) {
       // One tile of 64 k-tiles: p 16, lead 4 and 15 trails of 4 in one
       // round (cost 6); p 17: lead 4, 60 / 16 < 4: stop.
       {"one tile", 1, 64, 132, 0, {0, 1, 16, 4}},
+      // One tile of 2^20 k-tiles: p 132 (one round: lead ceil(2^20 / 132) =
+      // 7944, 131 slices of 7944, cost 7946) is as far as it goes: p is at
+      // most `slots` (p 133 would take two rounds: cost 15654).
+      {"one tile, long K", 1, int64_t(1) << 20, 132, 0, {0, 1, 132, 7944}},
       // Tiny K: one tile of 8 splits in two halves (cost 6 < 8); of 7 not (7 - 4 < 4).
       {"k 8", 1, 8, 132, 0, {0, 1, 2, 4}},
       {"k 7", 1, 7, 132, 0, {1, 0, 0, 0}},
