@@ -156,18 +156,15 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
-std::string abi_params(const KernelPlan& p) {
-  const std::string T = element_type(p.dtype);
-  return "int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
-         "* __restrict__ B, int ldb, " + T +
-         "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ bias";
-}
-
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
                       const std::string& extra_params) {
+  const std::string T = element_type(p.dtype);
   e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) + ")");
-  e.open_scope(name + "(" + abi_params(p) + (extra_params.empty() ? "" : ", " + extra_params) +
-               ")");
+  e.open_scope(name + "(int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
+               "* __restrict__ B, int ldb, " + T +
+               "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
+               "bias" +
+               (extra_params.empty() ? "" : ", " + extra_params) + ")");
 }
 
 void emit_tile_constants(Emitter& e, const KernelPlan& p) {

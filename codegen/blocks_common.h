@@ -43,10 +43,6 @@ void emit_module_header(Emitter& e, const compiler::KernelPlan& plan);
 // predicate m < M, n < N (store_c4: n + 3 < N and 16-byte alignment).
 void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
-// The kernel ABI's parameter list, "int M, int N, int K, const float* …, bias"
-// (codegen/generated_kernel.h).
-std::string abi_params(const compiler::KernelPlan& plan);
-
 // `extern "C" __global__ void __launch_bounds__(THREADS) name(<ABI>[, extra]) {`
 // (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h)
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,

@@ -27,6 +27,19 @@ void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
   e.close_scope(p.name);
 }
 
+// What a tiled kernel does once it knows its tile: the C tile's corner, the
+// shared arrays, the copies and the k loop, leaving rC. The main kernel and
+// the stream_k tail differ only before (the tail's slice) and after (its
+// fix-up).
+void emit_tile_k_loop(Emitter& e, const KernelPlan& p) {
+  emit_block_index(e, p);
+  emit_smem_decls(e, p);
+  emit_copy_setup(e, p);
+  e.line();
+  emit_main_loop(e, p);
+  e.line();
+}
+
 // The stream_k tail of `main`'s entry: one slice of one shared tile per block.
 void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   const KernelPlan p = compiler::lower_stream_k_tail(main);
@@ -34,12 +47,7 @@ void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   emit_tile_constants(e, p);
   emit_thread_map(e, p);
   emit_stream_k_slice(e, p);
-  emit_block_index(e, p);
-  emit_smem_decls(e, p);
-  emit_copy_setup(e, p);
-  e.line();
-  emit_main_loop(e, p);
-  e.line();
+  emit_tile_k_loop(e, p);
   emit_stream_k_fixup(e, p);
   e.open_scope("if (write_c)");
   emit_store_c(e, p);
@@ -59,12 +67,7 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   emit_tile_constants(e, p);
   if (p.stream_k) emit_stream_k_launch_tail(e, p);
   emit_thread_map(e, p);
-  emit_block_index(e, p);
-  emit_smem_decls(e, p);
-  emit_copy_setup(e, p);
-  e.line();
-  emit_main_loop(e, p);
-  e.line();
+  emit_tile_k_loop(e, p);
   emit_store_c(e, p);
   e.close_scope(p.name);
   if (p.stream_k) {
