@@ -53,6 +53,11 @@ int run_emit(const EmitOptions& o) {
             " are not " + std::to_string(k.align_bytes) +
             "-byte aligned or their leading dimensions not multiples of " +
             std::to_string(k.ld_multiple) + "\n";
+  if (c->kernel.has_repack())
+    text += "// Repack " + c->kernel.repack + " first, for each of " + k.aligned_operands() +
+            " that is not " + std::to_string(k.align_bytes) +
+            "-byte aligned or whose leading dimension is not a multiple of " +
+            std::to_string(k.ld_multiple) + "\n";
   if (o.out.empty()) {
     std::cout << text;
     return kOk;

@@ -76,6 +76,9 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
      << (c.kernel.tensor_cores ? ", tensor cores " + c.kernel.mma_type : "") << "):\n";
   print_entry(os, "main    ", c.kernel.main, p);
   if (c.kernel.has_fallback()) print_entry(os, "fallback", c.kernel.fallback, p);
+  if (c.kernel.has_repack())
+    os << "  repack   " << c.kernel.repack
+       << ": copies A or B into aligned scratch first when main's alignment fails\n";
 }
 
 void print_stage_times(std::ostream& os, const StageTimes& t) {
@@ -101,11 +104,12 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
     return false;
   }
   const std::string& text = *read;
-  std::vector<const codegen::KernelEntry*> entries{&kernel.main};
-  if (kernel.has_fallback()) entries.push_back(&kernel.fallback);
-  for (const codegen::KernelEntry* e : entries)
-    if (text.find(e->name) == std::string::npos) {
-      std::cerr << path << ": error: no kernel named '" << e->name << "', which " << sched
+  std::vector<std::string> names{kernel.main.name};
+  if (kernel.has_fallback()) names.push_back(kernel.fallback.name);
+  if (kernel.has_repack()) names.push_back(kernel.repack);
+  for (const std::string& name : names)
+    if (text.find(name) == std::string::npos) {
+      std::cerr << path << ": error: no kernel named '" << name << "', which " << sched
                 << " launches (start from `schedc emit " << sched << "`)\n";
       return false;
     }
@@ -219,7 +223,8 @@ int run_command(const RunArgs& a) {
                     c->times.emit_ms + j.ms + prepared->load_ms;
       v << "  host work outside the GPU (pipeline + " << (j.cache_hit ? "cache" : "NVRTC")
         << " + load) " << ms(host) << "\n";
-      v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name << " ("
+      v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name
+        << (r.entry.repack_a || r.entry.repack_b ? " on repacked operands" : "") << " ("
         << r.entry.why << ")\n";
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";

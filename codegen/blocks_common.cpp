@@ -74,12 +74,20 @@ std::string schedule_text(const Schedule& s) {
     put("swizzle block " + std::to_string(s.swizzle_block), s.swizzle_block_at);
   if (s.stream_k) put("stream_k", s.stream_k_at);
   if (s.mma) {
-    const char* api = s.mma->api == compiler::MmaApi::wmma ? "wmma " : "mma ";
+    const char* api = s.mma->api == compiler::MmaApi::wmma    ? "wmma "
+                      : s.mma->api == compiler::MmaApi::wgmma ? "wgmma "
+                                                              : "mma ";
     const bool truncate = s.mma->tf32_rounding == compiler::Tf32Rounding::truncate;
-    put(std::string(api) + compiler::to_string(s.mma->type) + " " + x(s.mma->m, s.mma->n) + "x" +
-            std::to_string(s.mma->k) + (truncate ? " truncate" : ""),
+    const std::string shape =
+        s.mma->api == compiler::MmaApi::wgmma
+            ? "m" + std::to_string(s.mma->m) + "n" + std::to_string(s.mma->n) + "k" +
+                  std::to_string(s.mma->k)
+            : x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k);
+    put(std::string(api) + compiler::to_string(s.mma->type) + " " + shape +
+            (truncate ? " truncate" : ""),
         s.mma_at);
   }
+  if (s.warp_specialize) put("warp_specialize", s.warp_specialize_at);
   const compiler::Epilogue& ep = s.epilogue;
   if (s.epilogue_at.from_source) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);
@@ -157,9 +165,10 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
 }
 
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
-                      const std::string& extra_params) {
+                      const std::string& extra_params, int min_blocks) {
   const std::string T = element_type(p.dtype);
-  e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) + ")");
+  e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) +
+         (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ")");
   e.open_scope(name + "(int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
                "* __restrict__ B, int ldb, " + T +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
@@ -231,7 +240,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);
-    if (p.kind != compiler::KernelKind::naive && !p.mma) {
+    if (p.kind != compiler::KernelKind::naive && !p.mma && !p.wgmma) {
       k.aligned[0] = p.copy_a.vec > 1;
       k.aligned[1] = p.copy_b.vec > 1;
       k.aligned[2] = p.epilogue.vec > 1;

@@ -43,10 +43,11 @@ void emit_module_header(Emitter& e, const compiler::KernelPlan& plan);
 // predicate m < M, n < N (store_c4: n + 3 < N and 16-byte alignment).
 void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
-// `extern "C" __global__ void __launch_bounds__(THREADS) name(<ABI>[, extra]) {`
-// (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h)
+// `extern "C" __global__ void __launch_bounds__(THREADS[, MIN_BLOCKS]) name(<ABI>[, extra]) {`
+// (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h;
+// min_blocks > 0: the minimum blocks per SM, which caps registers at entry)
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,
-                      const std::string& extra_params = "");
+                      const std::string& extra_params = "", int min_blocks = 0);
 
 // constexpr int BM, BN, BK, THREADS with the directive that set each.
 void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);

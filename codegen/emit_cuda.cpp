@@ -8,6 +8,7 @@
 #include "codegen/blocks_simt.h"
 #include "codegen/blocks_stream_k.h"
 #include "codegen/emit_mma.h"
+#include "codegen/emit_wgmma.h"
 #include "compiler/lower.h"
 #include "dsl/diagnostics.h"
 
@@ -79,6 +80,7 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
 }  // namespace
 
 GeneratedKernel emit_cuda(const KernelPlan& plan) {
+  if (plan.wgmma) return emit_wgmma(plan);
   if (plan.mma) return emit_mma(plan);
   SCHEDC_INTERNAL_ASSERT(plan.kind == KernelKind::naive || plan.dtype == compiler::DType::f32,
                          "the tiled SIMT path generates f32 kernels only");

@@ -98,12 +98,23 @@ struct GeneratedKernel {
   std::string mma_type;             // "tf32" | "f16" | "bf16" when tensor_cores
   int min_sm = 70;                  // lowest architecture the source compiles for
   bool needs_cuda_headers = false;  // includes <mma.h> etc.: pass -I<cuda>/include
+  // Uses features of one architecture only (wgmma, setmaxnreg): NVRTC compiles
+  // for its "a" variant (sm_90 -> sm_90a), which runs on that architecture alone.
+  bool arch_specific = false;
   KernelEntry main;                 // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.
   KernelEntry fallback;
 
+  // The repack entry of a wgmma module (codegen/emit_wgmma.cpp): when main's
+  // preconditions fail for A or B, the runtime copies that operand into an
+  // aligned scratch matrix with it and runs main on the copy. Empty = none.
+  // Signature: (const T* src, int rows, int cols, int ld, T* dst, int dst_ld),
+  // 256 threads, one block per 256 16-byte chunks of dst.
+  std::string repack;
+
   bool has_fallback() const { return !fallback.name.empty(); }
+  bool has_repack() const { return !repack.empty(); }
 };
 
 }  // namespace schedc::codegen

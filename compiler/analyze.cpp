@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cinttypes>
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <sstream>
@@ -264,7 +266,11 @@ class Analyzer {
       if (!first_time(k, d)) return;
       s_.stream_k = true;
       s_.stream_k_at = at(d);
-    } else if (k == "wmma" || k == "mma") {
+    } else if (k == "warp_specialize") {
+      if (!first_time(k, d)) return;
+      s_.warp_specialize = true;
+      s_.warp_specialize_at = at(d);
+    } else if (k == "wmma" || k == "mma" || k == "wgmma") {
       read_mma(d);
     } else if (k == "epilogue") {
       read_epilogue(d);
@@ -301,7 +307,8 @@ class Analyzer {
       auto& e =
           error(d.span, mma_dir_->keyword == k
                             ? "duplicate '" + k + "'; each directive may be given once"
-                            : "'wmma' and 'mma' exclude each other: choose one tensor-core API");
+                            : "'" + mma_dir_->keyword + "' and '" + k +
+                                  "' exclude each other: choose one tensor-core API");
       e.notes.push_back({mma_dir_->span, mma_dir_->keyword == k
                                              ? "first given here"
                                              : "'" + mma_dir_->keyword + "' given here"});
@@ -309,7 +316,7 @@ class Analyzer {
     }
     mma_dir_ = &d;
     MmaSpec m;
-    m.api = k == "wmma" ? MmaApi::wmma : MmaApi::mma_sync;
+    m.api = k == "wmma" ? MmaApi::wmma : k == "wgmma" ? MmaApi::wgmma : MmaApi::mma_sync;
     s_.mma_at = at(d);
     if (!mma_type(d.args[0], m.type)) {
       s_.mma = m;  // keep "tensor cores in use" for the presence rules
@@ -317,7 +324,9 @@ class Analyzer {
     }
     bool tf32 = m.type == MmaType::tf32;
     std::string type = to_string(m.type);
-    if (m.api == MmaApi::wmma) {
+    if (m.api == MmaApi::wgmma) {
+      read_wgmma_shape(d, m);
+    } else if (m.api == MmaApi::wmma) {
       m.m = 16, m.n = 16, m.k = tf32 ? 8 : 16;
       // WMMA's 32x8x16 (f16/bf16) is not offered: its B fragments start every
       // 8 columns (16 bytes) of the shared B tile, and load_matrix_sync needs
@@ -378,6 +387,48 @@ class Analyzer {
       }
     }
     s_.mma = m;
+  }
+
+  // `wgmma TYPE [m64nNkK]`: M is 64 (one warpgroup), K is 32 bytes of the
+  // type (16 for f16/bf16, 8 for tf32), N a multiple of 8 up to 256. Without
+  // a shape, N is the warpgroup tile's WN (n stays 0 here; see wgmma_tiles).
+  void read_wgmma_shape(const Directive& d, MmaSpec& m) {
+    m.m = 64;
+    m.k = m.type == MmaType::tf32 ? 8 : 16;
+    m.n = 0;
+    if (m.type == MmaType::tf32) {
+      // The tf32 wgmma reads both operands k-major; row-major B is n-major.
+      bad_value(d.args[0].span,
+                "'wgmma tf32' is not implemented yet: tf32 wgmma reads B k-major and schedc's B "
+                "is row-major (n-major); use 'mma tf32' with 'tma'");
+      return;
+    }
+    if (d.args.size() < 2) return;
+    const Arg& sh = d.args[1];
+    const std::string example = "m64n256k" + std::to_string(m.k);
+    int64_t mm = 0, nn = 0, kk = 0;
+    char tail = 0;
+    if (sh.kind != Arg::Kind::word ||
+        std::sscanf(sh.text.c_str(), "m%" SCNd64 "n%" SCNd64 "k%" SCNd64 "%c", &mm, &nn, &kk,
+                    &tail) != 3) {
+      bad_value(sh.span, "a wgmma instruction shape is written m64nNkK, e.g. '" + example +
+                             "', not '" +
+                             (sh.text.size() > 40 ? sh.text.substr(0, 40) + "..." : sh.text) +
+                             "'");
+      return;
+    }
+    std::string type = to_string(m.type);
+    if (mm != 64)
+      bad_value(sh.span, "wgmma computes 64 rows per warpgroup: M must be 64, got " +
+                             std::to_string(mm) + " (e.g. '" + example + "')");
+    else if (kk != m.k)
+      bad_value(sh.span, "wgmma " + type + " has K " + std::to_string(m.k) + " (32 bytes), got " +
+                             std::to_string(kk) + " (e.g. '" + example + "')");
+    else if (nn < 8 || nn > 256 || nn % 8 != 0)
+      bad_value(sh.span, "wgmma N must be a multiple of 8 from 8 to 256, got " +
+                             std::to_string(nn));
+    else
+      m.n = int(nn);
   }
 
   // The word after an `mma` shape: `truncate` (tf32 only), else an error.
@@ -458,7 +509,8 @@ class Analyzer {
     if (!has_tile) {
       for (const char* k :
            {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A", "pad B",
-            "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k"})
+            "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k",
+            "warp_specialize"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "
@@ -483,7 +535,14 @@ class Analyzer {
       }
       if (has_tile && !given("warp"))
         error(mma_dir_->keyword_span,
-              "'" + mma_dir_->keyword + "' needs 'warp WMxWN': the C tile each warp computes");
+              "'" + mma_dir_->keyword + "' needs 'warp WMxWN': the C tile each " +
+                  (mma_dir_->keyword == "wgmma" ? "warpgroup (4 warps)" : "warp") + " computes");
+    }
+    if (const Directive* d = given("warp_specialize"); d && !s_.uses_wgmma()) {
+      auto& e = error(d->keyword_span,
+                      "'warp_specialize' needs 'wgmma': it splits the block into a TMA producer "
+                      "warpgroup and wgmma consumer warpgroups");
+      if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     }
     dtype_rules();
     target_rules();
@@ -507,11 +566,17 @@ class Analyzer {
   // the 128-byte swizzle (compiler/lower_mma.cpp, docs/tensor_cores.md).
   void tma_presence_rules() {
     const Directive* d = given("tma");
+    if (!d && s_.uses_wgmma()) {
+      error(mma_dir_->keyword_span,
+            "'wgmma' needs 'tma': it reads both operands from shared memory in the 128-byte "
+            "swizzle that TMA writes (add 'tma', 'stages N' and 'swizzle smem')");
+      return;
+    }
     if (!d) return;
-    if (!mma_dir_ || mma_dir_->keyword != "mma") {
+    if (!mma_dir_ || mma_dir_->keyword == "wmma") {
       auto& e = error(d->keyword_span,
-                      "'tma' needs 'mma': it fills the mma.sync pipeline (wmma and the SIMT "
-                      "kernels copy with cp.async or plain loads)");
+                      "'tma' needs 'mma' or 'wgmma': it fills their shared-memory pipeline (wmma "
+                      "and the SIMT kernels copy with cp.async or plain loads)");
       if (mma_dir_) e.notes.push_back({mma_dir_->span, "'wmma' given here"});
       return;
     }
@@ -531,7 +596,7 @@ class Analyzer {
   // Box shapes of `tma` (after the tile's values are known).
   void tma_tile_rules(const BlockTile& t) {
     const Directive* d = given("tma");
-    if (!d || !s_.mma || s_.mma->api != MmaApi::mma_sync) return;
+    if (!d || !s_.mma || s_.mma->api == MmaApi::wmma) return;
     const int elem = size_of(s_.dtype);
     auto tile_error = [&](const std::string& m) {
       auto& e = error(d->keyword_span, m);
@@ -575,6 +640,14 @@ class Analyzer {
     // Padded rows stay whole 16-byte chunks (cp.async destinations, ldmatrix
     // rows, WMMA strides).
     const int elem = size_of(s_.dtype);
+    if (api == "wgmma")
+      for (const char* k : {"pad A", "pad B"})
+        if (const Directive* d = given(k)) {
+          auto& e = error(d->span, "'" + std::string(k) +
+                                       "' does not apply with 'wgmma': its operands stay in the "
+                                       "128-byte swizzle TMA writes, which has no padding");
+          e.notes.push_back({mma_dir_->span, "'wgmma' given here"});
+        }
     for (Operand op : {Operand::A, Operand::B}) {
       const char* k = op == Operand::A ? "pad A" : "pad B";
       const int pad = op == Operand::A ? s_.pad_a : s_.pad_b;
@@ -628,7 +701,12 @@ class Analyzer {
     if (s_.mma && values_ok_ok_for_type()) {
       const MmaSpec& m = *s_.mma;
       std::string what = "'" + mma_dir_->keyword + " " + to_string(m.type) + "'";
-      if (m.type != MmaType::f16)
+      if (m.api == MmaApi::wgmma) {
+        if (target_.sm < 90)
+          error(mma_type_arg_, what + " needs sm_90 (Hopper, compiled for sm_90a); the target is " +
+                                   target_.arch_name() + ": use 'mma " + to_string(m.type) +
+                                   "' (mma.sync) there");
+      } else if (m.type != MmaType::f16)
         need(80, mma_type_arg_, what);
       else if (m.api == MmaApi::wmma)
         need(70, mma_type_arg_, what);
@@ -646,6 +724,7 @@ class Analyzer {
     if (tile_broken_ || !s_.tile) return;
     const BlockTile& t = *s_.tile;
     bool shapes_ok = s_.mma ? tensor_core_tiles(t) : simt_tiles(t);
+    if (shapes_ok && s_.uses_wgmma()) shapes_ok = wgmma_tiles(t);
     if (shapes_ok) registers_rule();
     if (shapes_ok) tma_tile_rules(t);
     bool threads_fine = shapes_ok && threads_ok();
@@ -729,6 +808,7 @@ class Analyzer {
     if (!s_.warp || !given("warp") || !values_ok_ok_for_type()) return false;
     const WarpTile& w = *s_.warp;
     const MmaSpec& m = *s_.mma;
+    if (m.api == MmaApi::wgmma) return true;  // wgmma_tiles
     std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
     std::string inst =
         mma_dir_->keyword + " " + to_string(m.type) + " " +
@@ -754,6 +834,52 @@ class Analyzer {
     return ok;
   }
 
+  // `warp WMxWN` with wgmma is one consumer warpgroup's C tile: WM/64
+  // instructions of m64nNkK down, WN/N across. B is read in 128-byte column
+  // panels (64 f16), and an instruction's N starts at a panel.
+  bool wgmma_tiles(const BlockTile& t) {
+    const WarpTile& w = *s_.warp;
+    MmaSpec& m = *s_.mma;
+    std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+    const int panel = 128 / size_of(s_.dtype);
+    bool ok = divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                      tile_note(), "block tile set here") &&
+              divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                      tile_note(), "block tile set here");
+    ok = divides(64, w.m, warp_arg_,
+                 "warpgroup tile " + wt + ": wgmma computes 64 rows per instruction, so WM must "
+                 "be a multiple of 64 (WM is " + std::to_string(w.m) + ")",
+                 s_.mma_at, "wgmma chosen here") &&
+         ok;
+    ok = divides(panel, w.n, warp_arg_,
+                 "warpgroup tile " + wt + ": wgmma reads B in 128-byte column panels of " +
+                     std::to_string(panel) + " " + to_string(s_.dtype) +
+                     ", so WN must be a multiple of " + std::to_string(panel) + " (WN is " +
+                     std::to_string(w.n) + ")",
+                 s_.mma_at, "wgmma chosen here") &&
+         ok;
+    if (!ok) return false;
+    if (m.n == 0) m.n = w.n <= 256 ? w.n : 256;  // the widest instruction that tiles WN
+    std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" +
+                       std::to_string(m.n) + "k" + std::to_string(m.k);
+    ok = divides(m.n, w.n, warp_arg_,
+                 "warpgroup tile " + wt + " is not a whole number of '" + inst + "' tiles (WN " +
+                     std::to_string(w.n) + " % " + std::to_string(m.n) + " != 0)",
+                 s_.mma_at, "instruction chosen here") &&
+         divides(m.k, t.k, tile_arg_,
+                 "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
+                     std::to_string(m.k) + " of '" + inst + "'",
+                 s_.mma_at, "instruction chosen here");
+    if (ok && m.n % panel != 0) {
+      // The descriptor of an n-major B addresses whole 128-byte panels.
+      error(s_.mma_at.span, "'" + inst + "' reads B in 128-byte column panels: N must be a "
+                            "multiple of " + std::to_string(panel) + " for " +
+                            to_string(s_.dtype));
+      return false;
+    }
+    return ok;
+  }
+
   // A thread's f32 accumulators plus two k-slices of its A and B fragments
   // (the emitters double-buffer them) must fit in the registers a thread may
   // have (255), with room left for addresses and indices; past that ptxas
@@ -765,7 +891,12 @@ class Analyzer {
     int64_t acc = 0, frag = 0;
     SourceSpan at;
     std::string what;
-    if (s_.mma) {
+    if (s_.uses_wgmma()) {
+      const WarpTile& w = *s_.warp;
+      acc = int64_t(w.m) * w.n / 128;  // both operands come from shared memory
+      at = warp_arg_;
+      what = "warpgroup tile " + dims_text({w.m, w.n}) + " gives each thread";
+    } else if (s_.mma) {
       const WarpTile& w = *s_.warp;
       acc = int64_t(w.m) * w.n / 32;
       frag = 2 * (int64_t(w.m) / 16 * 4 + int64_t(w.n) / 8 * 2);
@@ -793,7 +924,12 @@ class Analyzer {
     SourceSpan sp = tile_arg_;
     std::string how;
     const BlockTile& t = *s_.tile;
-    if (s_.mma) {
+    if (s_.uses_wgmma()) {
+      sp = warp_arg_;
+      how = "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
+            std::to_string(t.n) + "/" + std::to_string(s_.warp->n) + ") warpgroups of 128" +
+            (s_.warp_specialize ? " and a producer warpgroup" : "");
+    } else if (s_.mma) {
       sp = warp_arg_;
       how = "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
             std::to_string(t.n) + "/" + std::to_string(s_.warp->n) + ") warps of 32";
@@ -867,7 +1003,8 @@ class Analyzer {
       if (sp.offset != tile_arg_.offset) note(e, tile_note(), "block tile set here");
       return false;
     };
-    if (copy("A", t.m, t.k)) copy("B", t.k, t.n);
+    // TMA copies whole boxes: no per-thread copy map to divide.
+    if (!s_.uses_wgmma() && copy("A", t.m, t.k)) copy("B", t.k, t.n);
     // cp.async moves 4, 8 or 16 bytes. The SIMT lowering copies N elements
     // per cp.async; the tensor-core copies are always 16-byte chunks
     // (compiler/lower_mma.cpp does not read `vectorize`), so no rule there.

@@ -16,12 +16,17 @@
 #include <utility>
 
 #include "compiler/mma_plan.h"
+#include "compiler/wgmma_plan.h"
 #include "compiler/schedule.h"
 #include "compiler/target.h"
 
 namespace schedc::compiler {
 
-enum class KernelKind { naive, tiled, mma };
+enum class KernelKind { naive, tiled, mma, wgmma };
+
+// The C name of a schedule's main entry: "examples/ladder/v3-thread.sched" ->
+// "schedc_v3_thread" ("schedc_gemm" without a file name).
+std::string kernel_name(const std::string& file);
 
 // Bytes per element (inline here so the plan needs nothing else linked).
 inline int elem_bytes(DType t) {
@@ -210,7 +215,8 @@ struct KernelPlan {
   OuterProduct fma;
   EpiloguePlan epilogue;
 
-  std::optional<MmaPlan> mma;  // tensor-core path
+  std::optional<MmaPlan> mma;      // tensor-core path (wmma, mma.sync)
+  std::optional<WgmmaPlan> wgmma;  // Hopper's warpgroup MMA path (kind wgmma)
 
   bool needs_fallback() const { return kind != KernelKind::naive && vec > 1 && !fallback; }
 };

@@ -2,11 +2,13 @@
 // SCHEDC_DUMP_PLAN=1 prints the plan after each pass to stderr.
 #include "compiler/lower.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
 #include "compiler/lower_mma.h"
 #include "compiler/lower_passes.h"
+#include "compiler/lower_wgmma.h"
 
 namespace schedc::compiler {
 
@@ -24,7 +26,16 @@ KernelPlan log(KernelPlan p, const char* after) {
 
 }  // namespace
 
+std::string kernel_name(const std::string& file) {
+  std::string stem = file.substr(file.find_last_of('/') + 1);
+  stem = stem.substr(0, stem.find('.'));
+  std::string name = "schedc_";
+  for (char c : stem) name += std::isalnum((unsigned char)c) ? c : '_';
+  return stem.empty() ? "schedc_gemm" : name;
+}
+
 KernelPlan lower(const Schedule& s, const Target& t) {
+  if (s.uses_wgmma()) return log(lower_wgmma(s, t), "lower_wgmma");
   if (s.uses_tensor_cores()) return lower_mma(s, t);
   KernelPlan p;
   p.schedule = s;

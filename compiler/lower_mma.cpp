@@ -18,15 +18,6 @@ int div_up(int a, int b) {
   return (a + b - 1) / b;
 }
 
-// "examples/tc/mma_f16.sched" -> "schedc_mma_f16" (as the SIMT lowering names it).
-std::string kernel_name(const std::string& file) {
-  std::string stem = file.substr(file.find_last_of('/') + 1);
-  stem = stem.substr(0, stem.find('.'));
-  std::string name = "schedc_";
-  for (char c : stem) name += std::isalnum((unsigned char)c) ? c : '_';
-  return stem.empty() ? "schedc_gemm" : name;
-}
-
 SmemTile make_tile(int rows, int cols, int pad, int elem_bytes, bool swizzle, int xor_shift) {
   SmemTile t;
   t.rows = rows;

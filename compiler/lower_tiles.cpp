@@ -6,19 +6,6 @@
 
 namespace schedc::compiler {
 
-namespace {
-
-// "examples/ladder/v3-thread.sched" -> "v3_thread": the kernel's C name.
-std::string kernel_name(const std::string& file) {
-  std::string stem = file.substr(file.find_last_of('/') + 1);
-  stem = stem.substr(0, stem.find('.'));
-  std::string name = "schedc_";
-  for (char c : stem) name += std::isalnum((unsigned char)c) ? c : '_';
-  return stem.empty() ? "schedc_gemm" : name;
-}
-
-}  // namespace
-
 KernelPlan lower_tiles(KernelPlan p) {
   const Schedule& s = p.schedule;
   p.dtype = s.dtype;

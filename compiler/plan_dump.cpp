@@ -12,6 +12,7 @@ const char* kind_name(KernelKind k) {
     case KernelKind::naive: return "naive";
     case KernelKind::tiled: return "tiled";
     case KernelKind::mma: return "mma";
+    case KernelKind::wgmma: return "wgmma";
   }
   return "?";
 }
@@ -50,6 +51,29 @@ std::string dump(const KernelPlan& p) {
     << "\n";
   if (p.kind == KernelKind::naive) {
     o << "  naive block " << p.block_x << "x" << p.block_y << "\n";
+    return o.str();
+  }
+  if (p.kind == KernelKind::wgmma) {
+    const WgmmaPlan& w = *p.wgmma;
+    o << "  wgmma m" << w.inst_m << "n" << w.inst_n << "k" << w.inst_k << " " << to_string(w.type)
+      << ": " << w.consumers() << " consumer warpgroup(s) of " << w.wg_m << "x" << w.wg_n << " ("
+      << w.consumers_m << "x" << w.consumers_n << "), " << w.m_insts << "x" << w.n_insts
+      << " instructions x " << w.k_steps << " k-steps, " << w.accumulators
+      << " f32 accumulators per thread\n";
+    o << "  roles: "
+      << (w.warp_specialize ? "producer warpgroup 0 (setmaxnreg " + std::to_string(w.producer_regs) +
+                                  "), consumers setmaxnreg " + std::to_string(w.consumer_regs)
+                            : std::string("every warpgroup computes; thread 0 issues TMA"))
+      << "\n";
+    auto operand = [&](const char* n, const WgmmaOperand& x) {
+      o << "  smem " << n << ": (" << x.rows << ", " << x.cols << ") " << (x.mn_major ? "MN" : "K")
+        << "-major, " << x.panels() << " panel(s) of " << x.panel_bytes() << " B, stage "
+        << x.stage_bytes << " B at " << x.offset_bytes << ", LBO " << x.lbo_bytes << ", SBO "
+        << x.sbo_bytes << ", 128-byte swizzle\n";
+    };
+    operand("A", w.a);
+    operand("B", w.b);
+    o << "  pipeline: " << w.stages << " stages, mbarriers at " << w.barrier_offset_bytes << "\n";
     return o.str();
   }
   if (p.kind != KernelKind::tiled) return o.str();

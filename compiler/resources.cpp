@@ -11,6 +11,10 @@ namespace schedc::compiler {
 int64_t threads_per_block(const Schedule& s) {
   if (s.is_naive()) return int64_t(s.block_x) * s.block_y;
   const BlockTile& t = *s.tile;
+  if (s.uses_wgmma()) {  // consumer warpgroups, and the producer's
+    if (!s.warp || s.warp->m <= 0 || s.warp->n <= 0) return 0;
+    return int64_t(t.m / s.warp->m) * (t.n / s.warp->n) * 128 + (s.warp_specialize ? 128 : 0);
+  }
   if (s.uses_tensor_cores()) {
     if (!s.warp || s.warp->m <= 0 || s.warp->n <= 0) return 0;
     return int64_t(t.m / s.warp->m) * (t.n / s.warp->n) * 32;

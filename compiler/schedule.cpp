@@ -80,10 +80,16 @@ std::string to_sched_text(const Schedule& s) {
     else
       o << "# double_buffer: no\n# stages: 1 (no cp.async pipeline)\n";
     if (s.tma) o << "tma\n";
+    if (s.warp_specialize) o << "warp_specialize\n";
     if (s.mma) {
       const MmaSpec& m = *s.mma;
       if (m.api == MmaApi::wmma)
         o << "wmma " << to_string(m.type) << " " << m.m << "x" << m.n << "x" << m.k << "\n";
+      else if (m.api == MmaApi::wgmma)
+        o << "wgmma " << to_string(m.type)
+          << (m.n ? " m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k)
+                  : std::string())
+          << "\n";
       else
         o << "mma " << to_string(m.type) << " m" << m.m << "n" << m.n << "k" << m.k
           << (m.tf32_rounding == Tf32Rounding::truncate ? " truncate" : "") << "\n";

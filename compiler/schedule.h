@@ -18,7 +18,9 @@ namespace schedc::compiler {
 
 enum class DType { f32, f16, bf16 };
 enum class Operand { A, B };
-enum class MmaApi { wmma, mma_sync };
+// wgmma: Hopper's warpgroup MMA (sm_90a), both operands read from shared memory
+// through descriptors (compiler/wgmma_plan.h).
+enum class MmaApi { wmma, mma_sync, wgmma };
 enum class MmaType { tf32, f16, bf16 };
 // How f32 inputs become tf32 on the `mma tf32` path (docs/tensor_cores.md,
 // "tf32 rounding"): rounded to nearest, ties away from zero (cvt.rna's rounding,
@@ -53,10 +55,10 @@ struct WarpTile {  // `warp WMxWN`: the C sub-tile one warp computes
   int m = 0, n = 0;
 };
 
-struct MmaSpec {  // `wmma …` / `mma …`
+struct MmaSpec {  // `wmma …` / `mma …` / `wgmma …`
   MmaApi api = MmaApi::wmma;
   MmaType type = MmaType::tf32;
-  int m = 16, n = 16, k = 8;  // instruction shape
+  int m = 16, n = 16, k = 8;  // instruction shape (wgmma: n 0 = the warpgroup tile's WN, up to 256)
   Tf32Rounding tf32_rounding = Tf32Rounding::nearest;
   Origin tf32_rounding_at;  // the `truncate` word, when written
 };
@@ -112,6 +114,11 @@ struct Schedule {
   // k-tiles among all the device's block slots (compiler/stream_k.h).
   bool stream_k = false;
   Origin stream_k_at;
+  // `warp_specialize` (wgmma): one producer warpgroup issues the TMA copies,
+  // the others (consumers) only compute; registers move to the consumers
+  // with setmaxnreg.
+  bool warp_specialize = false;
+  Origin warp_specialize_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   Epilogue epilogue;
@@ -119,6 +126,7 @@ struct Schedule {
 
   bool is_naive() const { return !tile.has_value(); }
   bool uses_tensor_cores() const { return mma.has_value(); }
+  bool uses_wgmma() const { return mma && mma->api == MmaApi::wgmma; }
 };
 
 // The schedule in canonical .sched form: every directive in a fixed order,

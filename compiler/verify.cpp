@@ -86,10 +86,66 @@ void verify_frag(const KernelPlan& p) {
   VERIFY(m.pn % p.epilogue.vec == 0, "C store vector crosses a piece");
 }
 
+// wgmma: every C element of the block tile is one accumulator of one consumer
+// thread; every element wgmma's descriptors read (the PTX canonical layout,
+// compiler/wgmma_plan.h) is the byte TMA wrote that element to, for every
+// consumer, instruction and k-step; stages and barriers stay aligned.
+void verify_wgmma(const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  VERIFY(p.block_threads == 128 * w.warpgroups(), "threads = 128 per warpgroup");
+  VERIFY(w.consumers_m * w.wg_m == p.block_m && w.consumers_n * w.wg_n == p.block_n,
+         "consumer tiles cover the block tile");
+  VERIFY(w.m_insts * w.inst_m == w.wg_m && w.n_insts * w.inst_n == w.wg_n &&
+             w.k_steps * w.inst_k == p.block_k,
+         "instructions cover the warpgroup tile");
+  VERIFY(w.accumulators == w.m_insts * w.n_insts * w.inst_n / 2, "accumulators per thread");
+  VERIFY(w.a.offset_bytes % 1024 == 0 && w.b.offset_bytes % 1024 == 0 &&
+             w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
+         "stages 1024-byte aligned");
+  VERIFY(w.barrier_offset_bytes % 8 == 0 &&
+             p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
+         "barriers after the stages");
+  VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
+  VERIFY(!w.warp_specialize ||
+             w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
+         "setmaxnreg budget within the register file");
+  std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
+  for (int c = 0; c < w.consumers(); ++c)
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < w.m_insts; ++i)
+        for (int j = 0; j < w.n_insts; ++j)
+          for (int r = 0; r < w.inst_n / 2; ++r) {
+            int row = 0, col = 0;
+            wgmma_d_coord(t, r, row, col);
+            row += w.consumer_row0(c) + i * w.inst_m;
+            col += w.consumer_col0(c) + j * w.inst_n;
+            VERIFY(row < p.block_m && col < p.block_n, "accumulator outside the tile");
+            ++owner[size_t(row) * p.block_n + col];
+          }
+  for (int n : owner) VERIFY(n == 1, "a C element is not one accumulator of one thread");
+  for (int c = 0; c < w.consumers(); ++c)
+    for (int kk = 0; kk < w.k_steps; ++kk) {
+      for (int i = 0; i < w.m_insts; ++i)
+        for (int r = 0; r < w.inst_m; ++r)
+          for (int k = 0; k < w.inst_k; ++k)
+            VERIFY(wgmma_kmajor_byte(w.a_start(c, i, kk), w.a.sbo_bytes, w.elem_bytes, r, k) ==
+                       w.a.offset(w.consumer_row0(c) + i * w.inst_m + r, kk * w.inst_k + k),
+                   "A descriptor reads where TMA wrote");
+      for (int j = 0; j < w.n_insts; ++j)
+        for (int k = 0; k < w.inst_k; ++k)
+          for (int n = 0; n < w.inst_n; ++n)
+            VERIFY(wgmma_mnmajor_byte(w.b_start(c, j, kk), w.b.lbo_bytes, w.b.sbo_bytes,
+                                      w.elem_bytes, k, n) ==
+                       w.b.offset(kk * w.inst_k + k, w.consumer_col0(c) + j * w.inst_n + n),
+                   "B descriptor reads where TMA wrote");
+    }
+}
+
 }  // namespace
 
 void verify(const KernelPlan& p) {
   if (p.kind == KernelKind::mma) return;  // the tensor-core lowering checks its own
+  if (p.kind == KernelKind::wgmma) return verify_wgmma(p);
   VERIFY(p.block_threads >= 1 && p.block_threads <= p.target.max_threads_per_block,
          "threads per block");
   if (p.kind == KernelKind::naive) {

@@ -43,7 +43,8 @@ inline const std::vector<std::string>& directive_keywords() {
   static const std::vector<std::string> k = {
       "shape",     "dtype",     "block", "tile",    "thread",        "warp",
       "vectorize", "transpose", "pad",   "swizzle", "double_buffer", "stages",
-      "tma",       "stream_k",  "wmma",  "mma",     "epilogue"};
+      "tma",       "stream_k",  "wmma",  "mma",     "wgmma",         "warp_specialize",
+      "epilogue"};
   return k;
 }
 

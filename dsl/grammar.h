@@ -50,6 +50,8 @@ struct kw_tma : TAO_PEGTL_KEYWORD("tma") {};
 struct kw_stream_k : TAO_PEGTL_KEYWORD("stream_k") {};
 struct kw_wmma : TAO_PEGTL_KEYWORD("wmma") {};
 struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
+struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
+struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
 
 // ---- words inside directives ------------------------------------------------
@@ -77,7 +79,9 @@ struct wmma_type : word {};
 struct wmma_extents : extents {};
 struct mma_type : word {};
 struct mma_shape : p::sor<word, extents> {};  // m16n8k16 (extents only to say how to write it)
-struct mma_rounding : word {};  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
+struct mma_rounding : word {};
+struct wgmma_type : word {};
+struct wgmma_shape : p::sor<word, extents> {};  // m64n256k16 (extents only to say how to write it)  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
 struct alpha_value : real {};
 struct beta_value : real {};
 struct epilogue_word : word {};  // bias, relu
@@ -104,6 +108,8 @@ struct tma_directive : p::seq<kw_tma> {};
 struct stream_k_directive : p::seq<kw_stream_k> {};
 struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
 struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
+struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
+struct warp_specialize_directive : p::seq<kw_warp_specialize> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};
@@ -112,7 +118,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_directive, stream_k_directive, wmma_directive,
-             mma_directive, epilogue_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, epilogue_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.
@@ -146,6 +152,7 @@ template <> inline constexpr const char* error_message<swizzle_group> = "expecte
 template <> inline constexpr const char* error_message<stage_count> = "expected the number of pipeline stages after 'stages': 2 to 5";
 template <> inline constexpr const char* error_message<wmma_type> = "expected the tensor-core type after 'wmma': tf32, f16 or bf16";
 template <> inline constexpr const char* error_message<mma_type> = "expected the tensor-core type after 'mma': tf32, f16 or bf16";
+template <> inline constexpr const char* error_message<wgmma_type> = "expected the tensor-core type after 'wgmma': f16, bf16 or tf32";
 template <> inline constexpr const char* error_message<alpha_value> = "expected a number after 'alpha', e.g. 'alpha 0.5'";
 template <> inline constexpr const char* error_message<beta_value> = "expected a number after 'beta', e.g. 'beta 1'";
 template <> inline constexpr const char* error_message<epilogue_items> = "expected what the epilogue does after 'epilogue': alpha X, beta Y, bias, relu";

@@ -144,10 +144,9 @@ struct extents_action {
   }
 };
 
-// The mma instruction shape: a word (m16n8k16) or, wrongly, extents (analyze
-// says how to write it).
-template <>
-struct action<g::mma_shape> {
+// The mma / wgmma instruction shape: a word (m16n8k16) or, wrongly, extents
+// (analyze says how to write it).
+struct shape_word_action {
   template <typename ActionInput>
   static void apply(const ActionInput& in, State& st) {
     if (std::isdigit((unsigned char)in.peek_char(0)) || in.peek_char(0) == '-' ||
@@ -162,6 +161,8 @@ struct action<g::mma_shape> {
     }
   }
 };
+template <> struct action<g::mma_shape> : shape_word_action {};
+template <> struct action<g::wgmma_shape> : shape_word_action {};
 
 struct unknown_directive_action {
   template <typename ActionInput>
@@ -200,6 +201,8 @@ template <> struct action<g::kw_tma> : begin_directive {};
 template <> struct action<g::kw_stream_k> : begin_directive {};
 template <> struct action<g::kw_wmma> : begin_directive {};
 template <> struct action<g::kw_mma> : begin_directive {};
+template <> struct action<g::kw_wgmma> : begin_directive {};
+template <> struct action<g::kw_warp_specialize> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};
 template <> struct action<g::unknown_directive> : unknown_directive_action {};
 
@@ -214,6 +217,7 @@ template <> struct action<g::swizzle_kind> : word_arg {};
 template <> struct action<g::wmma_type> : word_arg {};
 template <> struct action<g::mma_type> : word_arg {};
 template <> struct action<g::mma_rounding> : word_arg {};
+template <> struct action<g::wgmma_type> : word_arg {};
 template <> struct action<g::epilogue_word> : word_arg {};
 
 template <> struct action<g::vector_width> : number_action {};

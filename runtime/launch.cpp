@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "compiler/lower_wgmma.h"
 #include "runtime/error.h"
 #include "runtime/tma_map.h"
 
@@ -53,6 +54,23 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
                      : "no alignment preconditions";
     return choice;
   }
+  if (kernel.has_repack()) {
+    // TMA needs A and B 16-byte aligned with leading dimensions in 16-byte
+    // multiples; an operand that is not is copied into aligned scratch first.
+    const codegen::KernelEntry& e = kernel.main;
+    auto breaks = [&](const void* ptr, int64_t ld) {
+      return (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) ||
+             (e.ld_multiple > 1 && ld % e.ld_multiple != 0);
+    };
+    choice.entry = &kernel.main;
+    choice.name = kernel.main.name;
+    choice.repack_a = breaks(a, p.a_ld());
+    choice.repack_b = breaks(b, p.b_ld());
+    choice.why = failure + ": " +
+                 (choice.repack_a && choice.repack_b ? "A and B" : choice.repack_a ? "A" : "B") +
+                 " repacked into aligned scratch first (" + kernel.repack + ", timed with it)";
+    return choice;
+  }
   if (!kernel.has_fallback())
     throw Error(Error::Kind::cuda, "internal error: the main kernel " + kernel.main.name +
                                        " cannot run here (" + failure +
@@ -91,6 +109,7 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
   };
   try {
     main_ = get(kernel_.main, kernel_.main.name);
+    if (kernel_.has_repack()) repack_ = get(codegen::KernelEntry{}, kernel_.repack);
     if (kernel_.main.stream_k) main_tail_ = get(kernel_.main, kernel_.main.stream_k_tail);
     if (kernel_.has_fallback()) {
       fallback_ = get(kernel_.fallback, kernel_.fallback.name);
@@ -137,6 +156,8 @@ int64_t stream_k_max_slices() {
 }  // namespace
 
 Module::~Module() {
+  for (void* p : scratch_)
+    if (p) cudaFree(p);
   if (sk_partials_) cudaFree(sk_partials_);
   if (sk_counters_) cudaFree(sk_counters_);
   if (library_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));
@@ -251,6 +272,23 @@ void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
   grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
 
+int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                       void* stream) const {
+  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int64_t dst_ld = compiler::wgmma_repack_ld(cols, elem);
+  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(rows * dst_ld * elem), false,
+                     which == 0 ? "repack scratch of A" : "repack scratch of B");
+  int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+  void* dst = scratch_[which];
+  void* params[] = {&src, &r, &c, &l, &dst, &d};
+  const int64_t chunks = rows * (dst_ld * elem / 16);
+  codegen::KernelEntry e;
+  e.block = codegen::Dim3{256, 1, 1};
+  launch_kernel(repack_, kernel_.repack, codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e,
+                params, stream, false);
+  return dst_ld;
+}
+
 void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
@@ -264,6 +302,14 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
   const void* a = args.a;
   const void* b = args.b;
+  if (choice.repack_a) {
+    lda = int(repack(0, a, p.m, p.k, p.a_ld(), stream));
+    a = scratch_[0];
+  }
+  if (choice.repack_b) {
+    ldb = int(repack(1, b, p.k, p.n, p.b_ld(), stream));
+    b = scratch_[1];
+  }
   void* c = args.c;
   float alpha = args.alpha, beta = args.beta;
   const float* bias = args.bias;
@@ -271,8 +317,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // tensor maps of A and B for a TMA entry.
   TmaMap map_a{}, map_b{};
   if (e.uses_tma()) {
-    map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, p.a_ld(), e.tma_a);
-    map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, p.b_ld(), e.tma_b);
+    map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, lda, e.tma_a);
+    map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, ldb, e.tma_b);
   }
   void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
   if (!e.stream_k) {

@@ -18,6 +18,9 @@ struct EntryChoice {
   const codegen::KernelEntry* entry = nullptr;  // into the kernel it was chosen from
   std::string name;                             // the entry's name (outlives `entry`)
   bool fallback = false;
+  // A wgmma module's main entry on copies of A and/or B in aligned scratch
+  // (GeneratedKernel::repack), made by the launch before the main kernel.
+  bool repack_a = false, repack_b = false;
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };
 
@@ -31,8 +34,9 @@ struct GemmArgs {
 };
 
 // Main when its alignment preconditions hold for these pointers and leading
-// dimensions, else the fallback. Throws Error when main's preconditions fail
-// and the module has no fallback (a codegen bug). Pure host logic.
+// dimensions; else main on repacked operands when the module has a repack
+// entry; else the fallback. Throws Error when main's preconditions fail and
+// the module has neither (a codegen bug). Pure host logic.
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
                          const void* a, const void* b, const void* c);
 
@@ -74,12 +78,20 @@ class Module {
   void* library_ = nullptr;  // cudaLibrary_t
   void* main_ = nullptr;     // cudaKernel_t
   void* fallback_ = nullptr;
+  void* repack_ = nullptr;     // wgmma modules: the repack entry (cudaKernel_t)
   void* main_tail_ = nullptr;  // stream_k tails (cudaKernel_t)
   void* fallback_tail_ = nullptr;
   // stream_k workspace: partial sums and per-tile arrival counters.
   mutable void* sk_partials_ = nullptr;
   mutable void* sk_counters_ = nullptr;
   mutable size_t sk_partials_bytes_ = 0, sk_counters_bytes_ = 0;
+  // Repack scratch for A and B.
+  mutable void* scratch_[2] = {nullptr, nullptr};
+  mutable size_t scratch_bytes_[2] = {0, 0};
+  // Copies rows x cols of `src` (leading dimension ld) into scratch `which`;
+  // returns the copy's leading dimension.
+  int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                 void* stream) const;
 };
 
 }  // namespace schedc::runtime

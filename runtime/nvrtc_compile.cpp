@@ -77,8 +77,11 @@ std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
                                        const std::string& arch, bool verbose) {
   // NVRTC optimizes by default (it rejects -O3). -lineinfo lets
   // compute-sanitizer and ncu point at generated source lines.
-  std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-default-device", "-lineinfo",
-                                   "--std=c++17"};
+  // An architecture-specific kernel (wgmma, setmaxnreg) compiles for the "a"
+  // variant of the architecture: sm_90 -> sm_90a.
+  const bool suffix = kernel.arch_specific && !arch.empty() && arch.back() != 'a';
+  std::vector<std::string> opts = {"--gpu-architecture=" + arch + (suffix ? "a" : ""),
+                                   "-default-device", "-lineinfo", "--std=c++17"};
   if (kernel.needs_cuda_headers) {
     std::string inc = cuda_include_dir();
     if (inc.empty())

@@ -37,6 +37,7 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
        << fmt("%.1f", tflops(p, r.kernel.median_ms)) << " TFLOP/s  "
        << fmt("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
   if (r.entry.fallback) os << "  [fallback: " << r.entry.why << "]";
+  if (r.entry.repack_a || r.entry.repack_b) os << "  [repack: " << r.entry.why << "]";
   return os.str();
 }
 

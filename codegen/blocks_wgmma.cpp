@@ -1,0 +1,305 @@
+#include "codegen/blocks_wgmma.h"
+
+#include <string>
+
+#include "codegen/blocks_common.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::WgmmaPlan;
+
+namespace {
+
+const char* ptx_type(const WgmmaPlan& w) {
+  return w.type == compiler::MmaType::bf16 ? "bf16" : "f16";
+}
+
+std::string inst_name(const WgmmaPlan& w) {
+  return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
+}
+
+// The inline-asm wrapper of one wgmma.mma_async: N/2 accumulators in, out.
+void emit_instruction(Emitter& e, const WgmmaPlan& w) {
+  const int regs = w.inst_n / 2;
+  e.comment(format("acc += A (64x%d, k-major) * B (%dx%d, n-major: transposed), both from shared",
+                   w.inst_k, w.inst_k, w.inst_n));
+  e.comment(format("memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h)",
+                   w.inst_n));
+  e.open_scope(format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "
+                      "desc_a, unsigned long long desc_b)",
+                      inst_name(w).c_str(), regs));
+  std::string list;
+  for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
+  e.line("asm volatile(");
+  e.line("    \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + format("%%%d", regs + 2) + ", 0;\\n\"");
+  e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.%s.%s \"", w.inst_m, w.inst_n,
+                w.inst_k, ptx_type(w), ptx_type(w)));
+  e.line("    \"{" + list + "},\"");
+  e.line(format("    \" %%%d, %%%d, p, 1, 1, 0, 1;\\n}\\n\"", regs, regs + 1));
+  for (int r0 = 0; r0 < regs; r0 += 8) {
+    std::string outs = r0 == 0 ? "    : " : "      ";
+    for (int r = r0; r < r0 + 8 && r < regs; ++r)
+      outs += format("\"+f\"(d[%d])", r) + (r + 1 < regs ? ", " : "");
+    e.line(outs);
+  }
+  e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(1));");
+  e.close_scope();
+  e.line();
+}
+
+}  // namespace
+
+void emit_wgmma_helpers(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.lines(R"(// Shared-memory matrix descriptor (PTX ISA, wgmma): start address, leading and
+// stride byte offsets (each >> 4, 14 bits), 128-byte swizzle (mode 1, bits 62-63).
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+  return (unsigned long long)((addr & 0x3FFFF) >> 4) |
+         ((unsigned long long)((lbo >> 4) & 0x3FFF) << 16) |
+         ((unsigned long long)((sbo >> 4) & 0x3FFF) << 32) | (1ull << 62);
+}
+// Orders this thread's register accesses before the wgmma that follow.
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+// Closes the wgmma issued since the last commit into one group.
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most N groups of this warpgroup are still running.
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+})");
+  if (w.warp_specialize)
+    e.lines(R"(// Register reallocation between warpgroups (needs __launch_bounds__(threads, 1)).
+template <int R>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+})");
+  e.line();
+  emit_instruction(e, w);
+}
+
+void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment(format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
+                   "(%d, %d) boxes",
+                   origin_note(p.schedule, p.schedule.tma_at).c_str(), w.a.rows, w.a.cols,
+                   w.b.panels(), w.b.rows, w.b.panel_cols));
+  e.comment("(128-byte column panels); `full` completes when all their bytes have landed");
+  e.open_scope(
+      "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
+      "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
+  e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
+                w.a.stage_bytes, w.b.stage_bytes));
+  e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
+  e.line("#pragma unroll");
+  e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p "
+                "* %d, k0);",
+                w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
+  e.close_scope();
+  e.line();
+}
+
+void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
+  e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
+  e.comment("`pairs`: C and ldc keep every even column 4-byte aligned (one check per launch).");
+  e.open_scope(
+      "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int col, "
+      "float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
+  e.line("if (row >= M || col >= N) return;");
+  e.line("T* dst = C + (size_t)row * ldc + col;");
+  e.open_scope("if (pairs && col + 1 < N)");
+  e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
+  e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
+  if (p.dtype == compiler::DType::bf16)
+    e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
+  else
+    e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
+  e.line("return;");
+  e.close_scope();
+  e.line("store_c(dst, col, v0, alpha, beta, bias);");
+  e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
+  e.close_scope();
+  e.line();
+}
+
+void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.line("extern __shared__ __align__(1024) unsigned char smem[];");
+  e.line(format("const unsigned sA_u32 = smem_u32(smem);  // [%d stages] (%d, %d) A, k-major",
+                w.stages, w.a.rows, w.a.cols));
+  e.line(format("const unsigned sB_u32 = sA_u32 + %du;  // [%d stages] %d panels of (%d, %d) B",
+                w.b.offset_bytes, w.stages, w.b.panels(), w.b.rows, w.b.panel_cols));
+  e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
+                w.barrier_offset_bytes, 8 * w.stages));
+  e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  e.open_scope("if (threadIdx.x == 0)");
+  e.comment("the 128-byte swizzle is computed from shared addresses: stages must be 1024-aligned");
+  e.line("if (sA_u32 % 1024 != 0) __trap();");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int s = 0; s < %d; ++s)", w.stages));
+  e.line("mbar_init(full_bar + 8 * s, 1);  // the producer's expect_tx, then the bytes");
+  e.line(format("mbar_init(empty_bar + 8 * s, %d);  // one arrival per consumer warp",
+                w.empty_arrivals()));
+  e.close_scope();
+  e.line("mbar_init_fence();");
+  e.close_scope();
+  e.line("__syncthreads();  // the barriers are ready for everyone");
+}
+
+namespace {
+
+std::string copy_call(const WgmmaPlan& w, const char* stage, const char* k_tile) {
+  return format(
+      "tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * %s, "
+      "%s * BK, tile_m0, tile_n0);",
+      stage, w.a.stage_bytes, stage, w.b.stage_bytes, stage, k_tile);
+}
+
+}  // namespace
+
+void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int S = w.stages;
+  if (!w.warp_specialize) {
+    e.comment(format("prologue: thread 0 puts k-tiles 0..%d in flight, stage s holds tile s", S - 1));
+    e.open_scope("if (threadIdx.x == 0)");
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int s = 0; s < %d; ++s)", S));
+    e.line("if (s < num_k_tiles) " + copy_call(w, "s", "s"));
+    e.close_scope();
+    e.close_scope();
+    return;
+  }
+  e.comment(format("producer %s: one thread copies every k-tile into its stage (k_tile %% %d)",
+                   origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(), S));
+  e.comment("once the consumers have freed it");
+  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
+  e.open_scope("if (threadIdx.x == 0)");
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line(format("const int stage = k_tile %% %d;", S));
+  e.comment(format("the stage's previous tile (k_tile - %d) freed: phase k_tile / %d - 1", S, S));
+  e.line(format("if (k_tile >= %d) mbar_wait(empty_bar + 8 * stage, ((k_tile / %d) + 1) & 1);", S,
+                S));
+  e.line(copy_call(w, "stage", "k_tile"));
+  e.close_scope("k_tile");
+  e.close_scope();
+}
+
+void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int S = w.stages, R = w.inst_n / 2;
+  e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
+                w.producers()));
+  e.line(format(
+      "const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
+      w.consumers_n, w.wg_m * 128));
+  e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its panels of B",
+                w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
+  e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
+                w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
+  e.line("#pragma unroll");
+  e.line(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.line(format("  for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line("#pragma unroll");
+  e.line(format("    for (int r = 0; r < %d; ++r) acc[i][j][r] = 0.0f;", R));
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
+  e.line(format("const int stage = k_tile %% %d;", S));
+  e.line(format("mbar_wait(full_bar + 8 * stage, (k_tile / %d) & 1);  // its bytes have landed", S));
+  e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
+                w.a.stage_bytes, w.b.stage_bytes));
+  e.line("wgmma_fence();");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
+                w.inst_m * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
+                (w.inst_n / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128, w.b.lbo_bytes,
+                w.b.sbo_bytes));
+  e.line(inst_name(w) + "(acc[i][j], da, db);");
+  e.close_scope();
+  e.close_scope();
+  e.close_scope("kk");
+  e.line("wgmma_commit();");
+  e.comment("k_tile - 1's group has finished reading its stage: free it");
+  e.line("wgmma_wait<1>();");
+  e.line(format("if (k_tile > 0 && threadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * ((k_tile - "
+                "1) %% %d));",
+                S));
+  if (!w.warp_specialize) {
+    e.comment(format("thread 0 refills that stage with k-tile k_tile + %d", S - 1));
+    e.open_scope(format("if (threadIdx.x == 0 && k_tile > 0 && k_tile + %d < num_k_tiles)", S - 1));
+    e.line(format("const int ps = (k_tile - 1) %% %d;", S));
+    e.line(format("mbar_wait(empty_bar + 8 * ps, ((k_tile - 1) / %d) & 1);", S));
+    e.line(copy_call(w, "ps", format("(k_tile + %d)", S - 1).c_str()));
+    e.close_scope();
+  }
+  e.close_scope("k_tile");
+  e.line("wgmma_wait<0>();");
+}
+
+void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
+  e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
+  e.line(
+      format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
+             "threadIdx.x %% 32 / 4;",
+             w.consumers_n, w.wg_m));
+  e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
+                w.consumers_n, w.wg_n));
+  e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
+  e.line(format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
+                "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
+                w.inst_n));
+  e.close_scope();
+  e.close_scope();
+  e.close_scope();
+}
+
+void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {
+  const int per16 = 16 / p.wgmma->elem_bytes;
+  e.comment("Repack: an operand whose pointer or leading dimension TMA cannot take (TMA needs");
+  e.comment("16-byte aligned rows) copied into aligned scratch before the main entry runs.");
+  e.comment(format("One thread per %d-element (16-byte) chunk of dst; padding columns are zero.",
+                   per16));
+  e.line("extern \"C\" __global__ void __launch_bounds__(256)");
+  e.open_scope(name +
+               "(const T* __restrict__ src, int rows, int cols, int ld, T* __restrict__ dst, "
+               "int dst_ld)");
+  e.line(format("const int chunks = dst_ld / %d;", per16));
+  e.line("const long long idx = (long long)blockIdx.x * 256 + threadIdx.x;");
+  e.line("if (idx >= (long long)rows * chunks) return;");
+  e.line(format("const int row = int(idx / chunks), c0 = int(idx %% chunks) * %d;", per16));
+  e.line("const unsigned short* s = reinterpret_cast<const unsigned short*>(src) + (size_t)row * ld;");
+  e.line("unsigned short v[8];");
+  e.line("#pragma unroll");
+  e.line("for (int i = 0; i < 8; ++i) v[i] = c0 + i < cols ? s[c0 + i] : (unsigned short)0;");
+  e.line(
+      "*reinterpret_cast<uint4*>(reinterpret_cast<unsigned short*>(dst) + (size_t)row * dst_ld + "
+      "c0) =");
+  e.line(
+      "    make_uint4(v[0] | (unsigned)v[1] << 16, v[2] | (unsigned)v[3] << 16, v[4] | "
+      "(unsigned)v[5] << 16, v[6] | (unsigned)v[7] << 16);");
+  e.close_scope(name);
+}
+
+}  // namespace schedc::codegen

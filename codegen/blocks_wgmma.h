@@ -1,0 +1,59 @@
+#pragma once
+// Building blocks of the Hopper kernels (`wgmma`, sm_90a), each printing one
+// decision of plan.wgmma (compiler/wgmma_plan.h). emit_wgmma.cpp assembles:
+//
+//   helpers          descriptors, wgmma fence/commit/wait, the instruction,
+//                    setmaxnreg, the TMA copy of one k-tile
+//   store_pair       C[row][col..col+1] through the epilogue, pairs or single
+//   kernel:          smem, barriers (emit_wgmma_barriers)
+//                    producer: TMA copies into free stages (emit_wgmma_producer)
+//                    consumer: wgmma on full stages, frees them (emit_wgmma_consumer)
+//                    epilogue from the accumulators (emit_wgmma_epilogue)
+//   repack kernel    an operand TMA cannot read, copied into aligned scratch
+
+#include "codegen/emitter.h"
+#include "compiler/kernel_plan.h"
+
+namespace schedc::codegen {
+
+// wgmma_desc (a shared-memory matrix descriptor, 128-byte swizzle),
+// wgmma_fence / wgmma_commit / wgmma_wait<N>, the instruction
+// wgmma_m64nNkK(acc, desc_a, desc_b) (d += A * B, B transposed: n-major), and
+// setmaxnreg_inc<R> / setmaxnreg_dec<R>.
+void emit_wgmma_helpers(Emitter& e, const compiler::KernelPlan& plan);
+
+// tma_copy_tile(tma_a, tma_b, sa, sb, full, k0, tile_m0, tile_n0): one k-tile
+// into one stage (A one box, B one box per 128-byte panel).
+void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
+
+// store_pair(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias, pairs): the
+// epilogue of two neighbours in a row; a 4-byte pair store when `pairs`
+// (C and ldc allow it, checked once per launch), else element by element.
+void emit_wgmma_store_pair(Emitter& e, const compiler::KernelPlan& plan);
+
+// Inside the kernel: `smem`, sA/sB base addresses, full/empty barriers
+// initialized by thread 0, and a __syncthreads.
+void emit_wgmma_barriers(Emitter& e, const compiler::KernelPlan& plan);
+
+// The producer's loop: wait until a stage is free, copy the next k-tile into
+// it. With warp_specialize, thread 0 of the producer warpgroup runs it
+// all; without, thread 0 fills the pipeline first (`prologue`) and then
+// refills one stage per k-tile inside the consumer loop.
+void emit_wgmma_producer(Emitter& e, const compiler::KernelPlan& plan);
+
+// The consumer's k loop: wait for a stage, issue its wgmma steps, commit,
+// wait for the previous k-tile's group and free its stage. `consumer` names
+// the expression of this warpgroup's consumer index.
+void emit_wgmma_consumer(Emitter& e, const compiler::KernelPlan& plan);
+
+// The accumulators to C (predicated at the matrix edges).
+void emit_wgmma_epilogue(Emitter& e, const compiler::KernelPlan& plan);
+
+// extern "C" NAME_repack(src, rows, cols, ld, dst, dst_ld): rows x cols
+// elements from any pointer and leading dimension to dst, whose rows are
+// dst_ld elements (a multiple of 16 bytes) apart and 16-byte aligned; the
+// padding is zeroed. 256 threads, one 16-byte chunk of dst each.
+void emit_wgmma_repack_kernel(Emitter& e, const compiler::KernelPlan& plan,
+                              const std::string& name);
+
+}  // namespace schedc::codegen

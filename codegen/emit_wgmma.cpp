@@ -1,0 +1,105 @@
+// The Hopper code generator: prints a KernelPlan with plan.wgmma as one CUDA
+// module (sm_90a) from the blocks of codegen/blocks_wgmma.*:
+//   <name>         the GEMM: TMA copies into an mbarrier pipeline, wgmma from
+//                  shared memory, the epilogue from the accumulators. Needs
+//                  A and B 16-byte aligned with lda, ldb multiples of 16
+//                  bytes (TMA's rule); C may be anything.
+//   <name>_repack  copies an operand that breaks that rule into aligned
+//                  scratch; the runtime runs it before <name> (and counts
+//                  its time), so every shape runs on the tensor cores.
+#include "codegen/emit_wgmma.h"
+
+#include "codegen/blocks_common.h"
+#include "codegen/blocks_tma.h"
+#include "codegen/blocks_wgmma.h"
+#include "dsl/diagnostics.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::WgmmaPlan;
+
+namespace {
+
+void emit_header(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  emit_module_header(e, p);
+  e.comment(format("block tile %dx%dx%d: %d consumer warpgroup(s) of %dx%d (%dx%d)%s, %d threads",
+                   p.block_m, p.block_n, p.block_k, w.consumers(), w.wg_m, w.wg_n, w.consumers_m,
+                   w.consumers_n, w.warp_specialize ? " and a producer warpgroup" : "",
+                   p.block_threads));
+  e.comment(format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d f32 "
+                   "accumulators per thread",
+                   w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators));
+  e.comment(format("shared: %d stages x (%d + %d) bytes + %d mbarrier bytes = %d bytes (dynamic)",
+                   w.stages, w.a.stage_bytes, w.b.stage_bytes, 16 * w.stages, p.smem_bytes));
+  e.line();
+  e.line(format("typedef %s T;", element_type(p.dtype)));
+  e.line();
+  e.lines(R"(__device__ __forceinline__ unsigned smem_u32(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+})");
+}
+
+void emit_main_kernel(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded by");
+  e.comment("the runtime for each launch (zeros past the edges)");
+  emit_kernel_open(e, p, p.name,
+                   "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b",
+                   w.warp_specialize ? 1 : 0);
+  emit_tile_constants(e, p);
+  emit_block_index(e, p);
+  emit_wgmma_barriers(e, p);
+  if (w.warp_specialize) {
+    e.open_scope("if (threadIdx.x < 128)");
+    emit_wgmma_producer(e, p);
+    e.close_scope();
+    e.open_scope("else");
+    e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));
+  } else {
+    emit_wgmma_producer(e, p);
+  }
+  emit_wgmma_consumer(e, p);
+  emit_wgmma_epilogue(e, p);
+  if (w.warp_specialize) e.close_scope();
+  e.close_scope(p.name);
+}
+
+}  // namespace
+
+GeneratedKernel emit_wgmma(const KernelPlan& p) {
+  SCHEDC_INTERNAL_ASSERT(p.wgmma.has_value(), "emit_wgmma needs a wgmma plan");
+  const WgmmaPlan& w = *p.wgmma;
+  Emitter e;
+  emit_header(e, p);
+  emit_tma_helpers(e);
+  emit_wgmma_helpers(e, p);
+  emit_wgmma_tma_copy(e, p);
+  emit_epilogue_helpers(e, p);
+  emit_wgmma_store_pair(e, p);
+  emit_main_kernel(e, p);
+  e.line();
+  const std::string repack = p.name + "_repack";
+  emit_wgmma_repack_kernel(e, p, repack);
+
+  GeneratedKernel k;
+  k.source = e.str();
+  k.dtype = compiler::to_string(p.dtype);
+  k.tensor_cores = true;
+  k.mma_type = compiler::to_string(w.type);
+  k.min_sm = 90;
+  k.arch_specific = true;  // wgmma and setmaxnreg: sm_90a
+  k.needs_cuda_headers = true;
+  k.main = make_entry(p, p.name);
+  k.main.dynamic_smem = uint32_t(p.smem_bytes);
+  k.main.align_bytes = 16;
+  k.main.ld_multiple = uint32_t(16 / w.elem_bytes);
+  k.main.aligned[2] = false;  // C: the epilogue checks its own alignment
+  k.main.tma_a = TmaBox{uint32_t(w.a.rows), uint32_t(w.a.cols)};
+  k.main.tma_b = TmaBox{uint32_t(w.b.rows), uint32_t(w.b.panel_cols)};
+  k.repack = repack;
+  return k;
+}
+
+}  // namespace schedc::codegen

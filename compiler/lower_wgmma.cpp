@@ -1,0 +1,110 @@
+// The Hopper lowering: Schedule (with `wgmma`) -> KernelPlan, as a list of
+// small passes over the plan (each a pure function, in the order they run):
+//   wgmma_roles     consumer warpgroups, their C tiles and instructions,
+//                   the producer (warp_specialize), threads and registers
+//   wgmma_operands  the shared stages of A and B as TMA writes them and
+//                   the descriptor strides wgmma reads them with
+//   wgmma_pipeline  stages, mbarriers and the shared-memory total
+// codegen/emit_wgmma.cpp prints the result.
+#include "compiler/lower_wgmma.h"
+
+#include <algorithm>
+
+#include "compiler/analyze.h"
+#include "dsl/diagnostics.h"
+
+namespace schedc::compiler {
+
+namespace {
+
+KernelPlan wgmma_roles(KernelPlan p) {
+  const Schedule& s = p.schedule;
+  const MmaSpec& spec = *s.mma;
+  WgmmaPlan w;
+  w.type = spec.type;
+  w.elem_bytes = size_of(s.dtype);
+  w.inst_m = spec.m;
+  w.inst_n = spec.n;
+  w.inst_k = spec.k;
+  w.wg_m = s.warp->m;
+  w.wg_n = s.warp->n;
+  SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % 64 == 0 &&
+                             w.wg_n % w.inst_n == 0 && p.block_m % w.wg_m == 0 &&
+                             p.block_n % w.wg_n == 0 && p.block_k % w.inst_k == 0,
+                         "wgmma tiles: analyze should have checked them");
+  w.consumers_m = p.block_m / w.wg_m;
+  w.consumers_n = p.block_n / w.wg_n;
+  w.m_insts = w.wg_m / w.inst_m;
+  w.n_insts = w.wg_n / w.inst_n;
+  w.k_steps = p.block_k / w.inst_k;
+  w.accumulators = w.wg_m * w.wg_n / 128;
+  w.warp_specialize = s.warp_specialize;
+  // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the
+  // consumers share the rest of the 64K register file, in steps of 8, at
+  // most 255 (a kernel launched with 1 block per SM).
+  if (w.warp_specialize) {
+    const int left = 65536 - w.producer_regs * 128;
+    w.consumer_regs = std::min(240, left / (128 * w.consumers()) / 8 * 8);
+  }
+  p.block_threads = 128 * w.warpgroups();
+  p.wgmma = w;
+  return p;
+}
+
+WgmmaOperand make_operand(int rows, int cols, int elem_bytes, bool mn_major) {
+  WgmmaOperand o;
+  o.rows = rows;
+  o.cols = cols;
+  o.elem_bytes = elem_bytes;
+  o.mn_major = mn_major;
+  o.panel_cols = 128 / elem_bytes;
+  o.stage_bytes = rows * cols * elem_bytes;
+  o.sbo_bytes = 1024;                          // 8 rows of 128 bytes
+  o.lbo_bytes = mn_major ? o.panel_bytes() : 16;  // K-major swizzled: unused (1 by convention)
+  return o;
+}
+
+KernelPlan wgmma_operands(KernelPlan p) {
+  WgmmaPlan& w = *p.wgmma;
+  SCHEDC_INTERNAL_ASSERT(p.block_k * w.elem_bytes == 128,
+                         "wgmma stages hold 128-byte rows of A (analyze checks BK)");
+  w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, false);
+  w.b = make_operand(p.block_k, p.block_n, w.elem_bytes, true);
+  return p;
+}
+
+KernelPlan wgmma_pipeline(KernelPlan p) {
+  const Schedule& s = p.schedule;
+  WgmmaPlan& w = *p.wgmma;
+  w.stages = std::max(2, s.stages);
+  // Stage s of A at s * A, of B after all of A's: every stage starts on a
+  // 1024-byte boundary (the swizzle key comes from address bits 7-9).
+  w.a.offset_bytes = 0;
+  w.b.offset_bytes = w.stages * w.a.stage_bytes;
+  w.barrier_offset_bytes = w.stages * (w.a.stage_bytes + w.b.stage_bytes);
+  SCHEDC_INTERNAL_ASSERT(w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
+                         "wgmma stages must stay 1024-byte aligned");
+  p.smem_bytes = w.barrier_offset_bytes + tma_barrier_bytes(w.stages);
+  return p;
+}
+
+}  // namespace
+
+KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
+  SCHEDC_INTERNAL_ASSERT(s.uses_wgmma() && s.tile && s.warp, "lower_wgmma needs wgmma, tile, warp");
+  KernelPlan p;
+  p.schedule = s;
+  p.target = t;
+  p.dtype = s.dtype;
+  p.kind = KernelKind::wgmma;
+  p.name = kernel_name(s.file);
+  p.block_m = s.tile->m;
+  p.block_n = s.tile->n;
+  p.block_k = s.tile->k;
+  p.swizzle_group = std::max(1, s.swizzle_block);
+  p = wgmma_pipeline(wgmma_operands(wgmma_roles(p)));
+  verify(p);
+  return p;
+}
+
+}  // namespace schedc::compiler

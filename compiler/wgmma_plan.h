@@ -1,0 +1,121 @@
+#pragma once
+// The Hopper part of a KernelPlan (`wgmma …`): warpgroup roles, the
+// instruction, the shared stages as TMA writes them and as wgmma's matrix
+// descriptors read them, the mbarrier pipeline and the accumulator layout.
+// Made by compiler/lower_wgmma.cpp; printed by codegen/emit_wgmma.cpp.
+//
+// Every address map is a plain method here, so that unit tests walk it on
+// the CPU and codegen prints the same numbers.
+//
+// Shared memory, one stage (PTX ISA, "Matrix Descriptor" and the canonical
+// 128-byte-swizzle layouts; CUDA's TMA 128-byte swizzle):
+//   A: BM rows of BK elements (k contiguous, 128 bytes: "K-major"), one TMA
+//      box. Row r at byte r * 128; its 16-byte chunk c is stored at chunk
+//      c ^ (r % 8). Eight rows make a 1024-byte swizzle atom.
+//   B: BN / P column panels (P = 128 bytes of elements, 64 f16), each BK rows
+//      of P elements (n contiguous: "MN-major"), one TMA box each; inside a
+//      panel the same swizzle as A.
+// A wgmma descriptor names a start address, LBO and SBO (bytes, >> 4) and the
+// swizzle mode. K-major A: 8-row groups SBO = 1024 bytes apart; the k-step kk
+// starts kk * 32 bytes into the row (LBO unused). MN-major B: 8-k-row groups
+// SBO = 1024 bytes apart, 64-column panels LBO = BK * 128 bytes apart; the
+// k-step kk starts kk * 16 rows (2048 bytes) into the panel.
+
+#include "compiler/schedule.h"
+
+namespace schedc::compiler {
+
+// One operand's stage in shared memory (see above).
+struct WgmmaOperand {
+  int rows = 0, cols = 0;  // logical tile: A (BM, BK), B (BK, BN)
+  int elem_bytes = 2;
+  bool mn_major = false;  // B: n contiguous (wgmma's transpose flag for this operand)
+  int panel_cols = 0;     // elements per 128-byte row: 64 (f16/bf16)
+  int stage_bytes = 0;
+  int offset_bytes = 0;  // stage 0 from the start of dynamic shared memory (1024-aligned)
+  int lbo_bytes = 0, sbo_bytes = 0;  // descriptor strides
+
+  int panels() const { return cols / panel_cols; }
+  int panel_bytes() const { return rows * 128; }
+  // Byte offset inside one stage where TMA stores logical (row, col): panel,
+  // 128-byte row, 16-byte chunk XORed with the row's index % 8.
+  int offset(int row, int col) const {
+    const int panel = col / panel_cols, c = col % panel_cols;
+    const int chunk = (c * elem_bytes) / 16, in_chunk = (c * elem_bytes) % 16;
+    return panel * panel_bytes() + row * 128 + ((chunk ^ (row % 8)) * 16) + in_chunk;
+  }
+};
+
+struct WgmmaPlan {
+  MmaType type = MmaType::f16;
+  int elem_bytes = 2;
+  int inst_m = 64, inst_n = 256, inst_k = 16;  // wgmma.m64nNkK
+  int wg_m = 64, wg_n = 256;                   // C tile of one consumer warpgroup
+  int consumers_m = 1, consumers_n = 1;        // consumer warpgroups over the block tile
+  int m_insts = 1, n_insts = 1;                // instructions per warpgroup tile
+  int k_steps = 4;                             // instructions along BK
+  int stages = 2;
+  // warp_specialize: warpgroup 0 produces (one thread issues TMA), the
+  // others consume; setmaxnreg moves registers from producer to consumers.
+  bool warp_specialize = false;
+  int producer_regs = 40, consumer_regs = 232;
+  WgmmaOperand a, b;
+  int barrier_offset_bytes = 0;  // full[stages], empty[stages]: 8 bytes each
+  int accumulators = 0;          // f32 registers per consumer thread
+
+  int consumers() const { return consumers_m * consumers_n; }
+  int producers() const { return warp_specialize ? 1 : 0; }
+  int warpgroups() const { return consumers() + producers(); }
+  // Warpgroup index of consumer c (the producer, if any, is warpgroup 0).
+  int consumer_warpgroup(int c) const { return c + producers(); }
+  int consumer_row0(int c) const { return (c / consumers_n) * wg_m; }
+  int consumer_col0(int c) const { return (c % consumers_n) * wg_n; }
+  // Arrivals that free a stage: one per consumer warp.
+  int empty_arrivals() const { return consumers() * 4; }
+
+  // Descriptor start, in bytes inside one stage, of consumer c's A operand
+  // for its m-instruction i at k-step kk (K-major: rows advance 128 bytes,
+  // k-steps 32 bytes inside the row).
+  int a_start(int c, int i, int kk) const {
+    return (consumer_row0(c) + i * inst_m) * 128 + kk * inst_k * elem_bytes;
+  }
+  // Descriptor start of consumer c's B operand for its n-instruction j at
+  // k-step kk (MN-major: the instruction's first panel, kk * inst_k rows in).
+  int b_start(int c, int j, int kk) const {
+    return ((consumer_col0(c) + j * inst_n) / b.panel_cols) * b.panel_bytes() +
+           kk * inst_k * 128;
+  }
+};
+
+// PTX's wgmma D (accumulator) layout for an m64nN f32 tile: register r
+// (0 .. N/2-1) of thread t (0..127) of the warpgroup holds (row, col):
+// warp w = t / 32 owns rows 16w .. 16w+15; g = lane / 4, q = lane % 4;
+// row = 16w + g + 8 * ((r / 2) % 2), col = 8 * (r / 4) + 2q + r % 2.
+inline void wgmma_d_coord(int t, int r, int& row, int& col) {
+  const int w = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+  row = 16 * w + g + 8 * ((r / 2) % 2);
+  col = 8 * (r / 4) + 2 * q + r % 2;
+}
+
+// The shared byte (inside one stage) that wgmma reads for element (i, k) of
+// an instruction's K-major operand (i < 64 rows, k < inst_k) through a
+// 128-byte-swizzle descriptor of start `start` and stride SBO, as PTX's
+// canonical layout defines it: 8-row core groups SBO apart, rows 128 bytes
+// apart, then the swizzle on the address (16-byte chunk ^= 128-byte row % 8;
+// stages are 1024-aligned, so the stage offset leaves the key alone).
+inline int wgmma_kmajor_byte(int start, int sbo, int elem_bytes, int i, int k) {
+  const int linear = start + (i / 8) * sbo + (i % 8) * 128 + k * elem_bytes;
+  return (linear & ~0x70) | ((((linear >> 4) ^ (linear >> 7)) & 7) << 4);
+}
+
+// The same for an MN-major operand (B): element (k, n) of the instruction
+// (k < inst_k, n < inst_n): 64-element (128-byte) column atoms LBO apart,
+// 8-k-row groups SBO apart, k rows 128 bytes apart, then the swizzle.
+inline int wgmma_mnmajor_byte(int start, int lbo, int sbo, int elem_bytes, int k, int n) {
+  const int per_row = 128 / elem_bytes;
+  const int linear = start + (n / per_row) * lbo + (k / 8) * sbo + (k % 8) * 128 +
+                     (n % per_row) * elem_bytes;
+  return (linear & ~0x70) | ((((linear >> 4) ^ (linear >> 7)) & 7) << 4);
+}
+
+}  // namespace schedc::compiler
