@@ -88,6 +88,7 @@ std::string schedule_text(const Schedule& s) {
         s.mma_at);
   }
   if (s.warp_specialize) put("warp_specialize", s.warp_specialize_at);
+  if (s.persistent) put("persistent", s.persistent_at);
   const compiler::Epilogue& ep = s.epilogue;
   if (s.epilogue_at.from_source) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);
@@ -200,8 +201,7 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
     if (p.stream_k) {
       e.comment("Tile -> C tile: row-major, tiles numbered along N (a 1-D grid for stream_k).");
       if (!tiles_known) e.line("const int tiles_n = (N + BN - 1) / BN;");
-      e.line("const int tile_m0 = " + index + " / tiles_n * BM;");
-      e.line("const int tile_n0 = " + index + " % tiles_n * BN;");
+      emit_tile_origin(e, p, index);
       return;
     }
     e.comment("Block -> C tile: row-major grid, blockIdx.x along N.");
@@ -214,6 +214,15 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
   e.comment("column by column inside a group, so blocks that run together share A and B in L2.");
   e.line(format("constexpr int GROUP = %d;", p.swizzle_group));
   if (!tiles_known) e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
+  emit_tile_origin(e, p, index);
+}
+
+void emit_tile_origin(Emitter& e, const KernelPlan& p, const std::string& index) {
+  if (p.swizzle_group <= 1) {
+    e.line("const int tile_m0 = " + index + " / tiles_n * BM;");
+    e.line("const int tile_n0 = " + index + " % tiles_n * BN;");
+    return;
+  }
   e.line("const int group = " + index + " / (GROUP * tiles_n);");
   e.line("const int group_m0 = group * GROUP;");
   e.line("const int group_rows = min(tiles_m - group_m0, GROUP);");

@@ -59,6 +59,11 @@ void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);
 // 1-D grid order), tiles_m and tiles_n too.
 void emit_block_index(Emitter& e, const compiler::KernelPlan& plan);
 
+// `const int tile_m0, tile_n0` of the C tile whose number in the 1-D raster
+// order is `index` (row-major, or grouped with swizzle_group > 1). Requires
+// BM, BN, tiles_m, tiles_n (and GROUP when grouped) in scope.
+void emit_tile_origin(Emitter& e, const compiler::KernelPlan& plan, const std::string& index);
+
 // The launch metadata of an entry made from `plan`.
 KernelEntry make_entry(const compiler::KernelPlan& plan, const std::string& name);
 

@@ -140,6 +140,14 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
   e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (w.persistent) {
+    e.comment(format("persistent %s: this block computes tiles blockIdx.x, blockIdx.x + gridDim.x, ...",
+                     origin_note(p.schedule, p.schedule.persistent_at).c_str()));
+    e.line("const int my_tiles = (tiles_m * tiles_n - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x;");
+    e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
+  } else {
+    e.line("const int iters = num_k_tiles;  // pipeline iterations: one tile");
+  }
   e.open_scope("if (threadIdx.x == 0)");
   e.comment("the 128-byte swizzle is computed from shared addresses: stages must be 1024-aligned");
   e.line("if (sA_u32 % 1024 != 0) __trap();");
@@ -156,11 +164,40 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
 
 namespace {
 
-std::string copy_call(const WgmmaPlan& w, const char* stage, const char* k_tile) {
-  return format(
-      "tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * %s, "
-      "%s * BK, tile_m0, tile_n0);",
-      stage, w.a.stage_bytes, stage, w.b.stage_bytes, stage, k_tile);
+// The copy of pipeline iteration `it` (an expression) into stage `stage`: its
+// tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
+void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const std::string& it) {
+  const WgmmaPlan& w = *p.wgmma;
+  std::string k_tile = it;
+  if (w.persistent) {
+    e.line("const int tile = blockIdx.x + (" + it + ") / num_k_tiles * gridDim.x;");
+    emit_tile_origin(e, p, "tile");
+    k_tile = "(" + it + ") % num_k_tiles";
+  }
+  e.line(format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
+                "%s, %s * BK, tile_m0, tile_n0);",
+                stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
+                k_tile.c_str()));
+}
+
+// Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads
+// iteration x + S into it.
+void emit_refill(Emitter& e, const KernelPlan& p, const std::string& x) {
+  const int S = p.wgmma->stages;
+  e.open_scope(format("if (threadIdx.x == 0 && %s + %d < iters)", x.c_str(), S));
+  e.line(format("const int ps = %s %% %d;", x.c_str(), S));
+  e.line(format("mbar_wait(empty_bar + 8 * ps, (%s / %d) & 1);  // every consumer warp freed it",
+                x.c_str(), S));
+  emit_copy(e, p, "ps", format("%s + %d", x.c_str(), S));
+  e.close_scope();
+}
+
+// Frees iteration `x`'s stage: one arrival per consumer warp (after its
+// warpgroup's wgmma that read it have completed).
+void emit_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
+  e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
+                cond.c_str(), x.c_str(), p.wgmma->stages));
+  if (!p.wgmma->warp_specialize) emit_refill(e, p, x);
 }
 
 }  // namespace
@@ -169,27 +206,26 @@ void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int S = w.stages;
   if (!w.warp_specialize) {
-    e.comment(format("prologue: thread 0 puts k-tiles 0..%d in flight, stage s holds tile s", S - 1));
+    e.comment(format("prologue: thread 0 puts iterations 0..%d in flight, stage s holds iteration s",
+                     S - 1));
     e.open_scope("if (threadIdx.x == 0)");
-    e.line("#pragma unroll");
-    e.open_scope(format("for (int s = 0; s < %d; ++s)", S));
-    e.line("if (s < num_k_tiles) " + copy_call(w, "s", "s"));
+    e.open_scope(format("for (int s = 0; s < %d && s < iters; ++s)", S));
+    emit_copy(e, p, "s", "s");
     e.close_scope();
     e.close_scope();
     return;
   }
-  e.comment(format("producer %s: one thread copies every k-tile into its stage (k_tile %% %d)",
+  e.comment(format("producer %s: one thread copies every iteration into its stage (it %% %d)",
                    origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(), S));
   e.comment("once the consumers have freed it");
   e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
   e.open_scope("if (threadIdx.x == 0)");
-  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-  e.line(format("const int stage = k_tile %% %d;", S));
-  e.comment(format("the stage's previous tile (k_tile - %d) freed: phase k_tile / %d - 1", S, S));
-  e.line(format("if (k_tile >= %d) mbar_wait(empty_bar + 8 * stage, ((k_tile / %d) + 1) & 1);", S,
-                S));
-  e.line(copy_call(w, "stage", "k_tile"));
-  e.close_scope("k_tile");
+  e.open_scope("for (int it = 0; it < iters; ++it)");
+  e.line(format("const int stage = it %% %d;", S));
+  e.comment(format("the stage's previous iteration (it - %d) freed: phase it / %d - 1", S, S));
+  e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
+  emit_copy(e, p, "stage", "it");
+  e.close_scope("it");
   e.close_scope();
 }
 
@@ -205,15 +241,25 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                 w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
+  e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
+  if (w.persistent) {
+    e.open_scope("for (int t = 0; t < my_tiles; ++t)");
+    e.line("const int tile = blockIdx.x + t * gridDim.x;");
+    emit_tile_origin(e, p, "tile");
+  } else {
+    e.open_scope("");
+  }
   e.line("#pragma unroll");
-  e.line(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line("#pragma unroll");
-  e.line(format("  for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   e.line("#pragma unroll");
-  e.line(format("    for (int r = 0; r < %d; ++r) acc[i][j][r] = 0.0f;", R));
-  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile)");
-  e.line(format("const int stage = k_tile %% %d;", S));
-  e.line(format("mbar_wait(full_bar + 8 * stage, (k_tile / %d) & 1);  // its bytes have landed", S));
+  e.line(format("for (int r = 0; r < %d; ++r) acc[i][j][r] = 0.0f;", R));
+  e.close_scope();
+  e.close_scope();
+  e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
+  e.line(format("const int stage = it %% %d;", S));
+  e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
   e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
                 w.a.stage_bytes, w.b.stage_bytes));
   e.line("wgmma_fence();");
@@ -233,21 +279,13 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.close_scope("kk");
   e.line("wgmma_commit();");
-  e.comment("k_tile - 1's group has finished reading its stage: free it");
+  e.comment("the previous iteration's group has finished reading its stage: free it");
   e.line("wgmma_wait<1>();");
-  e.line(format("if (k_tile > 0 && threadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * ((k_tile - "
-                "1) %% %d));",
-                S));
-  if (!w.warp_specialize) {
-    e.comment(format("thread 0 refills that stage with k-tile k_tile + %d", S - 1));
-    e.open_scope(format("if (threadIdx.x == 0 && k_tile > 0 && k_tile + %d < num_k_tiles)", S - 1));
-    e.line(format("const int ps = (k_tile - 1) %% %d;", S));
-    e.line(format("mbar_wait(empty_bar + 8 * ps, ((k_tile - 1) / %d) & 1);", S));
-    e.line(copy_call(w, "ps", format("(k_tile + %d)", S - 1).c_str()));
-    e.close_scope();
-  }
+  emit_release(e, p, "k_tile > 0 && ", "(it - 1)");
   e.close_scope("k_tile");
   e.line("wgmma_wait<0>();");
+  e.comment("the tile's last stage");
+  emit_release(e, p, "", "(it - 1)");
 }
 
 void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
@@ -273,6 +311,7 @@ void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.close_scope();
   e.close_scope();
+  e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
 }
 
 void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {

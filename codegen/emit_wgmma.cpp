@@ -49,7 +49,22 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
                    "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b",
                    w.warp_specialize ? 1 : 0);
   emit_tile_constants(e, p);
-  emit_block_index(e, p);
+  e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),
+                w.warpgroups()));
+  if (w.persistent) {
+    if (p.swizzle_group > 1) {
+      e.comment(format("swizzle block %d %s: tiles numbered in groups of GROUP tile-rows, column by",
+                       p.swizzle_group,
+                       origin_note(p.schedule, p.schedule.swizzle_block_at).c_str()));
+      e.comment("column inside a group, so tiles computed together share A and B in L2.");
+      e.line(format("constexpr int GROUP = %d;", p.swizzle_group));
+    } else {
+      e.comment("tiles numbered row-major, along N first");
+    }
+    e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
+  } else {
+    emit_block_index(e, p);
+  }
   emit_wgmma_barriers(e, p);
   if (w.warp_specialize) {
     e.open_scope("if (threadIdx.x < 128)");
@@ -98,6 +113,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.aligned[2] = false;  // C: the epilogue checks its own alignment
   k.main.tma_a = TmaBox{uint32_t(w.a.rows), uint32_t(w.a.cols)};
   k.main.tma_b = TmaBox{uint32_t(w.b.rows), uint32_t(w.b.panel_cols)};
+  k.main.persistent = w.persistent;
   k.repack = repack;
   return k;
 }

@@ -79,10 +79,15 @@ struct KernelEntry {
   // "A, B, C", "B, C", …: the operands the preconditions apply to.
   std::string aligned_operands() const;
   TmaBox tma_a, tma_b;  // set: the entry takes the two tensor maps after bias
+  // `persistent`: a 1-D grid of at most one block per slot (SMs x blocks per
+  // SM, the runtime's occupancy query), each block walking the tiles
+  // blockIdx.x, blockIdx.x + gridDim.x, … in raster order.
+  bool persistent = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
 
-  // One block per C tile: 1-D with swizzle_group > 1 or stream_k (whose
+  // One block per C tile (a persistent entry: the tile count, which the
+  // launch caps at the device's slots): 1-D with swizzle_group > 1 or stream_k (whose
   // launch then takes the split's whole tiles of it, and gives the rest to
   // the tail), else tiles_n x tiles_m.
   Dim3 grid(int64_t m, int64_t n) const;

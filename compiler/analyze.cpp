@@ -266,6 +266,10 @@ class Analyzer {
       if (!first_time(k, d)) return;
       s_.stream_k = true;
       s_.stream_k_at = at(d);
+    } else if (k == "persistent") {
+      if (!first_time(k, d)) return;
+      s_.persistent = true;
+      s_.persistent_at = at(d);
     } else if (k == "warp_specialize") {
       if (!first_time(k, d)) return;
       s_.warp_specialize = true;
@@ -510,7 +514,7 @@ class Analyzer {
       for (const char* k :
            {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A", "pad B",
             "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k",
-            "warp_specialize"})
+            "warp_specialize", "persistent"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "
@@ -537,6 +541,12 @@ class Analyzer {
         error(mma_dir_->keyword_span,
               "'" + mma_dir_->keyword + "' needs 'warp WMxWN': the C tile each " +
                   (mma_dir_->keyword == "wgmma" ? "warpgroup (4 warps)" : "warp") + " computes");
+    }
+    if (const Directive* d = given("persistent"); d && !s_.uses_wgmma()) {
+      auto& e = error(d->keyword_span,
+                      "'persistent' needs 'wgmma': the Hopper kernel is the one whose blocks walk "
+                      "the C tiles");
+      if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     }
     if (const Directive* d = given("warp_specialize"); d && !s_.uses_wgmma()) {
       auto& e = error(d->keyword_span,
@@ -892,10 +902,8 @@ class Analyzer {
     SourceSpan at;
     std::string what;
     if (s_.uses_wgmma()) {
-      const WarpTile& w = *s_.warp;
-      acc = int64_t(w.m) * w.n / 128;  // both operands come from shared memory
-      at = warp_arg_;
-      what = "warpgroup tile " + dims_text({w.m, w.n}) + " gives each thread";
+      wgmma_registers_rule();
+      return;
     } else if (s_.mma) {
       const WarpTile& w = *s_.warp;
       acc = int64_t(w.m) * w.n / 32;
@@ -915,6 +923,26 @@ class Analyzer {
                   std::to_string(kRegisterBudget) +
                   " of a thread's 255 registers schedc plans for; the kernel would spill to "
                   "local memory (use a smaller tile per thread or warp)");
+  }
+
+  // wgmma: ptxas compiles the whole kernel within the registers each thread
+  // gets at launch (64K / threads, in steps of 8, at most 255; setmaxnreg
+  // moves registers between warpgroups later but does not raise that bound),
+  // and a thread holds its accumulators plus about 26 more (descriptors,
+  // addresses, indices). Seen: 3 consumers of m64n256 (512 threads, 128
+  // registers) made ptxas stop with "Insufficient registers".
+  void wgmma_registers_rule() {
+    const WarpTile& w = *s_.warp;
+    const int64_t threads = threads_per_block(s_);
+    if (threads <= 0) return;
+    const int64_t acc = int64_t(w.m) * w.n / 128;
+    const int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+    if (acc + 26 <= cap) return;
+    error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
+                         std::to_string(acc) + " accumulator registers (+ about 26 for addresses), "
+                         "but a block of " + std::to_string(threads) + " threads gets " +
+                         std::to_string(cap) + " registers per thread; use fewer or smaller "
+                         "warpgroup tiles");
   }
 
   // Threads per block within the target's limits; the place is the directive

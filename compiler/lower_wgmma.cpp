@@ -39,6 +39,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.k_steps = p.block_k / w.inst_k;
   w.accumulators = w.wg_m * w.wg_n / 128;
   w.warp_specialize = s.warp_specialize;
+  w.persistent = s.persistent;
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the
   // consumers share the rest of the 64K register file, in steps of 8, at
   // most 255 (a kernel launched with 1 block per SM).

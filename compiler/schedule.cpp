@@ -81,6 +81,7 @@ std::string to_sched_text(const Schedule& s) {
       o << "# double_buffer: no\n# stages: 1 (no cp.async pipeline)\n";
     if (s.tma) o << "tma\n";
     if (s.warp_specialize) o << "warp_specialize\n";
+    if (s.persistent) o << "persistent\n";
     if (s.mma) {
       const MmaSpec& m = *s.mma;
       if (m.api == MmaApi::wmma)

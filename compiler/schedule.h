@@ -119,6 +119,11 @@ struct Schedule {
   // with setmaxnreg.
   bool warp_specialize = false;
   Origin warp_specialize_at;
+  // `persistent` (wgmma): one block per SM slot walks the C tiles in raster
+  // order; its pipeline runs on across tiles, so the next tile's copies
+  // overlap this tile's epilogue.
+  bool persistent = false;
+  Origin persistent_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   Epilogue epilogue;

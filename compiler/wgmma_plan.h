@@ -59,6 +59,9 @@ struct WgmmaPlan {
   // others consume; setmaxnreg moves registers from producer to consumers.
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
+  // persistent: each block walks tiles blockIdx.x + i * gridDim.x; the
+  // pipeline's iteration count (and so each stage's phase) runs on across them.
+  bool persistent = false;
   WgmmaOperand a, b;
   int barrier_offset_bytes = 0;  // full[stages], empty[stages]: 8 bytes each
   int accumulators = 0;          // f32 registers per consumer thread

@@ -52,6 +52,7 @@ struct kw_wmma : TAO_PEGTL_KEYWORD("wmma") {};
 struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
 struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
+struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
 
 // ---- words inside directives ------------------------------------------------
@@ -110,6 +111,7 @@ struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_exte
 struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
 struct warp_specialize_directive : p::seq<kw_warp_specialize> {};
+struct persistent_directive : p::seq<kw_persistent> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};
@@ -118,7 +120,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_directive, stream_k_directive, wmma_directive,
-             mma_directive, wgmma_directive, warp_specialize_directive, epilogue_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, epilogue_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.

@@ -142,6 +142,21 @@ void grow_device_buffer(void*& buf, size_t& have, size_t need, bool zero, const 
   have = need;
 }
 
+// Blocks of `fn` (launched as entry `e`) that fit on one SM at once. Should
+// the occupancy query fail, 1: a stream_k split or a persistent grid sized
+// from it stays correct, only less even.
+int blocks_per_sm(void* fn, const codegen::KernelEntry& e) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void*>(fn),
+                                                    int(e.block.x * e.block.y * e.block.z),
+                                                    e.dynamic_smem) != cudaSuccess ||
+      n < 1) {
+    cudaGetLastError();
+    n = 1;
+  }
+  return n;
+}
+
 // SCHEDC_STREAM_K_MAX_SLICES=N caps the slices a stream_k split cuts a tile
 // into (docs/runtime.md): for measuring the policy's choices. Unset, empty or
 // not a positive number: no cap.
@@ -170,29 +185,32 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   const int64_t k_tiles = k_tiles_of(e, p);
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
-  // Should an occupancy query fail, one block per SM: the split stays
-  // correct (any split is), only its last wave may run unevenly.
-  auto per_sm = [&](void* fn) {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void*>(fn),
-                                                      int(e.block.x * e.block.y * e.block.z),
-                                                      e.dynamic_smem) != cudaSuccess ||
-        n < 1) {
-      cudaGetLastError();
-      n = 1;
-    }
-    return n;
-  };
   void* fn = handle_for(choice.entry);
-  const int64_t slots = int64_t(std::min(per_sm(fn), per_sm(tail_for(fn)))) * num_sms_;
+  const int64_t slots =
+      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), e))) * num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots,
                                   stream_k_max_slices());
+}
+
+codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  codegen::Dim3 g = e.grid(p.m, p.n);
+  if (e.persistent)
+    g.x = uint32_t(std::min<int64_t>(
+        g.x, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_));
+  return g;
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   std::ostringstream o;
+  if (e.persistent) {
+    const codegen::Dim3 g = grid_for(choice, p);
+    o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
+      << blocks_per_sm(handle_for(choice.entry), e) << ") over " << tiles.x << " C tiles";
+    return o.str();
+  }
   if (!e.stream_k) {
     o << "grid " << tiles.x << "x" << tiles.y << ", one block per C tile";
     return o.str();
@@ -293,7 +311,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
   void* fn = handle_for(choice.entry);
-  const codegen::Dim3 g = e.grid(p.m, p.n);
+  const codegen::Dim3 g = grid_for(choice, p);
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
                                        std::to_string(g.z) + " for " + e.name +

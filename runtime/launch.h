@@ -66,6 +66,9 @@ class Module {
 
  private:
   void* handle_for(const codegen::KernelEntry* entry) const;
+  // The launch grid: one block per tile, or for a persistent entry at most
+  // one per slot of the device.
+  codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
   // The stream_k tail of the entry whose handle is `entry_handle`.
   void* tail_for(void* entry_handle) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
