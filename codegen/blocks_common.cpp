@@ -89,6 +89,7 @@ std::string schedule_text(const Schedule& s) {
   }
   if (s.warp_specialize) put("warp_specialize", s.warp_specialize_at);
   if (s.persistent) put("persistent", s.persistent_at);
+  if (s.tma_store) put("tma_store", s.tma_store_at);
   const compiler::Epilogue& ep = s.epilogue;
   if (s.epilogue_at.from_source) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);

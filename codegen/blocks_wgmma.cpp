@@ -82,6 +82,30 @@ template <int R>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 })");
+  if (w.tma_store)
+    e.lines(R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
+// edge), its group commit, and the waits for its shared-memory reads / the whole store.
+__device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+               ::"l"(&map), "r"(src), "r"(col), "r"(row) : "memory");
+}
+__device__ __forceinline__ void tma_store_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Makes this thread's shared-memory stores visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+// Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).
+__device__ __forceinline__ void named_barrier(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+})");
   e.line();
   emit_instruction(e, w);
 }
@@ -198,6 +222,9 @@ void emit_release(Emitter& e, const KernelPlan& p, const std::string& cond, cons
   e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
                 cond.c_str(), x.c_str(), p.wgmma->stages));
   if (!p.wgmma->warp_specialize) emit_refill(e, p, x);
+  // wgmma's .sync.aligned instructions need the whole warp converged again
+  // after the one-lane branches (seen: an illegal instruction without it).
+  e.line("__syncwarp();");
 }
 
 }  // namespace
@@ -234,6 +261,13 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   const int S = w.stages, R = w.inst_n / 2;
   e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
                 w.producers()));
+  if (w.tma_store) {
+    e.comment(format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
+                     "aligned rows); the runtime encodes tma_c under the same condition"));
+    e.line(format("const bool c_tma = ldc %% %d == 0 && reinterpret_cast<unsigned long long>(C) %% "
+                  "16 == 0;",
+                  16 / w.elem_bytes));
+  }
   e.line(format(
       "const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
       w.consumers_n, w.wg_m * 128));
@@ -288,16 +322,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   emit_release(e, p, "", "(it - 1)");
 }
 
-void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
-  const WgmmaPlan& w = *p.wgmma;
-  e.comment("epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
-  e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
-  e.line(
-      format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
-             "threadIdx.x %% 32 / 4;",
-             w.consumers_n, w.wg_m));
-  e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
-                w.consumers_n, w.wg_n));
+namespace {
+
+// The accumulators straight to C: 4-byte pairs where C allows them.
+void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
   e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
@@ -311,7 +339,89 @@ void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.close_scope();
   e.close_scope();
+}
+
+// tma_store: the epilogue's values (rounded to T) into this consumer's staging
+// area, then one thread stores it with wg_n / 64 boxes.
+void emit_staged_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const std::string T2 = p.dtype == compiler::DType::bf16 ? "__nv_bfloat162" : "__half2";
+  const std::string pack =
+      p.dtype == compiler::DType::bf16 ? "__floats2bfloat162_rn" : "__floats2half2_rn";
+  e.line(format("const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
+                "128-byte swizzle",
+                w.c_offset_bytes, w.c_consumer_bytes, w.wg_n / w.b.panel_cols, w.wg_m,
+                w.b.panel_cols));
+  e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
+  e.comment("the previous tile's store has read the staging area");
+  e.line("if (lead) tma_store_wait_read();");
+  e.line("named_barrier(1 + consumer, 128);");
+  e.line("const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x % 4);");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
+  e.line(format("const int lr = lr0 + i * 64 + 8 * (r / 2 %% 2), lc = lc0 + j * %d + 8 * (r / 4);",
+                w.inst_n));
+  e.line("const int row = row0 - lr0 + lr, col = col0 - lc0 + lc;");
+  e.line("const T* c = C + (size_t)row * ldc + col;");
+  e.comment("outside the matrix: not stored (TMA clips), so not computed (bias, C unread)");
+  e.line("const bool in = row < M && col < N;");
+  e.line("const float v0 = in ? epilogue_value(acc[i][j][r], c, col, alpha, beta, bias) : 0.0f;");
+  e.line(
+      "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], c + 1, col + 1, "
+      "alpha, beta, bias) : 0.0f;");
+  e.line(format("const %s h = %s(v0, v1);", T2.c_str(), pack.c_str()));
+  e.line(format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
+                "* 16u) + (lc %% 8) * 2u;",
+                w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  e.line(
+      "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
+      "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
+  e.close_scope();
+  e.close_scope();
+  e.close_scope();
+  e.line("fence_proxy_async();  // the stores above are read by TMA next");
+  e.line("named_barrier(1 + consumer, 128);");
+  e.open_scope("if (lead)");
+  e.line("#pragma unroll");
+  e.line(format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
+                "%d, row0 - lr0);",
+                w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  e.line("tma_store_commit();");
+  e.close_scope();
+}
+
+}  // namespace
+
+void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
+  e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
+  e.line(
+      format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
+             "threadIdx.x %% 32 / 4;",
+             w.consumers_n, w.wg_m));
+  e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
+                w.consumers_n, w.wg_n));
+  if (w.tma_store) {
+    e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
+    e.open_scope("if (c_tma)");
+    emit_staged_stores(e, p);
+    e.close_scope();
+    e.open_scope("else");
+    emit_direct_stores(e, w);
+    e.close_scope();
+  } else {
+    emit_direct_stores(e, w);
+  }
   e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
+  if (w.tma_store) {
+    e.comment("the last store has finished before the block (and its shared memory) ends");
+    e.line("if (c_tma && threadIdx.x % 128 == 0) tma_store_wait();");
+  }
 }
 
 void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {

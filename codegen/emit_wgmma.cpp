@@ -45,8 +45,13 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded by");
   e.comment("the runtime for each launch (zeros past the edges)");
+  if (w.tma_store)
+    e.comment("tma_c: C's (M x N) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
+              "bytes (else unused)");
   emit_kernel_open(e, p, p.name,
-                   "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b",
+                   std::string("const __grid_constant__ TmaMap tma_a, const __grid_constant__ "
+                               "TmaMap tma_b") +
+                       (w.tma_store ? ", const __grid_constant__ TmaMap tma_c" : ""),
                    w.warp_specialize ? 1 : 0);
   emit_tile_constants(e, p);
   e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),
@@ -114,6 +119,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.tma_a = TmaBox{uint32_t(w.a.rows), uint32_t(w.a.cols)};
   k.main.tma_b = TmaBox{uint32_t(w.b.rows), uint32_t(w.b.panel_cols)};
   k.main.persistent = w.persistent;
+  if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.wg_m), uint32_t(w.b.panel_cols)};
   k.repack = repack;
   return k;
 }

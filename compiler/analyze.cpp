@@ -266,6 +266,10 @@ class Analyzer {
       if (!first_time(k, d)) return;
       s_.stream_k = true;
       s_.stream_k_at = at(d);
+    } else if (k == "tma_store") {
+      if (!first_time(k, d)) return;
+      s_.tma_store = true;
+      s_.tma_store_at = at(d);
     } else if (k == "persistent") {
       if (!first_time(k, d)) return;
       s_.persistent = true;
@@ -514,7 +518,7 @@ class Analyzer {
       for (const char* k :
            {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A", "pad B",
             "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k",
-            "warp_specialize", "persistent"})
+            "warp_specialize", "persistent", "tma_store"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "
@@ -541,6 +545,12 @@ class Analyzer {
         error(mma_dir_->keyword_span,
               "'" + mma_dir_->keyword + "' needs 'warp WMxWN': the C tile each " +
                   (mma_dir_->keyword == "wgmma" ? "warpgroup (4 warps)" : "warp") + " computes");
+    }
+    if (const Directive* d = given("tma_store"); d && !s_.uses_wgmma()) {
+      auto& e = error(d->keyword_span,
+                      "'tma_store' needs 'wgmma': the Hopper kernel is the one whose epilogue "
+                      "stages C in shared memory for TMA");
+      if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     }
     if (const Directive* d = given("persistent"); d && !s_.uses_wgmma()) {
       auto& e = error(d->keyword_span,
@@ -1059,6 +1069,8 @@ class Analyzer {
       << (u.buffers == 1 ? " buffer" : " buffers") << " x (A " << u.a_bytes << " + B " << u.b_bytes
       << " bytes)"
       << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
+      << (u.c_stage_bytes ? " + " + std::to_string(u.c_stage_bytes) + " bytes of C for tma_store"
+                          : "")
       << "), more than the " << target_.smem_per_block_optin << " a block may use on "
       << target_.arch_name();
     auto& e = error(tile_arg_, m.str());

@@ -40,6 +40,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.accumulators = w.wg_m * w.wg_n / 128;
   w.warp_specialize = s.warp_specialize;
   w.persistent = s.persistent;
+  w.tma_store = s.tma_store;
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the
   // consumers share the rest of the 64K register file, in steps of 8, at
   // most 255 (a kernel launched with 1 block per SM).
@@ -82,7 +83,9 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
   // 1024-byte boundary (the swizzle key comes from address bits 7-9).
   w.a.offset_bytes = 0;
   w.b.offset_bytes = w.stages * w.a.stage_bytes;
-  w.barrier_offset_bytes = w.stages * (w.a.stage_bytes + w.b.stage_bytes);
+  w.c_offset_bytes = w.stages * (w.a.stage_bytes + w.b.stage_bytes);
+  w.c_consumer_bytes = w.tma_store ? w.wg_m * w.wg_n * w.elem_bytes : 0;
+  w.barrier_offset_bytes = w.c_offset_bytes + w.consumers() * w.c_consumer_bytes;
   SCHEDC_INTERNAL_ASSERT(w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
                          "wgmma stages must stay 1024-byte aligned");
   p.smem_bytes = w.barrier_offset_bytes + tma_barrier_bytes(w.stages);

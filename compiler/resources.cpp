@@ -34,6 +34,7 @@ SmemUse smem_use(const Schedule& s) {
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
   if (s.tma) u.barrier_bytes = tma_barrier_bytes(u.buffers);
+  if (s.tma_store) u.c_stage_bytes = int64_t(t.m) * t.n * elem;
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)
@@ -52,7 +53,11 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.buffers = u.buffers;
   r.epilogue_bytes = clamp(u.epilogue_bytes);
   r.barrier_bytes = clamp(u.barrier_bytes);
-  if (s.tma)
+  r.c_stage_bytes = clamp(u.c_stage_bytes);
+  if (s.uses_wgmma())
+    r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"
+                                     : "TMA boxes, one thread, mbarrier pipeline";
+  else if (s.tma)
     r.tma_copies = t.sm >= 90 ? "TMA boxes, one thread, mbarrier pipeline"
                               : "cp.async (no TMA before sm_90; the mbarrier bytes stay unused)";
   if (r.threads_per_block <= 0) return r;

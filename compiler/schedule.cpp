@@ -82,6 +82,7 @@ std::string to_sched_text(const Schedule& s) {
     if (s.tma) o << "tma\n";
     if (s.warp_specialize) o << "warp_specialize\n";
     if (s.persistent) o << "persistent\n";
+    if (s.tma_store) o << "tma_store\n";
     if (s.mma) {
       const MmaSpec& m = *s.mma;
       if (m.api == MmaApi::wmma)

@@ -124,6 +124,10 @@ struct Schedule {
   // overlap this tile's epilogue.
   bool persistent = false;
   Origin persistent_at;
+  // `tma_store` (wgmma): the epilogue stages each C tile in shared memory and
+  // stores it with TMA boxes, which run on while the next tile computes.
+  bool tma_store = false;
+  Origin tma_store_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   Epilogue epilogue;

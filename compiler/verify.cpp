@@ -102,6 +102,20 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(w.a.offset_bytes % 1024 == 0 && w.b.offset_bytes % 1024 == 0 &&
              w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
          "stages 1024-byte aligned");
+  VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
+             w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
+         "C staging after the stages, 1024-byte aligned");
+  if (w.tma_store) {  // the staging layout is a bijection onto the consumer's tile
+    std::vector<int> hit(size_t(w.c_consumer_bytes / w.elem_bytes), 0);
+    for (int r = 0; r < w.wg_m; ++r)
+      for (int c = 0; c < w.wg_n; ++c) {
+        const int off = w.c_stage_offset(r, c);
+        VERIFY(off >= 0 && off < w.c_consumer_bytes && off % w.elem_bytes == 0,
+               "C staging offset in bounds");
+        ++hit[size_t(off / w.elem_bytes)];
+      }
+    for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
+  }
   VERIFY(w.barrier_offset_bytes % 8 == 0 &&
              p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
          "barriers after the stages");

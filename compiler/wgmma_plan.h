@@ -62,8 +62,24 @@ struct WgmmaPlan {
   // persistent: each block walks tiles blockIdx.x + i * gridDim.x; the
   // pipeline's iteration count (and so each stage's phase) runs on across them.
   bool persistent = false;
+  // tma_store: each consumer writes its C tile, through the epilogue, into
+  // its staging area (wg_n / 64 panels of wg_m rows x 128 bytes, the TMA
+  // 128-byte swizzle, as B's stages) and one thread stores it with TMA boxes;
+  // the store runs on while the next tile computes. Used when C is 16-byte
+  // aligned with ldc a multiple of 16 bytes (checked in the kernel); else
+  // the accumulators go straight to C.
+  bool tma_store = false;
+  int c_offset_bytes = 0;  // the staging areas, consumer after consumer
+  int c_consumer_bytes = 0;
   WgmmaOperand a, b;
   int barrier_offset_bytes = 0;  // full[stages], empty[stages]: 8 bytes each
+  // Byte offset, inside a consumer's C staging area, of (row, col) of its
+  // tile: 64-column panels of wg_m rows, 16-byte chunks XORed with row % 8.
+  int c_stage_offset(int row, int col) const {
+    const int per_row = 128 / elem_bytes, c = col % per_row;
+    return (col / per_row) * wg_m * 128 + row * 128 +
+           ((((c * elem_bytes) / 16) ^ (row % 8)) * 16) + (c * elem_bytes) % 16;
+  }
   int accumulators = 0;          // f32 registers per consumer thread
 
   int consumers() const { return consumers_m * consumers_n; }

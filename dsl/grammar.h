@@ -53,6 +53,7 @@ struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
 struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
 struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
+struct kw_tma_store : TAO_PEGTL_KEYWORD("tma_store") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
 
 // ---- words inside directives ------------------------------------------------
@@ -112,6 +113,7 @@ struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, 
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
 struct warp_specialize_directive : p::seq<kw_warp_specialize> {};
 struct persistent_directive : p::seq<kw_persistent> {};
+struct tma_store_directive : p::seq<kw_tma_store> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};
@@ -119,7 +121,7 @@ struct unknown_directive : word {};
 struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, transpose_directive, pad_directive,
-             swizzle_directive, double_buffer_directive, stages_directive, tma_directive, stream_k_directive, wmma_directive,
+             swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
              mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, epilogue_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------

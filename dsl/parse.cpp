@@ -204,6 +204,7 @@ template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_wgmma> : begin_directive {};
 template <> struct action<g::kw_warp_specialize> : begin_directive {};
 template <> struct action<g::kw_persistent> : begin_directive {};
+template <> struct action<g::kw_tma_store> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};
 template <> struct action<g::unknown_directive> : unknown_directive_action {};
 

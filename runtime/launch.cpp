@@ -333,12 +333,16 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const float* bias = args.bias;
   // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), then the
   // tensor maps of A and B for a TMA entry.
-  TmaMap map_a{}, map_b{};
+  TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
     map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, lda, e.tma_a);
     map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, ldb, e.tma_b);
   }
-  void* params[] = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias, &map_a, &map_b};
+  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0)
+    map_c = encode_tma_map(kernel_.dtype, c, p.m, p.n, ldc, e.tma_c);
+  void* params[] = {&m,     &n,    &k,    &a,     &lda,   &b,     &ldb,  &c,
+                    &ldc,   &alpha, &beta, &bias, &map_a, &map_b, &map_c};
   if (!e.stream_k) {
     launch_kernel(fn, e.name, g, e, params, stream, false);
     return;
