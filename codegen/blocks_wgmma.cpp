@@ -205,10 +205,10 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads
-// iteration x + S into it.
-void emit_refill(Emitter& e, const KernelPlan& p, const std::string& x) {
+// iteration x + S into it (`cond`: whether an iteration was freed at all).
+void emit_refill(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
   const int S = p.wgmma->stages;
-  e.open_scope(format("if (threadIdx.x == 0 && %s + %d < iters)", x.c_str(), S));
+  e.open_scope(format("if (%sthreadIdx.x == 0 && %s + %d < iters)", cond.c_str(), x.c_str(), S));
   e.line(format("const int ps = %s %% %d;", x.c_str(), S));
   e.line(format("mbar_wait(empty_bar + 8 * ps, (%s / %d) & 1);  // every consumer warp freed it",
                 x.c_str(), S));
@@ -221,7 +221,7 @@ void emit_refill(Emitter& e, const KernelPlan& p, const std::string& x) {
 void emit_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
   e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
                 cond.c_str(), x.c_str(), p.wgmma->stages));
-  if (!p.wgmma->warp_specialize) emit_refill(e, p, x);
+  if (!p.wgmma->warp_specialize) emit_refill(e, p, cond, x);
   // wgmma's .sync.aligned instructions need the whole warp converged again
   // after the one-lane branches (seen: an illegal instruction without it).
   e.line("__syncwarp();");
@@ -264,9 +264,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   if (w.tma_store) {
     e.comment(format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
                      "aligned rows); the runtime encodes tma_c under the same condition"));
-    e.line(format("const bool c_tma = ldc %% %d == 0 && reinterpret_cast<unsigned long long>(C) %% "
-                  "16 == 0;",
-                  16 / w.elem_bytes));
+    e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
+    e.line(format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "
+                  "long long>(C) %% 16 == 0;",
+                  16 / w.elem_bytes, 16 / w.elem_bytes));
   }
   e.line(format(
       "const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",

@@ -81,8 +81,8 @@ struct KernelEntry {
   TmaBox tma_a, tma_b;  // set: the entry takes the two tensor maps after bias
   // set (wgmma `tma_store`): a third map after them, of C (M x N, ldc), for
   // TMA stores; the runtime encodes it only when C is 16-byte aligned with
-  // ldc a multiple of 16 bytes (the kernel checks the same) and else passes
-  // zeros that the kernel does not read.
+  // ldc and N multiples of 16 bytes (the kernel checks the same) and else
+  // passes zeros that the kernel does not read.
   TmaBox tma_c;
   // `persistent`: a 1-D grid of at most one block per slot (SMs x blocks per
   // SM, the runtime's occupancy query), each block walking the tiles

@@ -83,6 +83,12 @@ struct WgmmaPlan {
   int accumulators = 0;          // f32 registers per consumer thread
 
   int consumers() const { return consumers_m * consumers_n; }
+  // persistent: the tiles of block b in a grid of g blocks over `tiles`
+  // tiles are b, b + g, …: this many (what the kernel computes as my_tiles).
+  static int tiles_of_block(int tiles, int g, int b) { return (tiles - b + g - 1) / g; }
+  // The tile and k-tile of pipeline iteration `it` of block b (persistent),
+  // as the producer computes them before each copy.
+  static int tile_of_iteration(int it, int k_tiles, int g, int b) { return b + it / k_tiles * g; }
   int producers() const { return warp_specialize ? 1 : 0; }
   int warpgroups() const { return consumers() + producers(); }
   // Warpgroup index of consumer c (the producer, if any, is warpgroup 0).

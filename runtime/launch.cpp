@@ -339,7 +339,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, ldb, e.tma_b);
   }
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
-  if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0)
+  // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
+  if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
+      (p.n * elem) % 16 == 0)
     map_c = encode_tma_map(kernel_.dtype, c, p.m, p.n, ldc, e.tma_c);
   void* params[] = {&m,     &n,    &k,    &a,     &lda,   &b,     &ldb,  &c,
                     &ldc,   &alpha, &beta, &bias, &map_a, &map_b, &map_c};

@@ -1,0 +1,206 @@
+// The wgmma plan on the CPU: schedules from text through analyze and lower
+// (whose verify() walks every descriptor against TMA's layout and every
+// accumulator against the C tile), the PTX layouts on hand-worked lanes, the
+// TMA layout against the one the mma.sync path's GPU runs validated, and
+// the persistent walk of tiles and pipeline iterations.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "compiler/analyze.h"
+#include "compiler/lower.h"
+#include "compiler/lower_wgmma.h"
+#include "dsl/diagnostics.h"
+#include "dsl/parse.h"
+#include "dsl/source.h"
+
+namespace schedc {
+namespace {
+
+using compiler::KernelPlan;
+using compiler::WgmmaPlan;
+
+// The plan of a schedule text for sm_90, or nullopt with the diagnostics.
+std::optional<KernelPlan> plan_of(const std::string& text, std::string* diags = nullptr) {
+  compiler::Target t;
+  compiler::target_for_arch("sm_90", t);
+  dsl::SourceFile src("test.sched", text);
+  dsl::Diagnostics d(&src);
+  std::optional<dsl::Ast> ast = dsl::parse(src, d);
+  std::optional<compiler::Schedule> s;
+  if (ast) s = compiler::analyze(*ast, "test.sched", t, d);
+  if (!s) {
+    if (diags) {
+      std::ostringstream o;
+      d.print(o);
+      *diags = o.str();
+    }
+    return std::nullopt;
+  }
+  return compiler::lower(*s, t);
+}
+
+std::string schedule(const std::string& dtype, int bm, int bn, int wm, int wn, int stages,
+                     const std::string& extra) {
+  std::ostringstream o;
+  o << "dtype " << dtype << "\ntile " << bm << "x" << bn << "x64\nwarp " << wm << "x" << wn
+    << "\nwgmma " << dtype << "\ntma\nstages " << stages << "\nswizzle smem\n"
+    << extra;
+  return o.str();
+}
+
+TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
+  int lowered = 0;
+  for (const char* dtype : {"f16", "bf16"})
+    for (int bm : {64, 128, 192, 256})
+      for (int bn : {64, 128, 256})
+        for (int wm : {64, 128, 256})
+          for (int wn : {64, 128, 256})
+            for (const char* extra :
+                 {"", "warp_specialize\n", "warp_specialize\npersistent\ntma_store\n",
+                  "persistent\nswizzle block 4\n"}) {
+              if (bm % wm || bn % wn) continue;
+              std::string diags;
+              std::optional<KernelPlan> p;
+              ASSERT_NO_THROW(p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, extra), &diags));
+              if (!p) continue;  // refused with a located error (registers, smem): fine
+              ++lowered;
+              const WgmmaPlan& w = *p->wgmma;
+              EXPECT_EQ(p->kind, compiler::KernelKind::wgmma);
+              EXPECT_EQ(w.consumers(), (bm / wm) * (bn / wn));
+              EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
+              EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
+              EXPECT_EQ(w.accumulators, wm * wn / 128);
+            }
+  // Most of the space is legal; the sweep must not pass by refusing everything.
+  EXPECT_GT(lowered, 150);
+}
+
+TEST(WgmmaPlan, InstructionDefaultsToTheWarpgroupTileUpTo256) {
+  std::optional<KernelPlan> p = plan_of(schedule("f16", 128, 256, 64, 256, 3, ""));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->wgmma->inst_n, 256);
+  EXPECT_EQ(p->wgmma->n_insts, 1);
+  p = plan_of(schedule("f16", 128, 256, 128, 128, 3, ""));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->wgmma->inst_n, 128);
+  EXPECT_EQ(p->wgmma->m_insts, 2);
+  p = plan_of("dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16 m64n128k16\ntma\nstages "
+              "2\nswizzle smem\n");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->wgmma->inst_n, 128);
+  EXPECT_EQ(p->wgmma->n_insts, 2);
+}
+
+// PTX ISA's wgmma D layout for m64nN f32, on hand-worked threads.
+TEST(WgmmaPlan, AccumulatorLayoutOnHandWorkedLanes) {
+  int row = -1, col = -1;
+  compiler::wgmma_d_coord(0, 0, row, col);
+  EXPECT_EQ(row, 0);
+  EXPECT_EQ(col, 0);
+  compiler::wgmma_d_coord(5, 3, row, col);  // lane 5: group 1, column pair 1; r 3: row + 8, odd
+  EXPECT_EQ(row, 9);
+  EXPECT_EQ(col, 3);
+  compiler::wgmma_d_coord(37, 4, row, col);  // warp 1 (rows 16..31), lane 5; r 4: columns 8..15
+  EXPECT_EQ(row, 17);
+  EXPECT_EQ(col, 10);
+  compiler::wgmma_d_coord(127, 127, row, col);  // last thread, last register of m64n256
+  EXPECT_EQ(row, 63);
+  EXPECT_EQ(col, 255);
+}
+
+// The TMA layout of the wgmma stages is the one the mma.sync `tma` path reads
+// (SmemTile with 64-column panels, GPU-validated since session 3).
+TEST(WgmmaPlan, StageLayoutIsTheMmaSyncTmaLayout) {
+  std::optional<KernelPlan> w = plan_of(schedule("f16", 128, 256, 64, 256, 3, ""));
+  std::optional<KernelPlan> m =
+      plan_of("dtype f16\ntile 128x256x64\nwarp 64x64\nmma f16 m16n8k16\ntma\nstages "
+              "3\nswizzle smem\n");
+  ASSERT_TRUE(w && m);
+  const compiler::WgmmaOperand& wa = w->wgmma->a;
+  const compiler::WgmmaOperand& wb = w->wgmma->b;
+  for (int r = 0; r < 128; ++r)
+    for (int c = 0; c < 64; ++c) EXPECT_EQ(wa.offset(r, c), m->mma->a.offset(r, c) * 2);
+  for (int r = 0; r < 64; ++r)
+    for (int c = 0; c < 256; ++c) EXPECT_EQ(wb.offset(r, c), m->mma->b.offset(r, c) * 2);
+}
+
+// Each descriptor reads 64 x K distinct bytes (A) and K x N (B) per k-step;
+// over a stage, every byte of the stage once per consumer row (A) / column (B).
+TEST(WgmmaPlan, DescriptorsReadEveryStageByteOncePerConsumer) {
+  std::optional<KernelPlan> p = plan_of(schedule("bf16", 256, 128, 128, 64, 2, ""));
+  ASSERT_TRUE(p);
+  const WgmmaPlan& w = *p->wgmma;
+  std::set<int> a_bytes, b_bytes;
+  for (int c = 0; c < w.consumers(); ++c)
+    for (int kk = 0; kk < w.k_steps; ++kk) {
+      if (c % w.consumers_n == 0)  // consumers of one row of the grid read the same A rows
+        for (int i = 0; i < w.m_insts; ++i)
+          for (int r = 0; r < 64; ++r)
+            for (int k = 0; k < w.inst_k; ++k)
+              EXPECT_TRUE(a_bytes
+                              .insert(compiler::wgmma_kmajor_byte(w.a_start(c, i, kk), w.a.sbo_bytes,
+                                                                  2, r, k))
+                              .second);
+      if (c < w.consumers_n)
+        for (int j = 0; j < w.n_insts; ++j)
+          for (int k = 0; k < w.inst_k; ++k)
+            for (int n = 0; n < w.inst_n; ++n)
+              EXPECT_TRUE(b_bytes
+                              .insert(compiler::wgmma_mnmajor_byte(w.b_start(c, j, kk),
+                                                                   w.b.lbo_bytes, w.b.sbo_bytes, 2,
+                                                                   k, n))
+                              .second);
+    }
+  EXPECT_EQ(int(a_bytes.size()) * 2, w.a.stage_bytes);
+  EXPECT_EQ(int(b_bytes.size()) * 2, w.b.stage_bytes);
+}
+
+// persistent: over any grid, every tile is some block's, once; a block's
+// pipeline iterations walk its tiles' k-tiles in order.
+TEST(WgmmaPlan, PersistentWalkComputesEveryTileKTileOnce) {
+  for (int tiles : {1, 2, 7, 131, 132, 133, 512, 1000})
+    for (int grid : {1, 3, 66, 132})
+      for (int k_tiles : {1, 4, 16}) {
+        if (grid > tiles) continue;
+        std::set<std::pair<int, int>> seen;
+        for (int b = 0; b < grid; ++b) {
+          const int mine = WgmmaPlan::tiles_of_block(tiles, grid, b);
+          for (int it = 0; it < mine * k_tiles; ++it) {
+            const int tile = WgmmaPlan::tile_of_iteration(it, k_tiles, grid, b);
+            EXPECT_LT(tile, tiles);
+            EXPECT_TRUE(seen.insert({tile, it % k_tiles}).second);
+          }
+        }
+        EXPECT_EQ(int(seen.size()), tiles * k_tiles) << tiles << " tiles, grid " << grid;
+      }
+}
+
+// The producer waits for the release of the iteration that last used the
+// stage; the consumer waits for the copy of its own iteration: parities.
+TEST(WgmmaPlan, StagePhasesPairProducerAndConsumer) {
+  for (int S : {2, 3, 4, 5})
+    for (int it = 0; it < 40; ++it) {
+      const int stage = it % S;
+      // full[stage] completes once per copy into it: the copy of `it` is completion it / S.
+      EXPECT_EQ((it / S) & 1, (it / S) % 2);
+      if (it >= S) {
+        // empty[stage] completes once per release: iteration it - S's is completion (it - S) / S.
+        const int completion = (it - S) / S;
+        EXPECT_EQ(((it / S) + 1) & 1, completion & 1);
+        EXPECT_EQ((it - S) % S, stage);
+      }
+    }
+}
+
+TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
+  EXPECT_EQ(compiler::wgmma_repack_ld(1, 2), 8);
+  EXPECT_EQ(compiler::wgmma_repack_ld(1023, 2), 1024);
+  EXPECT_EQ(compiler::wgmma_repack_ld(4096, 2), 4096);
+  EXPECT_EQ(compiler::wgmma_repack_ld(4097, 2), 4104);
+}
+
+}  // namespace
+}  // namespace schedc
