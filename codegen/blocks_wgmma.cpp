@@ -192,7 +192,7 @@ namespace {
 // tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
 void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const std::string& it) {
   const WgmmaPlan& w = *p.wgmma;
-  std::string k_tile = it;
+  std::string k_tile = "(" + it + ")";
   if (w.persistent) {
     e.line("const int tile = blockIdx.x + (" + it + ") / num_k_tiles * gridDim.x;");
     emit_tile_origin(e, p, "tile");
