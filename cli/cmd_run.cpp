@@ -95,9 +95,10 @@ std::string stage_times_json(const StageTimes& t) {
 // text, so an edit of `schedc emit`'s output can be validated and timed.
 bool use_kernel_source(const std::string& path, const std::string& sched,
                        codegen::GeneratedKernel& kernel) {
-  std::optional<std::string> read = read_file(path);
+  std::string why;
+  std::optional<std::string> read = read_file(path, why);
   if (!read) {
-    std::cerr << path << ": error: cannot read the kernel source\n";
+    std::cerr << path << ": error: --kernel-source: " << why << "\n";
     return false;
   }
   const std::string& text = *read;

@@ -240,13 +240,33 @@ TEST(Parse, ReportsEachBadLine) {
   EXPECT_EQ(p.diags[2].span.line, 4u);
 }
 
-TEST(Parse, StopsAfterTooManyErrors) {
+TEST(Parse, KeepsErrorsUpToTheLimitAndCountsTheRest) {
   std::string text;
   for (int i = 0; i < 100; ++i) text += "nope\n";
-  Parsed p = parse_text(text);
-  EXPECT_FALSE(p.ast);
-  EXPECT_LE(p.diags.size(), 25u);
-  EXPECT_EQ(p.diags.back().message, "too many errors; stopping here");
+  SourceFile f("t.sched", text);
+  Diagnostics d(&f);  // the default limit, 20
+  EXPECT_FALSE(parse(f, d));
+  EXPECT_EQ(d.all().size(), size_t(kDefaultErrorLimit));
+  EXPECT_EQ(d.error_count(), 100);
+  EXPECT_EQ(d.dropped_errors(), 80);
+  std::ostringstream os;
+  d.print(os);
+  EXPECT_NE(os.str().find("t.sched:20:1: error: unknown directive 'nope'"), std::string::npos);
+  EXPECT_EQ(os.str().find("t.sched:21:"), std::string::npos);
+  EXPECT_NE(os.str().find("t.sched: note: 80 more errors not shown (error limit 20; "
+                          "--error-limit 0 shows all)\n"),
+            std::string::npos)
+      << os.str();
+}
+
+TEST(Parse, ErrorLimitZeroKeepsEveryError) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "nope\n";
+  SourceFile f("t.sched", text);
+  Diagnostics d(&f, 0);
+  EXPECT_FALSE(parse(f, d));
+  EXPECT_EQ(d.all().size(), 100u);
+  EXPECT_EQ(d.dropped_errors(), 0);
 }
 
 TEST(Parse, EmptyOrCommentOnlyFileIsAnError) {
