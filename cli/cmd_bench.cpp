@@ -117,22 +117,22 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
 }
 
 void print_json(std::ostream& os, const std::vector<Row>& rows) {
-  os << "[";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    os << (i ? ",\n " : "");
+  report::Json all = report::Json::array();
+  for (const Row& r : rows) {
     if (r.prepared)
-      os << runtime::run_json(
+      all.push_back(runtime::run_json(
           r.file, r.problem, *r.prepared, r.report,
-          {{"status", runtime::json_escape(r.status)},
-           {"error", runtime::json_escape(r.status == "ERROR" ? r.detail : "")}});
+          {{"status", r.status}, {"error", r.status == "ERROR" ? r.detail : ""}}));
     else
-      os << "{\"file\": " << runtime::json_escape(r.file) << ", \"m\": " << r.problem.m
-         << ", \"n\": " << r.problem.n << ", \"k\": " << r.problem.k
-         << ", \"ok\": false, \"status\": " << runtime::json_escape(r.status)
-         << ", \"error\": " << runtime::json_escape(r.detail) << "}";
+      all.push_back({{"file", r.file},
+                     {"m", r.problem.m},
+                     {"n", r.problem.n},
+                     {"k", r.problem.k},
+                     {"ok", false},
+                     {"status", r.status},
+                     {"error", r.detail}});
   }
-  os << "]\n";
+  os << report::json_text(all) << "\n";
 }
 
 // TFLOP/s against problem size: one line per schedule, one per cuBLAS mode
