@@ -144,10 +144,6 @@ void set_error_limit(int limit) {
   g_error_limit = limit;
 }
 
-int error_limit() {
-  return g_error_limit;
-}
-
 bool parse_shape(const std::string& text, compiler::Shape& out) {
   int64_t v[3];
   size_t pos = 0;

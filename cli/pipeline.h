@@ -60,7 +60,6 @@ std::optional<std::string> read_file(const std::string& path, std::string& why);
 // The error limit of the front end's diagnostics (dsl::Diagnostics; 0 = no
 // limit), set by the commands' --error-limit.
 void set_error_limit(int limit);
-int error_limit();
 
 // Parses "MxNxK" (each >= 1). Returns false on a malformed shape.
 bool parse_shape(const std::string& text, compiler::Shape& out);

@@ -259,6 +259,24 @@ TEST(Parse, KeepsErrorsUpToTheLimitAndCountsTheRest) {
       << os.str();
 }
 
+TEST(Parse, KeepsAtMostAThousandDirectives) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "tma\n";
+  EXPECT_TRUE(parse_text(text).ast);  // 1000 is parsed (analysis says they repeat)
+  text += "tma; pad A 4\ntile 8x\n";
+  Parsed p = parse_text(text);
+  EXPECT_FALSE(p.ast);
+  ASSERT_EQ(p.diags.size(), 2u) << p.errors;
+  // The syntax of the lines past the limit is still checked...
+  EXPECT_EQ(p.diags[0].span.line, 1002u);
+  // ... and the directives from the first one past it are not kept.
+  EXPECT_EQ(p.diags[1].span.line, 1001u);
+  EXPECT_EQ(p.diags[1].span.col, 1u);
+  EXPECT_EQ(p.diags[1].message,
+            "more than 1000 directives: a schedule gives each directive at most once; the 3 "
+            "from here on were not kept");
+}
+
 TEST(Parse, ErrorLimitZeroKeepsEveryError) {
   std::string text;
   for (int i = 0; i < 100; ++i) text += "nope\n";
