@@ -108,24 +108,26 @@ void print_csv(std::ostream& os, const std::vector<StepResult>& rows) {
 
 void print_json(std::ostream& os, const std::string& file, const compiler::Problem& p,
                 const std::string& mode, const std::vector<StepResult>& rows) {
-  using runtime::json_escape;
-  using runtime::json_number;
-  os << "{\"file\": " << json_escape(file) << ", \"mode\": " << json_escape(mode)
-     << ", \"m\": " << p.m << ", \"n\": " << p.n << ", \"k\": " << p.k << ", \"steps\": [";
+  using report::Json;
+  using report::json_number;
+  Json steps = Json::array();
   for (size_t i = 0; i < rows.size(); ++i) {
     const StepResult& r = rows[i];
-    os << (i ? ",\n  " : "\n  ") << "{\"step\": " << i
-       << ", \"label\": " << json_escape(r.step.label) << ", \"directives\": [";
-    for (size_t j = 0; j < r.step.added.size(); ++j) os << (j ? ", " : "") << r.step.added[j];
-    os << "], \"status\": " << json_escape(r.status)
-       << ", \"median_ms\": " << json_number(r.median_ms)
-       << ", \"tflops\": " << json_number(r.tflops)
-       << ", \"cublas_tflops\": " << json_number(r.cublas_tflops)
-       << ", \"percent_of_cublas\": " << json_number(r.percent)
-       << ", \"note\": " << json_escape(r.step.note) << ", \"detail\": " << json_escape(r.detail)
-       << ", \"schedule\": " << json_escape(r.step.schedule_text) << "}";
+    steps.push_back({{"step", i},
+                     {"label", r.step.label},
+                     {"directives", r.step.added},
+                     {"status", r.status},
+                     {"median_ms", json_number(r.median_ms)},
+                     {"tflops", json_number(r.tflops)},
+                     {"cublas_tflops", json_number(r.cublas_tflops)},
+                     {"percent_of_cublas", json_number(r.percent)},
+                     {"note", r.step.note},
+                     {"detail", r.detail},
+                     {"schedule", r.step.schedule_text}});
   }
-  os << "]}\n";
+  Json j = {{"file", file}, {"mode", mode}, {"m", p.m},
+            {"n", p.n},     {"k", p.k},     {"steps", std::move(steps)}};
+  os << report::json_text(j) << "\n";
 }
 
 bool write_plot(const std::string& path, const std::string& file, const compiler::Problem& p,

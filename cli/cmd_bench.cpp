@@ -117,31 +117,35 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
 }
 
 void print_json(std::ostream& os, const std::vector<Row>& rows) {
-  os << "[";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    os << (i ? ",\n " : "");
+  report::Json all = report::Json::array();
+  for (const Row& r : rows) {
     if (r.prepared)
-      os << runtime::run_json(
+      all.push_back(runtime::run_json(
           r.file, r.problem, *r.prepared, r.report,
-          {{"status", runtime::json_escape(r.status)},
-           {"error", runtime::json_escape(r.status == "ERROR" ? r.detail : "")}});
+          {{"status", r.status}, {"error", r.status == "ERROR" ? r.detail : ""}}));
     else
-      os << "{\"file\": " << runtime::json_escape(r.file) << ", \"m\": " << r.problem.m
-         << ", \"n\": " << r.problem.n << ", \"k\": " << r.problem.k
-         << ", \"ok\": false, \"status\": " << runtime::json_escape(r.status)
-         << ", \"error\": " << runtime::json_escape(r.detail) << "}";
+      all.push_back({{"file", r.file},
+                     {"m", r.problem.m},
+                     {"n", r.problem.n},
+                     {"k", r.problem.k},
+                     {"ok", false},
+                     {"status", r.status},
+                     {"error", r.detail}});
   }
-  os << "]\n";
+  os << report::json_text(all) << "\n";
 }
 
-// TFLOP/s against problem size: one line per schedule, one per cuBLAS mode
-// (the reference differs by dtype: pedantic f32, TF32, f16, bf16).
+// % of cuBLAS against problem size: one line per schedule, each measured
+// against cuBLAS in its own mode (f32 pedantic, TF32, f16 or bf16 inputs),
+// so f32 and tensor-core schedules share one axis whose 100% line is
+// cuBLAS; the legend names each schedule's reference mode.
 bool write_plot(const std::string& path, const std::vector<Row>& rows) {
   report::LineChart chart;
-  chart.title = "schedc bench";
+  chart.title = "schedc bench: each schedule against cuBLAS in its own mode";
   chart.x_label = "problem size (M x N x K)";
-  chart.y_label = "TFLOP/s";
+  chart.y_label = "% of cuBLAS (median time)";
+  chart.reference_name = "cuBLAS = 100%";
+  chart.reference_value = 100;
   auto x_of = [&](const std::string& shape) {
     auto it = std::find(chart.x_labels.begin(), chart.x_labels.end(), shape);
     if (it != chart.x_labels.end()) return size_t(it - chart.x_labels.begin());
@@ -156,18 +160,14 @@ bool write_plot(const std::string& path, const std::vector<Row>& rows) {
     return chart.series.back();
   };
   for (const Row& r : rows) {
-    size_t x = x_of(runtime::shape_string(r.problem));
-    double v = r.status == "ok" && r.report.timed
-                   ? runtime::tflops(r.problem, r.report.kernel.median_ms)
-                   : NAN;
-    series_of(base_name(r.file)).values[x] = v;
-  }
-  for (const Row& r : rows) {
-    if (!r.report.timed) continue;
-    report::LineSeries& s = series_of(runtime::to_string(r.report.ref_mode));
-    if (std::isnan(s.values[x_of(runtime::shape_string(r.problem))]))
-      s.values[x_of(runtime::shape_string(r.problem))] =
-          runtime::tflops(r.problem, r.report.cublas.median_ms);
+    std::string name = base_name(r.file);
+    if (r.report.timed) {
+      std::string mode = runtime::to_string(r.report.ref_mode);
+      if (mode.rfind("cuBLAS ", 0) == 0) mode = mode.substr(7);
+      name += " vs " + mode;
+    }
+    double v = r.status == "ok" && r.report.timed ? r.report.percent_of_cublas() : NAN;
+    series_of(name).values[x_of(runtime::shape_string(r.problem))] = v;
   }
   std::ofstream out(path);
   out << report::to_svg(chart);
@@ -290,7 +290,9 @@ Command add_bench_command(CLI::App& root) {
   sub->add_option("--shapes", a->shapes,
                   "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
-  sub->add_option("--plot", a->plot, "write TFLOP/s against problem size as an SVG chart");
+  sub->add_option("--plot", a->plot,
+                  "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
+                  "problem size as an SVG chart");
   sub->add_flag("--json", a->json, "print the table as JSON on stdout");
   sub->add_flag("--csv", a->csv, "print the table as CSV on stdout");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");

@@ -1,7 +1,6 @@
 // `schedc check FILE... [--arch sm_90] [--json]`: parse and analyze each file;
 // print its resolved schedule (canonical .sched text, every default explicit)
 // and its static resources. Exit 2 if any file is bad.
-#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -12,6 +11,7 @@
 #include "cli/pipeline.h"
 #include "compiler/analyze.h"
 #include "compiler/lower.h"
+#include "report/json.h"
 
 namespace schedc::cli {
 
@@ -21,75 +21,59 @@ using compiler::Resources;
 using compiler::Schedule;
 using compiler::Target;
 
-std::string json_string(const std::string& s) {
-  std::string o = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      o += '\\';
-      o += char(c);
-    } else if (c == '\n') {
-      o += "\\n";
-    } else if (c < 0x20 || c >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      o += buf;
-    } else {
-      o += char(c);
-    }
-  }
-  return o + "\"";
-}
+using report::Json;
 
-std::string json_real(float x) {
-  std::ostringstream o;
-  o << x;
-  return o.str();
-}
-
-std::string schedule_json(const Schedule& s) {
-  std::ostringstream o;
-  auto b = [](bool v) { return v ? "true" : "false"; };
-  o << "{\"shape\": [" << s.shape.m << ", " << s.shape.n << ", " << s.shape.k << "]"
-    << ", \"dtype\": \"" << compiler::to_string(s.dtype) << "\", \"naive\": " << b(s.is_naive());
+Json schedule_json(const Schedule& s) {
+  Json o = {{"shape", {s.shape.m, s.shape.n, s.shape.k}},
+            {"dtype", compiler::to_string(s.dtype)},
+            {"naive", s.is_naive()}};
   if (s.is_naive()) {
-    o << ", \"block\": [" << s.block_x << ", " << s.block_y << "]";
+    o["block"] = {s.block_x, s.block_y};
   } else {
     const auto& t = *s.tile;
-    o << ", \"tile\": [" << t.m << ", " << t.n << ", " << t.k << "]";
-    if (!s.uses_tensor_cores())
-      o << ", \"thread\": [" << s.thread.m << ", " << s.thread.n << "], \"split\": ["
-        << s.thread.split_m << ", " << s.thread.split_n << "]";
-    if (s.warp) o << ", \"warp\": [" << s.warp->m << ", " << s.warp->n << "]";
-    o << ", \"vectorize\": " << s.vectorize << ", \"transpose_a\": " << b(s.transpose_a)
-      << ", \"transpose_b\": " << b(s.transpose_b) << ", \"pad_a\": " << s.pad_a
-      << ", \"pad_b\": " << s.pad_b << ", \"swizzle_smem\": " << b(s.swizzle_smem)
-      << ", \"swizzle_block\": " << s.swizzle_block << ", \"double_buffer\": " << b(s.double_buffer)
-      << ", \"stages\": " << s.stages << ", \"tma\": " << b(s.tma)
-      << ", \"stream_k\": " << b(s.stream_k);
+    o["tile"] = {t.m, t.n, t.k};
+    if (!s.uses_tensor_cores()) {
+      o["thread"] = {s.thread.m, s.thread.n};
+      o["split"] = {s.thread.split_m, s.thread.split_n};
+    }
+    if (s.warp) o["warp"] = {s.warp->m, s.warp->n};
+    o["vectorize"] = s.vectorize;
+    o["transpose_a"] = s.transpose_a;
+    o["transpose_b"] = s.transpose_b;
+    o["pad_a"] = s.pad_a;
+    o["pad_b"] = s.pad_b;
+    o["swizzle_smem"] = s.swizzle_smem;
+    o["swizzle_block"] = s.swizzle_block;
+    o["double_buffer"] = s.double_buffer;
+    o["stages"] = s.stages;
+    o["tma"] = s.tma;
+    o["stream_k"] = s.stream_k;
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
-      o << ", \"mma\": {\"api\": \"" << (m.api == compiler::MmaApi::wmma ? "wmma" : "mma")
-        << "\", \"type\": \"" << compiler::to_string(m.type) << "\", \"shape\": [" << m.m << ", "
-        << m.n << ", " << m.k << "]";
+      Json mma = {{"api", m.api == compiler::MmaApi::wmma ? "wmma" : "mma"},
+                  {"type", compiler::to_string(m.type)},
+                  {"shape", {m.m, m.n, m.k}}};
       // How f32 inputs become tf32 (`mma tf32 … truncate`); only `mma tf32` has a choice.
       if (m.api == compiler::MmaApi::mma_sync && m.type == compiler::MmaType::tf32)
-        o << ", \"tf32_rounding\": \"" << compiler::to_string(m.tf32_rounding) << "\"";
-      o << "}";
+        mma["tf32_rounding"] = compiler::to_string(m.tf32_rounding);
+      o["mma"] = std::move(mma);
     }
   }
-  o << ", \"epilogue\": {\"alpha\": " << json_real(s.epilogue.alpha)
-    << ", \"beta\": " << json_real(s.epilogue.beta) << ", \"bias\": " << b(s.epilogue.bias)
-    << ", \"relu\": " << b(s.epilogue.relu) << "}}";
-  return o.str();
+  o["epilogue"] = {{"alpha", report::json_real(s.epilogue.alpha)},
+                   {"beta", report::json_real(s.epilogue.beta)},
+                   {"bias", s.epilogue.bias},
+                   {"relu", s.epilogue.relu}};
+  return o;
 }
 
-std::string resources_json(const Resources& r) {
-  std::ostringstream o;
-  o << "{\"threads_per_block\": " << r.threads_per_block << ", \"smem_bytes\": " << r.smem_bytes
-    << ", \"a_tile_bytes\": " << r.a_tile_bytes << ", \"b_tile_bytes\": " << r.b_tile_bytes
-    << ", \"buffers\": " << r.buffers << ", \"blocks_per_sm\": " << r.blocks_per_sm
-    << ", \"limited_by\": " << json_string(r.limited_by) << "}";
-  return o.str();
+Json resources_json(const Resources& r) {
+  return {{"threads_per_block", r.threads_per_block},
+          {"smem_bytes", r.smem_bytes},
+          {"a_tile_bytes", r.a_tile_bytes},
+          {"b_tile_bytes", r.b_tile_bytes},
+          {"buffers", r.buffers},
+          {"blocks_per_sm", r.blocks_per_sm},
+          {"limited_by", r.limited_by}};
 }
 
 // The resources as comments under the schedule, so the output stays a .sched file.
@@ -175,8 +159,7 @@ Command add_check_command(CLI::App& root) {
               return int(kBadInput);
             }
             bool all_ok = true;
-            std::ostringstream json;
-            json << "[";
+            Json json = Json::array();
             for (size_t i = 0; i < opt->files.size(); ++i) {
               const std::string& path = opt->files[i];
               std::ostringstream diags;
@@ -184,15 +167,14 @@ Command add_check_command(CLI::App& root) {
               std::cerr << diags.str();
               all_ok = all_ok && c.has_value();
               if (opt->json) {
-                json << (i ? ",\n " : "") << "{\"file\": " << json_string(path)
-                     << ", \"arch\": " << json_string(target.arch_name())
-                     << ", \"ok\": " << (c ? "true" : "false");
-                if (c)
-                  json << ", \"schedule\": " << schedule_json(c->schedule) << ", \"resources\": "
-                       << resources_json(compiler::static_resources(c->schedule, target));
-                else
-                  json << ", \"diagnostics\": " << json_string(diags.str());
-                json << "}";
+                Json f = {{"file", path}, {"arch", target.arch_name()}, {"ok", c.has_value()}};
+                if (c) {
+                  f["schedule"] = schedule_json(c->schedule);
+                  f["resources"] = resources_json(compiler::static_resources(c->schedule, target));
+                } else {
+                  f["diagnostics"] = diags.str();
+                }
+                json.push_back(std::move(f));
                 continue;
               }
               if (!c) continue;
@@ -203,7 +185,7 @@ Command add_check_command(CLI::App& root) {
               print_cp_async_copies(std::cout, c->schedule, target);
               print_stream_k(std::cout, c->schedule);
             }
-            if (opt->json) std::cout << json.str() << "]\n";
+            if (opt->json) std::cout << report::json_text(json) << "\n";
             return int(all_ok ? kOk : kBadInput);
           }};
 }

@@ -91,44 +91,49 @@ void print_text(std::ostream& os, const Compiled& c, const compiler::Explanation
 
 void print_json(std::ostream& os, const Compiled& c, const compiler::Explanation& e,
                 const compiler::Shape& shape) {
-  using runtime::json_escape;
-  using runtime::json_number;
+  using report::Json;
+  using report::json_number;
   const compiler::Occupancy& o = e.occupancy;
   const compiler::Roofline& r = e.roofline;
-  os << "{\"file\": " << json_escape(c.file->name())
-     << ", \"arch\": " << json_escape(c.target.arch_name()) << ", \"shape\": [" << shape.m << ", "
-     << shape.n << ", " << shape.k << "]";
-  os << ", \"occupancy\": {\"threads\": " << o.threads << ", \"registers\": " << o.registers
-     << ", \"smem_bytes\": " << o.smem_bytes << ", \"blocks_per_sm\": " << o.blocks_per_sm
-     << ", \"warps_per_sm\": " << o.warps_per_sm << ", \"occupancy\": " << json_number(o.occupancy)
-     << ", \"limited_by\": " << json_escape(o.limited_by) << "}";
-  os << ", \"roofline\": {\"intensity_global\": " << json_number(r.intensity_global)
-     << ", \"intensity_shared\": " << json_number(r.intensity_shared)
-     << ", \"unit\": " << json_escape(r.unit) << ", \"peak_tflops\": " << json_number(r.peak_tflops)
-     << ", \"dram_tbps\": " << json_number(r.dram_tbps)
-     << ", \"smem_tbps\": " << json_number(r.smem_tbps)
-     << ", \"bound_tflops\": " << json_number(r.bound_tflops)
-     << ", \"bound_by\": " << json_escape(r.bound_by) << "}";
-  os << ", \"shared\": [";
-  for (size_t i = 0; i < e.shared.size(); ++i) {
-    const compiler::SharedAccess& s = e.shared[i];
-    os << (i ? ", " : "") << "{\"access\": " << json_escape(s.what)
-       << ", \"width_bytes\": " << s.width_bytes << ", \"requests\": " << s.requests
-       << ", \"wavefronts\": " << s.cost.wavefronts
-       << ", \"ideal_wavefronts\": " << s.cost.ideal_wavefronts
-       << ", \"conflict_degree\": " << json_number(s.cost.degree()) << "}";
-  }
-  os << "], \"global\": [";
-  for (size_t i = 0; i < e.global.size(); ++i) {
-    const compiler::GlobalAccess& g = e.global[i];
-    os << (i ? ", " : "") << "{\"access\": " << json_escape(g.what)
-       << ", \"width_bytes\": " << g.width_bytes << ", \"requests\": " << g.requests
-       << ", \"bytes\": " << g.bytes << ", \"sectors\": " << g.sectors
-       << ", \"efficiency\": " << json_number(g.efficiency()) << "}";
-  }
-  os << "], \"notes\": [";
-  for (size_t i = 0; i < e.notes.size(); ++i) os << (i ? ", " : "") << json_escape(e.notes[i]);
-  os << "]}\n";
+  Json shared = Json::array(), global = Json::array();
+  for (const compiler::SharedAccess& s : e.shared)
+    shared.push_back({{"access", s.what},
+                      {"width_bytes", s.width_bytes},
+                      {"requests", s.requests},
+                      {"wavefronts", s.cost.wavefronts},
+                      {"ideal_wavefronts", s.cost.ideal_wavefronts},
+                      {"conflict_degree", json_number(s.cost.degree())}});
+  for (const compiler::GlobalAccess& g : e.global)
+    global.push_back({{"access", g.what},
+                      {"width_bytes", g.width_bytes},
+                      {"requests", g.requests},
+                      {"bytes", g.bytes},
+                      {"sectors", g.sectors},
+                      {"efficiency", json_number(g.efficiency())}});
+  Json j = {{"file", c.file->name()},
+            {"arch", c.target.arch_name()},
+            {"shape", {shape.m, shape.n, shape.k}},
+            {"occupancy",
+             {{"threads", o.threads},
+              {"registers", o.registers},
+              {"smem_bytes", o.smem_bytes},
+              {"blocks_per_sm", o.blocks_per_sm},
+              {"warps_per_sm", o.warps_per_sm},
+              {"occupancy", json_number(o.occupancy)},
+              {"limited_by", o.limited_by}}},
+            {"roofline",
+             {{"intensity_global", json_number(r.intensity_global)},
+              {"intensity_shared", json_number(r.intensity_shared)},
+              {"unit", r.unit},
+              {"peak_tflops", json_number(r.peak_tflops)},
+              {"dram_tbps", json_number(r.dram_tbps)},
+              {"smem_tbps", json_number(r.smem_tbps)},
+              {"bound_tflops", json_number(r.bound_tflops)},
+              {"bound_by", r.bound_by}}},
+            {"shared", std::move(shared)},
+            {"global", std::move(global)},
+            {"notes", e.notes}};
+  os << report::json_text(j) << "\n";
 }
 
 int run_explain(const ExplainArgs& a) {

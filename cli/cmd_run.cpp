@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <sstream>
 
@@ -86,11 +85,13 @@ void print_stage_times(std::ostream& os, const StageTimes& t) {
      << ms(t.analyze_ms) << ", lower " << ms(t.lower_ms) << ", emit " << ms(t.emit_ms) << "\n";
 }
 
-std::string stage_times_json(const StageTimes& t) {
-  using runtime::json_number;
-  return "{\"read\": " + json_number(t.read_ms) + ", \"parse\": " + json_number(t.parse_ms) +
-         ", \"analyze\": " + json_number(t.analyze_ms) + ", \"lower\": " + json_number(t.lower_ms) +
-         ", \"emit\": " + json_number(t.emit_ms) + "}";
+report::Json stage_times_json(const StageTimes& t) {
+  using report::json_number;
+  return {{"read", json_number(t.read_ms)},
+          {"parse", json_number(t.parse_ms)},
+          {"analyze", json_number(t.analyze_ms)},
+          {"lower", json_number(t.lower_ms)},
+          {"emit", json_number(t.emit_ms)}};
 }
 
 // --kernel-source: the schedule still gives the entries' names, launch
@@ -98,9 +99,10 @@ std::string stage_times_json(const StageTimes& t) {
 // text, so an edit of `schedc emit`'s output can be validated and timed.
 bool use_kernel_source(const std::string& path, const std::string& sched,
                        codegen::GeneratedKernel& kernel) {
-  std::optional<std::string> read = read_file(path);
+  std::string why;
+  std::optional<std::string> read = read_file(path, why);
   if (!read) {
-    std::cerr << path << ": error: cannot read the kernel source\n";
+    std::cerr << path << ": error: --kernel-source: " << why << "\n";
     return false;
   }
   const std::string& text = *read;
@@ -150,8 +152,9 @@ int run_command(const RunArgs& a) {
   try {
     if (!device && a.json) {  // stdout holds JSON alone
       runtime::jit(c->kernel, target.arch_name(), jit_options);
-      std::cout << "{\"file\": " << runtime::json_escape(a.file) << ", \"ok\": false, \"error\": "
-                << runtime::json_escape("no CUDA device: " + no_device_why) << "}\n";
+      report::Json o = {
+          {"file", a.file}, {"ok", false}, {"error", "no CUDA device: " + no_device_why}};
+      std::cout << report::json_text(o) << "\n";
       std::cerr << "schedc: no CUDA device: " << no_device_why << "\n";
       return kToolchain;
     }
@@ -194,10 +197,9 @@ int run_command(const RunArgs& a) {
 
     std::string label = base_name(a.file);
     if (a.json) {
-      std::map<std::string, std::string> extra{{"stages_ms", stage_times_json(c->times)},
-                                               {"device", runtime::json_escape(device->name)}};
-      if (!a.kernel_source.empty()) extra["kernel_source"] = runtime::json_escape(a.kernel_source);
-      std::cout << runtime::run_json(a.file, p, *prepared, r, extra) << "\n";
+      report::Json extra = {{"stages_ms", stage_times_json(c->times)}, {"device", device->name}};
+      if (!a.kernel_source.empty()) extra["kernel_source"] = a.kernel_source;
+      std::cout << report::json_text(runtime::run_json(a.file, p, *prepared, r, extra)) << "\n";
     } else {
       std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
       if (!r.ok()) runtime::print_failure_details(std::cout, r);

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/pipeline.h"
 #include "dsl/diagnostics.h"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,15 @@ int main(int argc, char** argv) {
       add_check_command(app), add_emit_command(app),    add_run_command(app),
       add_bench_command(app), add_explain_command(app), add_ablate_command(app),
   };
+
+  // Every command reads .sched files: each takes the diagnostics' error limit.
+  int error_limit = schedc::dsl::kDefaultErrorLimit;
+  for (const Command& c : commands)
+    c.app
+        ->add_option("--error-limit", error_limit,
+                     "stop showing errors after this many and only count the rest (0: no limit)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
 
   // An unknown first word is a misspelled command: say so plainly.
   if (argc > 1 && argv[1][0] != '-') {
@@ -39,6 +49,7 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? kOk : kBadInput;
   }
+  set_error_limit(error_limit);
 
   try {
     for (const Command& c : commands)

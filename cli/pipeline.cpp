@@ -1,10 +1,15 @@
 #include "cli/pipeline.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
-#include <fstream>
+#include <cstring>
 #include <iostream>
-#include <sstream>
 
 #include "codegen/emit_cuda.h"
 #include "compiler/analyze.h"
@@ -18,6 +23,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+int g_error_limit = dsl::kDefaultErrorLimit;
+
+std::string too_large() {
+  return "larger than " + std::to_string(kMaxInputBytes >> 20) +
+         " MiB, the most schedc reads of an input file (a schedule is a few hundred bytes)";
 }
 
 }  // namespace
@@ -40,7 +52,7 @@ std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
                                      const compiler::Target& target, std::ostream& err) {
   Compiled c;
   c.file = std::move(file);
-  dsl::Diagnostics diags(c.file.get());
+  dsl::Diagnostics diags(c.file.get(), g_error_limit);
   auto t0 = Clock::now();
   std::optional<dsl::Ast> ast = dsl::parse(*c.file, diags);
   c.times.parse_ms = ms_since(t0);
@@ -67,9 +79,10 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> check_file(const std::string& path, const compiler::Target& target,
                                    std::ostream& err) {
   auto t0 = Clock::now();
-  std::optional<std::string> text = read_file(path);
+  std::string why;
+  std::optional<std::string> text = read_file(path, why);
   if (!text) {
-    err << path << ": error: cannot read file\n";
+    err << path << ": error: " << why << "\n";
     return std::nullopt;
   }
   auto file = std::make_shared<dsl::SourceFile>(path, std::move(*text));
@@ -86,12 +99,49 @@ std::optional<Compiled> compile_file(const std::string& path, const compiler::Ta
   return c;
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+std::optional<std::string> read_file(const std::string& path, std::string& why) {
+  // A FIFO's open waits for a writer, as `cat` does; what it then sends is
+  // bounded like any other input.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    why = std::string("cannot read file (") + std::strerror(errno) + ")";
+    return std::nullopt;
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      why = "is a directory, not a file";
+      return std::nullopt;
+    }
+    // A regular file says its size: refuse a large one without reading it.
+    if (S_ISREG(st.st_mode) && size_t(st.st_size) > kMaxInputBytes) {
+      why = "file is " + too_large();
+      return std::nullopt;
+    }
+  }
+  std::string text;
+  char buf[1 << 16];
+  while (text.size() <= kMaxInputBytes) {
+    size_t want = std::min(sizeof buf, kMaxInputBytes + 1 - text.size());
+    ssize_t n = ::read(fd, buf, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      why = std::string("cannot read file (") + std::strerror(errno) + ")";
+      return std::nullopt;
+    }
+    if (n == 0) return text;
+    text.append(buf, size_t(n));
+  }
+  why = "input is " + too_large();
+  return std::nullopt;
+}
+
+void set_error_limit(int limit) {
+  g_error_limit = limit;
 }
 
 bool parse_shape(const std::string& text, compiler::Shape& out) {

@@ -45,9 +45,21 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);
 
-// The whole file at `path` (bytes as they are), or nothing if it cannot be
-// read; the caller says which file and why it wanted it.
-std::optional<std::string> read_file(const std::string& path);
+// The most bytes schedc reads of any input file (a .sched file, a
+// --kernel-source): a schedule is a few hundred bytes and a generated kernel
+// some tens of kilobytes, so 4 MiB leaves room and bounds the work on a
+// hostile input. docs/language.md documents it.
+constexpr size_t kMaxInputBytes = size_t(4) << 20;
+
+// The whole file at `path` (bytes as they are), or nothing with `why` set
+// ("is a directory", "larger than 4 MiB, …", the system's reason). Reads at
+// most kMaxInputBytes + 1 bytes, so /dev/zero, a FIFO or a pipe that never
+// ends is refused, not read forever. The caller names the file.
+std::optional<std::string> read_file(const std::string& path, std::string& why);
+
+// The error limit of the front end's diagnostics (dsl::Diagnostics; 0 = no
+// limit), set by the commands' --error-limit.
+void set_error_limit(int limit);
 
 // Parses "MxNxK" (each >= 1). Returns false on a malformed shape.
 bool parse_shape(const std::string& text, compiler::Shape& out);

@@ -5,22 +5,27 @@
 namespace schedc::dsl {
 
 Diagnostic& Diagnostics::error(SourceSpan span, std::string message) {
+  bool keep = !full();
+  ++error_count_;
+  if (!keep) {
+    ++dropped_errors_;
+    scratch_ = Diagnostic{};
+    return scratch_;
+  }
   diags_.push_back(Diagnostic{Severity::error, span, std::move(message), {}});
   return diags_.back();
 }
 
 Diagnostic& Diagnostics::warning(SourceSpan span, std::string message) {
+  // Warnings are bounded too: as many as the limit, and none once it is reached.
+  int warnings = int(diags_.size()) - (error_count_ - dropped_errors_);
+  if (full() || (error_limit_ > 0 && warnings >= error_limit_)) {
+    ++dropped_warnings_;
+    scratch_ = Diagnostic{};
+    return scratch_;
+  }
   diags_.push_back(Diagnostic{Severity::warning, span, std::move(message), {}});
   return diags_.back();
-}
-
-bool Diagnostics::has_errors() const {
-  return error_count() > 0;
-}
-
-int Diagnostics::error_count() const {
-  return int(std::count_if(diags_.begin(), diags_.end(),
-                           [](const Diagnostic& d) { return d.severity == Severity::error; }));
 }
 
 namespace {
@@ -77,6 +82,16 @@ void Diagnostics::print(std::ostream& os) const {
     print_one(os, file_, d.severity, d.span, d.message);
     for (const Note& n : d.notes) print_one(os, file_, Severity::note, n.span, n.message);
   }
+  if (dropped_errors_ == 0 && dropped_warnings_ == 0) return;
+  auto count = [](int n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::string left_out = dropped_errors_ ? count(dropped_errors_, "more error") : "";
+  if (dropped_warnings_)
+    left_out += (left_out.empty() ? "" : " and ") + count(dropped_warnings_, "more warning");
+  print_one(os, file_, Severity::note, {},
+            left_out + " not shown (error limit " + std::to_string(error_limit_) +
+                "; --error-limit 0 shows all)");
 }
 
 }  // namespace schedc::dsl

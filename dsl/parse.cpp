@@ -1,6 +1,7 @@
 // dsl::parse: checks the bytes, then runs the grammar (dsl/grammar.h) on each
 // line; the actions below build the Ast. A syntax error is reported and the
-// parse goes on at the next line, so one run shows the errors of every line.
+// parse goes on at the next line, so one run shows the errors of every line
+// (those past the error limit only counted: dsl/diagnostics.h).
 #include "dsl/parse.h"
 
 #include <algorithm>
@@ -18,8 +19,11 @@ namespace {
 namespace p = tao::pegtl;
 namespace g = grammar;
 
-constexpr int kMaxErrors = 20;    // then "too many errors"
 constexpr size_t kMaxShown = 40;  // longest word quoted whole in a message
+// A valid schedule gives each directive at most once (a few dozen in all);
+// past this many the parser checks the syntax of the rest but keeps none, so
+// a hostile file's Ast stays small (memory flat, not ~350 bytes a directive).
+constexpr size_t kMaxDirectives = 1000;
 
 // An error found by an action, with its own place (the must<> errors of the
 // grammar come as p::parse_error instead).
@@ -37,12 +41,16 @@ std::string quote_word(std::string_view word) {
 struct State {
   const SourceFile& file;
   Ast ast;
+  // Directives past kMaxDirectives: the latest is built here, then dropped.
+  Directive scratch;
+  size_t dropped = 0;
+  SourceSpan first_dropped;
 
   uint32_t offset_of(const char* p) const { return uint32_t(p - file.text().data()); }
   SourceSpan span_of(const char* begin, size_t size) const {
     return file.span_at(offset_of(begin), uint32_t(size));
   }
-  Directive& current() { return ast.directives.back(); }
+  Directive& current() { return dropped ? scratch : ast.directives.back(); }
 };
 
 // ---- actions ------------------------------------------------------------------
@@ -56,7 +64,12 @@ struct begin_directive {
     Directive d;
     d.keyword = in.string();
     d.keyword_span = st.span_of(in.begin(), in.size());
-    st.ast.directives.push_back(std::move(d));
+    if (st.ast.directives.size() < kMaxDirectives) {
+      st.ast.directives.push_back(std::move(d));
+      return;
+    }
+    if (st.dropped++ == 0) st.first_dropped = d.keyword_span;
+    st.scratch = std::move(d);
   }
 };
 
@@ -335,9 +348,8 @@ std::string closest_spelling(const std::string& word, const std::vector<std::str
 
 std::optional<Ast> parse(const SourceFile& file, Diagnostics& diags) {
   const std::string& text = file.text();
-  State st{file, {}};
+  State st{file, {}, {}, 0, {}};
   int errors_before = diags.error_count();
-  auto too_many = [&] { return diags.error_count() - errors_before >= kMaxErrors; };
 
   // NUL bytes mean a binary file: one error, not one per line.
   size_t nul = text.find('\0');
@@ -356,10 +368,6 @@ std::optional<Ast> parse(const SourceFile& file, Diagnostics& diags) {
     size_t nl = text.find('\n', begin);
     size_t end = nl == std::string::npos ? text.size() : nl;
     size_t next = nl == std::string::npos ? text.size() : nl + 1;
-    if (too_many()) {
-      diags.error(file.span_at(uint32_t(begin), 0), "too many errors; stopping here");
-      return std::nullopt;
-    }
     if (check_bytes(file, uint32_t(begin), uint32_t(end), diags)) {
       size_t stop = end;
       if (stop > begin && text[stop - 1] == '\r') --stop;  // CRLF
@@ -381,6 +389,11 @@ std::optional<Ast> parse(const SourceFile& file, Diagnostics& diags) {
     if (nl == std::string::npos) break;
     begin = next;
   }
+  if (st.dropped)
+    diags.error(st.first_dropped,
+                "more than " + std::to_string(kMaxDirectives) +
+                    " directives: a schedule gives each directive at most once; the " +
+                    std::to_string(st.dropped) + " from here on were not kept");
   if (diags.error_count() > errors_before) return std::nullopt;
 
   if (st.ast.directives.empty()) {

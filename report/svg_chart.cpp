@@ -29,9 +29,16 @@ Canvas fit_canvas(const std::vector<std::string>& legend,
   double bottom = std::max(110.0, 50 + 0.5 * kCharW * double(label_chars));  // sin 30 = 0.5
   return Canvas{kLeft + kPlotW + right, kTop + kPlotH + bottom};
 }
+// Tableau 10: ten colours told apart by most readers; none is black.
 const char* const kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                 "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+constexpr size_t kColors = sizeof kPalette / sizeof kPalette[0];
+const char* const kDashes[] = {"", "8,4", "2,3"};
+const char* const kMarkers[] = {"circle", "square", "triangle", "diamond", "cross"};
+constexpr size_t kDashCount = sizeof kDashes / sizeof kDashes[0];
+constexpr size_t kMarkerCount = sizeof kMarkers / sizeof kMarkers[0];
 constexpr const char* kReferenceColor = "#000000";
+constexpr double kLegendRow = 18;
 
 std::string num(double v) {
   char buf[32];
@@ -94,6 +101,46 @@ void x_label(std::ostringstream& os, double x, const std::string& text) {
      << ") rotate(30)\" text-anchor=\"start\">" << xml_escape(text) << "</text>\n";
 }
 
+// A point of a series, in its marker's shape, with a tooltip.
+void marker(std::ostringstream& os, const std::string& shape, double x, double y,
+            const std::string& color, const std::string& tooltip) {
+  const std::string title = tooltip.empty() ? "" : "<title>" + xml_escape(tooltip) + "</title>";
+  const double r = 4;
+  if (shape == "square") {
+    os << "<rect x=\"" << num(x - r + 0.5) << "\" y=\"" << num(y - r + 0.5) << "\" width=\""
+       << num(2 * r - 1) << "\" height=\"" << num(2 * r - 1) << "\" fill=\"" << color << "\">";
+    os << title << "</rect>\n";
+  } else if (shape == "triangle" || shape == "diamond") {
+    std::string pts = shape == "triangle"
+                          ? num(x) + "," + num(y - r - 1) + " " + num(x + r + 1) + "," +
+                                num(y + r) + " " + num(x - r - 1) + "," + num(y + r)
+                          : num(x) + "," + num(y - r - 1) + " " + num(x + r + 1) + "," + num(y) +
+                                " " + num(x) + "," + num(y + r + 1) + " " + num(x - r - 1) + "," +
+                                num(y);
+    os << "<polygon points=\"" << pts << "\" fill=\"" << color << "\">" << title << "</polygon>\n";
+  } else if (shape == "cross") {
+    os << "<path d=\"M" << num(x - r) << "," << num(y - r) << " L" << num(x + r) << ","
+       << num(y + r) << " M" << num(x - r) << "," << num(y + r) << " L" << num(x + r) << ","
+       << num(y - r) << "\" stroke=\"" << color << "\" stroke-width=\"2.5\">" << title
+       << "</path>\n";
+  } else {
+    os << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"" << num(r - 0.5)
+       << "\" fill=\"" << color << "\">" << title << "</circle>\n";
+  }
+}
+
+// A legend row of a line chart at (x, y): a stroke in the series' style with
+// its marker, then the name.
+void line_legend_entry(std::ostringstream& os, double x, double y, const SeriesStyle& style,
+                       const std::string& name) {
+  os << "<line x1=\"" << num(x) << "\" y1=\"" << num(y) << "\" x2=\"" << num(x + 28) << "\" y2=\""
+     << num(y) << "\" stroke=\"" << style.color << "\" stroke-width=\"2\""
+     << (style.dash.empty() ? "" : " stroke-dasharray=\"" + style.dash + "\"") << "/>\n";
+  if (!style.marker.empty()) marker(os, style.marker, x + 14, y, style.color, "");
+  os << "<text x=\"" << num(x + 36) << "\" y=\"" << num(y + 4) << "\">" << xml_escape(name)
+     << "</text>\n";
+}
+
 }  // namespace
 
 std::string xml_escape(const std::string& text) {
@@ -154,11 +201,38 @@ std::string to_svg(const BarChart& chart) {
   return os.str();
 }
 
+SeriesStyle line_style(size_t i) {
+  size_t round = i / kColors;
+  return SeriesStyle{kPalette[i % kColors], kDashes[round % kDashCount],
+                     kMarkers[(i + round) % kMarkerCount]};
+}
+
+// Layout: x labels written level when each fits its slot, else rotated 30
+// degrees; the legend is a column right of the plot and of everything the x
+// labels reach, one row per series, and the canvas grows to hold it, so the
+// legend never runs into the axes or their labels however many series.
 std::string to_svg(const LineChart& chart) {
-  std::vector<std::string> names;
-  for (const LineSeries& series : chart.series) names.push_back(series.name);
-  Canvas canvas = fit_canvas(names, chart.x_labels);
-  double max_value = 0;
+  const size_t n = chart.x_labels.size();
+  auto x_at = [&](size_t i) {
+    return n > 1 ? kLeft + 20 + (kPlotW - 40) * double(i) / double(n - 1) : kLeft + kPlotW / 2;
+  };
+  size_t label_chars = 0, legend_chars = 0;
+  for (const std::string& l : chart.x_labels) label_chars = std::max(label_chars, l.size());
+  for (const LineSeries& s : chart.series) legend_chars = std::max(legend_chars, s.name.size());
+  legend_chars = std::max(legend_chars, chart.reference_name.size());
+  const double label_w = kCharW * double(label_chars);
+  const double slot = n > 1 ? (kPlotW - 40) / double(n - 1) : kPlotW;
+  const bool rotate = label_w > 0.9 * slot;
+  const double labels_right =
+      n ? x_at(n - 1) + (rotate ? 0.87 * label_w + 12 : label_w / 2) : kLeft + kPlotW;
+  const double labels_bottom = kTop + kPlotH + (rotate ? 20 + 0.5 * label_w : 20);
+  const double legend_x = std::max(kLeft + kPlotW, labels_right) + 16;
+  const size_t rows = chart.series.size() + (chart.reference_name.empty() ? 0 : 1);
+  const double axis_title_y = labels_bottom + 22;
+  Canvas canvas{legend_x + 36 + kCharW * double(legend_chars) + 16,
+                std::max(axis_title_y + 12, kTop + 10 + kLegendRow * double(rows) + 10)};
+
+  double max_value = chart.reference_name.empty() ? 0 : chart.reference_value;
   for (const LineSeries& s : chart.series)
     for (double v : s.values)
       if (std::isfinite(v)) max_value = std::max(max_value, v);
@@ -166,31 +240,43 @@ std::string to_svg(const LineChart& chart) {
   y_axis(max_value * 1.05, top, step);
   std::ostringstream os;
   header(os, canvas, chart.title, chart.y_label, top, step);
-  size_t n = chart.x_labels.size();
-  auto x_at = [&](size_t i) {
-    return n > 1 ? kLeft + 20 + (kPlotW - 40) * double(i) / double(n - 1) : kLeft + kPlotW / 2;
-  };
-  for (size_t i = 0; i < n; ++i) x_label(os, x_at(i), chart.x_labels[i]);
-  os << "<text x=\"" << num(kLeft + kPlotW / 2) << "\" y=\"" << num(canvas.height - 8)
+  for (size_t i = 0; i < n; ++i) {
+    if (rotate)
+      x_label(os, x_at(i), chart.x_labels[i]);
+    else
+      os << "<text x=\"" << num(x_at(i)) << "\" y=\"" << num(kTop + kPlotH + 18)
+         << "\" text-anchor=\"middle\">" << xml_escape(chart.x_labels[i]) << "</text>\n";
+  }
+  os << "<text x=\"" << num(kLeft + kPlotW / 2) << "\" y=\"" << num(axis_title_y)
      << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n";
-  int row = 0;
+  if (!chart.reference_name.empty()) {
+    double y = y_px(chart.reference_value, top);
+    os << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kLeft + kPlotW)
+       << "\" y2=\"" << num(y) << "\" stroke=\"" << kReferenceColor
+       << "\" stroke-width=\"1.5\" stroke-dasharray=\"6,3\"/>\n";
+  }
   for (size_t s = 0; s < chart.series.size(); ++s) {
     const LineSeries& series = chart.series[s];
-    std::string color = kPalette[s % (sizeof kPalette / sizeof kPalette[0])];
+    const SeriesStyle style = line_style(s);
     std::string points;
+    for (size_t i = 0; i < n && i < series.values.size(); ++i)
+      if (std::isfinite(series.values[i]))
+        points += num(x_at(i)) + "," + num(y_px(series.values[i], top)) + " ";
+    if (!points.empty())
+      os << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << style.color
+         << "\" stroke-width=\"2\""
+         << (style.dash.empty() ? "" : " stroke-dasharray=\"" + style.dash + "\"") << "/>\n";
     for (size_t i = 0; i < n && i < series.values.size(); ++i) {
       double v = series.values[i];
-      if (!std::isfinite(v)) continue;
-      points += num(x_at(i)) + "," + num(y_px(v, top)) + " ";
-      os << "<circle cx=\"" << num(x_at(i)) << "\" cy=\"" << num(y_px(v, top))
-         << "\" r=\"3\" fill=\"" << color << "\"><title>" << xml_escape(series.name) << " "
-         << xml_escape(chart.x_labels[i]) << ": " << num(v) << "</title></circle>\n";
+      if (std::isfinite(v))
+        marker(os, style.marker, x_at(i), y_px(v, top), style.color,
+               series.name + " " + chart.x_labels[i] + ": " + num(v));
     }
-    if (!points.empty())
-      os << "<polyline points=\"" << points << "\" fill=\"none\" stroke=\"" << color
-         << "\" stroke-width=\"2\"/>\n";
-    legend_entry(os, row++, color, series.name, false);
+    line_legend_entry(os, legend_x, kTop + 10 + kLegendRow * double(s), style, series.name);
   }
+  if (!chart.reference_name.empty())
+    line_legend_entry(os, legend_x, kTop + 10 + kLegendRow * double(chart.series.size()),
+                      SeriesStyle{kReferenceColor, "6,3", ""}, chart.reference_name);
   os << "</svg>\n";
   return os.str();
 }

@@ -1,8 +1,8 @@
 #pragma once
 // Plain SVG charts, no plotting dependency: a bar chart (`schedc ablate
 // --plot`: TFLOP/s per step, cuBLAS as a horizontal line) and a line chart
-// (`schedc bench --plot`: TFLOP/s against problem size, one line per
-// schedule plus cuBLAS).
+// (`schedc bench --plot`: % of cuBLAS against problem size, one line per
+// schedule, cuBLAS as a horizontal line at 100%).
 
 #include <string>
 #include <vector>
@@ -28,7 +28,20 @@ struct LineChart {
   std::string x_label, y_label;
   std::vector<std::string> x_labels;  // categories, evenly spaced
   std::vector<LineSeries> series;
+  std::string reference_name;  // a dashed black horizontal line; empty = none
+  double reference_value = 0;
 };
+
+// How series `i` of a line chart is drawn. Every series up to 150 has its
+// own (colour, dash, marker): ten colours, then the dash changes; the marker
+// changes with the colour and again with each round of ten, so no two series
+// look alike and no colour is black (the reference line's).
+struct SeriesStyle {
+  std::string color;
+  std::string dash;    // stroke-dasharray; "" = solid
+  std::string marker;  // circle, square, triangle, diamond, cross
+};
+SeriesStyle line_style(size_t i);
 
 std::string to_svg(const BarChart& chart);
 std::string to_svg(const LineChart& chart);

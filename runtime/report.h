@@ -2,11 +2,11 @@
 // How a run is shown: the one-line summary of DESIGN.md, the mismatch list
 // and the JSON object (shared by `schedc run` and `schedc bench`).
 
-#include <map>
 #include <ostream>
 #include <string>
 
 #include "compiler/problem.h"
+#include "report/json.h"
 #include "runtime/run.h"
 
 namespace schedc::runtime {
@@ -23,13 +23,10 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
 // first mismatches (row, col, got, expected).
 void print_failure_details(std::ostream& os, const RunReport& r);
 
-std::string json_escape(const std::string& s);  // with the quotes
-std::string json_number(double v);              // null for NaN and infinities
-
-// One JSON object for a run. `extra` holds already-encoded JSON values
-// (e.g. {"stages_ms": "{…}"}) added as members.
-std::string run_json(const std::string& file, const compiler::Problem& p,
-                     const PreparedKernel& prepared, const RunReport& r,
-                     const std::map<std::string, std::string>& extra = {});
+// One JSON object for a run (report/json.h writes it). `extra` members are
+// added at the end (e.g. {"stages_ms": {…}}).
+report::Json run_json(const std::string& file, const compiler::Problem& p,
+                      const PreparedKernel& prepared, const RunReport& r,
+                      const report::Json& extra = report::Json::object());
 
 }  // namespace schedc::runtime

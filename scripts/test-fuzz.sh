@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer run over parse + analyze (tests/fuzz). Builds with clang
-# in build-fuzz, seeds the corpus with every example and every lit test
-# schedule, runs SCHEDC_FUZZ_SECONDS (default 60) seconds, and fails on a
-# crash, a hang (-timeout), a leak or any sanitizer report.
+# Bounded libFuzzer run over the compiler short of NVRTC: parse, analyze,
+# lower, verify, emit (tests/fuzz/fuzz_compile.cpp). Builds with clang in
+# build-fuzz, seeds the corpus with every example and every lit test
+# schedule, runs SCHEDC_FUZZ_SECONDS (default 120) seconds, and fails on a
+# crash, an internal error in the back end, a hang (-timeout), a leak or any
+# sanitizer report. The corpus (build-fuzz/fuzz-corpus) is kept between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${SCHEDC_FUZZ_SECONDS:-60}"
+seconds="${SCHEDC_FUZZ_SECONDS:-120}"
 
 mkdir -p build-fuzz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DSCHEDC_FUZZ=ON >build-fuzz/cmake.log 2>&1 || { cat build-fuzz/cmake.log; exit 1; }
-cmake --build build-fuzz --target fuzz_parse_analyze -j"$(nproc)"
+cmake --build build-fuzz --target fuzz_compile -j"$(nproc)"
 
 seeds=build-fuzz/fuzz-seeds
 corpus=build-fuzz/fuzz-corpus
@@ -22,7 +24,7 @@ while IFS= read -r -d '' f; do
 done < <(find examples tests/lit -name '*.sched' -print0)
 echo "test-fuzz: $i seed files, ${seconds}s"
 
-build-fuzz/tests/fuzz/fuzz_parse_analyze "$corpus" "$seeds" \
+build-fuzz/tests/fuzz/fuzz_compile "$corpus" "$seeds" \
   -dict=tests/fuzz/sched.dict -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix=build-fuzz/
 echo "test-fuzz: no crash, hang or sanitizer report in ${seconds}s"

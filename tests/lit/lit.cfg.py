@@ -18,6 +18,10 @@ config.substitutions.append(("FileCheck", config.filecheck))
 # `%expect_exit CODE CMD…` pins an exact exit code (lit's `not` accepts any).
 config.substitutions.append(
     ("%expect_exit", "python3 " + os.path.join(os.path.dirname(__file__), "diag", "expect_exit.py")))
+# `%bounded_run [--exit N --max-seconds S --max-rss-mb M --max-errors N --fifo P --stdin
+# --feed T --forever] -- CMD…` pins time, memory and error count (hostile inputs).
+config.substitutions.append(
+    ("%bounded_run", "python3 " + os.path.join(os.path.dirname(__file__), "diag", "bounded_run.py")))
 config.environment["SCHEDC_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")
 
 # GPU-only tests say `REQUIRES: cuda`; they show as UNSUPPORTED without a device.

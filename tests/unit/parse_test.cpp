@@ -240,13 +240,51 @@ TEST(Parse, ReportsEachBadLine) {
   EXPECT_EQ(p.diags[2].span.line, 4u);
 }
 
-TEST(Parse, StopsAfterTooManyErrors) {
+TEST(Parse, KeepsErrorsUpToTheLimitAndCountsTheRest) {
   std::string text;
   for (int i = 0; i < 100; ++i) text += "nope\n";
+  SourceFile f("t.sched", text);
+  Diagnostics d(&f);  // the default limit, 20
+  EXPECT_FALSE(parse(f, d));
+  EXPECT_EQ(d.all().size(), size_t(kDefaultErrorLimit));
+  EXPECT_EQ(d.error_count(), 100);
+  EXPECT_EQ(d.dropped_errors(), 80);
+  std::ostringstream os;
+  d.print(os);
+  EXPECT_NE(os.str().find("t.sched:20:1: error: unknown directive 'nope'"), std::string::npos);
+  EXPECT_EQ(os.str().find("t.sched:21:"), std::string::npos);
+  EXPECT_NE(os.str().find("t.sched: note: 80 more errors not shown (error limit 20; "
+                          "--error-limit 0 shows all)\n"),
+            std::string::npos)
+      << os.str();
+}
+
+TEST(Parse, KeepsAtMostAThousandDirectives) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += "tma\n";
+  EXPECT_TRUE(parse_text(text).ast);  // 1000 is parsed (analysis says they repeat)
+  text += "tma; pad A 4\ntile 8x\n";
   Parsed p = parse_text(text);
   EXPECT_FALSE(p.ast);
-  EXPECT_LE(p.diags.size(), 25u);
-  EXPECT_EQ(p.diags.back().message, "too many errors; stopping here");
+  ASSERT_EQ(p.diags.size(), 2u) << p.errors;
+  // The syntax of the lines past the limit is still checked...
+  EXPECT_EQ(p.diags[0].span.line, 1002u);
+  // ... and the directives from the first one past it are not kept.
+  EXPECT_EQ(p.diags[1].span.line, 1001u);
+  EXPECT_EQ(p.diags[1].span.col, 1u);
+  EXPECT_EQ(p.diags[1].message,
+            "more than 1000 directives: a schedule gives each directive at most once; the 3 "
+            "from here on were not kept");
+}
+
+TEST(Parse, ErrorLimitZeroKeepsEveryError) {
+  std::string text;
+  for (int i = 0; i < 100; ++i) text += "nope\n";
+  SourceFile f("t.sched", text);
+  Diagnostics d(&f, 0);
+  EXPECT_FALSE(parse(f, d));
+  EXPECT_EQ(d.all().size(), 100u);
+  EXPECT_EQ(d.dropped_errors(), 0);
 }
 
 TEST(Parse, EmptyOrCommentOnlyFileIsAnError) {

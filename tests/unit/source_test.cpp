@@ -35,3 +35,26 @@ TEST(Diagnostics, PrintsPlaceCaretAndNotes) {
             "      |      ^~~~~~~~~\n");
   EXPECT_EQ(d.error_count(), 1);
 }
+
+TEST(Diagnostics, PastTheLimitErrorsAndWarningsAreCountedNotKept) {
+  SourceFile f("g.sched", "tile 8x8x8\n");
+  Diagnostics d(&f, 2);
+  d.warning(f.span_at(0, 4), "w1");
+  d.error(f.span_at(0, 4), "e1");
+  d.error(f.span_at(0, 4), "e2").notes.push_back({f.span_at(5, 5), "a note"});
+  d.error(f.span_at(0, 4), "e3").notes.push_back({f.span_at(5, 5), "dropped note"});
+  d.warning(f.span_at(0, 4), "w2");
+  EXPECT_EQ(d.all().size(), 3u);
+  EXPECT_EQ(d.error_count(), 3);
+  EXPECT_TRUE(d.has_errors());
+  EXPECT_EQ(d.dropped_errors(), 1);
+  EXPECT_EQ(d.dropped_warnings(), 1);
+  std::ostringstream os;
+  d.print(os);
+  EXPECT_EQ(os.str().find("e3"), std::string::npos);
+  EXPECT_EQ(os.str().find("dropped note"), std::string::npos);
+  EXPECT_NE(os.str().find("g.sched: note: 1 more error and 1 more warning not shown (error "
+                          "limit 2; --error-limit 0 shows all)\n"),
+            std::string::npos)
+      << os.str();
+}
