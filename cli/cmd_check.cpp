@@ -48,9 +48,16 @@ Json schedule_json(const Schedule& s) {
     o["stages"] = s.stages;
     o["tma"] = s.tma;
     o["stream_k"] = s.stream_k;
+    if (s.uses_wgmma()) {  // the Hopper kernel's choices
+      o["warp_specialize"] = s.warp_specialize;
+      o["persistent"] = s.persistent;
+      o["tma_store"] = s.tma_store;
+    }
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
-      Json mma = {{"api", m.api == compiler::MmaApi::wmma ? "wmma" : "mma"},
+      Json mma = {{"api", m.api == compiler::MmaApi::wmma    ? "wmma"
+                              : m.api == compiler::MmaApi::wgmma ? "wgmma"
+                                                                 : "mma"},
                   {"type", compiler::to_string(m.type)},
                   {"shape", {m.m, m.n, m.k}}};
       // How f32 inputs become tf32 (`mma tf32 … truncate`); only `mma tf32` has a choice.

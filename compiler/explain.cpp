@@ -285,7 +285,10 @@ Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
   // Each k-step a block multiplies a bm x bk and a bk x bn tile: 2 bm bn bk
   // FLOPs for (bm + bn) bk elements read from global memory.
   r.intensity_global = 2.0 * bm * bn / ((bm + bn) * es);
-  if (p.mma) {
+  if (p.wgmma) {
+    r.peak_tflops = t.f16_tflops;
+    r.unit = "tensor cores (f16/bf16, wgmma)";
+  } else if (p.mma) {
     bool tf32 = p.mma->type == MmaType::tf32;
     r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;
     r.unit = tf32 ? "tensor cores (tf32)" : "tensor cores (f16/bf16)";
@@ -327,6 +330,19 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
         "memory (L1/L2 serve the reuse)");
   } else if (plan.mma) {
     mma_accesses(e, plan, shape);
+  } else if (plan.wgmma) {
+    // No thread touches A or B in shared memory: TMA writes the stages and
+    // wgmma reads them by descriptor, both in the 128-byte swizzle.
+    e.notes.push_back(
+        "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, both "
+        "in the 128-byte swizzle; no thread accesses them, so no bank model applies (the "
+        "shared-memory roofline is left out)");
+    e.notes.push_back(
+        "wgmma epilogue: " +
+        std::string(plan.wgmma->tma_store
+                        ? "C staged in shared memory and stored by TMA boxes when C, ldc and N "
+                          "are 16-byte multiples, else 4-byte pair stores"
+                        : "4-byte pair stores straight from the accumulators"));
   } else {
     simt_copy(e, plan, plan.copy_a, plan.smem_a, shape.k, "A");
     simt_copy(e, plan, plan.copy_b, plan.smem_b, shape.n, "B");
