@@ -325,21 +325,28 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
 
 namespace {
 
-// The accumulators straight to C: 4-byte pairs where C allows them.
-void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
-  e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
+// Opens the unrolled loops over a consumer's accumulator pairs: instruction
+// (i, j), register pair (r, r + 1). close_pair_loops closes them.
+void open_pair_loops(Emitter& e, const WgmmaPlan& w) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   e.line("#pragma unroll");
   e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
+}
+void close_pair_loops(Emitter& e) {
+  for (int i = 0; i < 3; ++i) e.close_scope();
+}
+
+// The accumulators straight to C: 4-byte pairs where C allows them.
+void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
+  e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
+  open_pair_loops(e, w);
   e.line(format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
                 "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
                 w.inst_n));
-  e.close_scope();
-  e.close_scope();
-  e.close_scope();
+  close_pair_loops(e);
 }
 
 // tma_store: the epilogue's values (rounded to T) into this consumer's staging
@@ -358,12 +365,7 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.line("if (lead) tma_store_wait_read();");
   e.line("named_barrier(1 + consumer, 128);");
   e.line("const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x % 4);");
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
+  open_pair_loops(e, w);
   e.line(format("const int lr = lr0 + i * 64 + 8 * (r / 2 %% 2), lc = lc0 + j * %d + 8 * (r / 4);",
                 w.inst_n));
   e.line("const int row = row0 - lr0 + lr, col = col0 - lc0 + lc;");
@@ -381,9 +383,7 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.line(
       "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
       "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
-  e.close_scope();
-  e.close_scope();
-  e.close_scope();
+  close_pair_loops(e);
   e.line("fence_proxy_async();  // the stores above are read by TMA next");
   e.line("named_barrier(1 + consumer, 128);");
   e.open_scope("if (lead)");
