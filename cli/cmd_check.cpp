@@ -56,8 +56,8 @@ Json schedule_json(const Schedule& s) {
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
       Json mma = {{"api", m.api == compiler::MmaApi::wmma    ? "wmma"
-                              : m.api == compiler::MmaApi::wgmma ? "wgmma"
-                                                                 : "mma"},
+                          : m.api == compiler::MmaApi::wgmma ? "wgmma"
+                                                             : "mma"},
                   {"type", compiler::to_string(m.type)},
                   {"shape", {m.m, m.n, m.k}}};
       // How f32 inputs become tf32 (`mma tf32 … truncate`); only `mma tf32` has a choice.

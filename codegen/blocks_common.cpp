@@ -78,11 +78,10 @@ std::string schedule_text(const Schedule& s) {
                       : s.mma->api == compiler::MmaApi::wgmma ? "wgmma "
                                                               : "mma ";
     const bool truncate = s.mma->tf32_rounding == compiler::Tf32Rounding::truncate;
-    const std::string shape =
-        s.mma->api == compiler::MmaApi::wgmma
-            ? "m" + std::to_string(s.mma->m) + "n" + std::to_string(s.mma->n) + "k" +
-                  std::to_string(s.mma->k)
-            : x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k);
+    const std::string shape = s.mma->api == compiler::MmaApi::wgmma
+                                  ? "m" + std::to_string(s.mma->m) + "n" +
+                                        std::to_string(s.mma->n) + "k" + std::to_string(s.mma->k)
+                                  : x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k);
     put(std::string(api) + compiler::to_string(s.mma->type) + " " + shape +
             (truncate ? " truncate" : ""),
         s.mma_at);

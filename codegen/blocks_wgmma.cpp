@@ -26,9 +26,10 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
                    w.inst_k, w.inst_k, w.inst_n));
   e.comment(format("memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h)",
                    w.inst_n));
-  e.open_scope(format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "
-                      "desc_a, unsigned long long desc_b)",
-                      inst_name(w).c_str(), regs));
+  e.open_scope(
+      format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "
+             "desc_a, unsigned long long desc_b)",
+             inst_name(w).c_str(), regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
   e.line("asm volatile(");
@@ -112,10 +113,11 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
 
 void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment(format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
-                   "(%d, %d) boxes",
-                   origin_note(p.schedule, p.schedule.tma_at).c_str(), w.a.rows, w.a.cols,
-                   w.b.panels(), w.b.rows, w.b.panel_cols));
+  e.comment(
+      format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
+             "(%d, %d) boxes",
+             origin_note(p.schedule, p.schedule.tma_at).c_str(), w.a.rows, w.a.cols, w.b.panels(),
+             w.b.rows, w.b.panel_cols));
   e.comment("(128-byte column panels); `full` completes when all their bytes have landed");
   e.open_scope(
       "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
@@ -124,9 +126,10 @@ void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
                 w.a.stage_bytes, w.b.stage_bytes));
   e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
   e.line("#pragma unroll");
-  e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p "
-                "* %d, k0);",
-                w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
+  e.line(
+      format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p "
+             "* %d, k0);",
+             w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
   e.close_scope();
   e.line();
 }
@@ -165,9 +168,12 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
                 w.barrier_offset_bytes, 8 * w.stages));
   e.line("const int num_k_tiles = (K + BK - 1) / BK;");
   if (w.persistent) {
-    e.comment(format("persistent %s: this block computes tiles blockIdx.x, blockIdx.x + gridDim.x, ...",
-                     origin_note(p.schedule, p.schedule.persistent_at).c_str()));
-    e.line("const int my_tiles = (tiles_m * tiles_n - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x;");
+    e.comment(
+        format("persistent %s: this block computes tiles blockIdx.x, blockIdx.x + gridDim.x, ...",
+               origin_note(p.schedule, p.schedule.persistent_at).c_str()));
+    e.line(
+        "const int my_tiles = (tiles_m * tiles_n - (int)blockIdx.x + (int)gridDim.x - 1) / "
+        "(int)gridDim.x;");
     e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
   } else {
     e.line("const int iters = num_k_tiles;  // pipeline iterations: one tile");
@@ -198,10 +204,11 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
     emit_tile_origin(e, p, "tile");
     k_tile = "(" + it + ") % num_k_tiles";
   }
-  e.line(format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
-                "%s, %s * BK, tile_m0, tile_n0);",
-                stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
-                k_tile.c_str()));
+  e.line(
+      format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
+             "%s, %s * BK, tile_m0, tile_n0);",
+             stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
+             k_tile.c_str()));
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads
@@ -233,8 +240,8 @@ void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int S = w.stages;
   if (!w.warp_specialize) {
-    e.comment(format("prologue: thread 0 puts iterations 0..%d in flight, stage s holds iteration s",
-                     S - 1));
+    e.comment(format(
+        "prologue: thread 0 puts iterations 0..%d in flight, stage s holds iteration s", S - 1));
     e.open_scope("if (threadIdx.x == 0)");
     e.open_scope(format("for (int s = 0; s < %d && s < iters; ++s)", S));
     emit_copy(e, p, "s", "s");
@@ -262,16 +269,18 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
                 w.producers()));
   if (w.tma_store) {
-    e.comment(format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
-                     "aligned rows); the runtime encodes tma_c under the same condition"));
+    e.comment(
+        format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
+               "aligned rows); the runtime encodes tma_c under the same condition"));
     e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
-    e.line(format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "
-                  "long long>(C) %% 16 == 0;",
-                  16 / w.elem_bytes, 16 / w.elem_bytes));
+    e.line(
+        format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "
+               "long long>(C) %% 16 == 0;",
+               16 / w.elem_bytes, 16 / w.elem_bytes));
   }
-  e.line(format(
-      "const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
-      w.consumers_n, w.wg_m * 128));
+  e.line(
+      format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
+             w.consumers_n, w.wg_m * 128));
   e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its panels of B",
                 w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
@@ -343,9 +352,10 @@ void close_pair_loops(Emitter& e) {
 void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
   e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
   open_pair_loops(e, w);
-  e.line(format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
-                "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
-                w.inst_n));
+  e.line(
+      format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
+             "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
+             w.inst_n));
   close_pair_loops(e);
 }
 
@@ -356,15 +366,17 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   const std::string T2 = p.dtype == compiler::DType::bf16 ? "__nv_bfloat162" : "__half2";
   const std::string pack =
       p.dtype == compiler::DType::bf16 ? "__floats2bfloat162_rn" : "__floats2half2_rn";
-  e.line(format("const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
-                "128-byte swizzle",
-                w.c_offset_bytes, w.c_consumer_bytes, w.wg_n / w.b.panel_cols, w.wg_m,
-                w.b.panel_cols));
+  e.line(format(
+      "const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
+      "128-byte swizzle",
+      w.c_offset_bytes, w.c_consumer_bytes, w.wg_n / w.b.panel_cols, w.wg_m, w.b.panel_cols));
   e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
   e.comment("the previous tile's store has read the staging area");
   e.line("if (lead) tma_store_wait_read();");
   e.line("named_barrier(1 + consumer, 128);");
-  e.line("const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x % 4);");
+  e.line(
+      "const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x "
+      "% 4);");
   open_pair_loops(e, w);
   e.line(format("const int lr = lr0 + i * 64 + 8 * (r / 2 %% 2), lc = lc0 + j * %d + 8 * (r / 4);",
                 w.inst_n));
@@ -377,9 +389,10 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
       "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], c + 1, col + 1, "
       "alpha, beta, bias) : 0.0f;");
   e.line(format("const %s h = %s(v0, v1);", T2.c_str(), pack.c_str()));
-  e.line(format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
-                "* 16u) + (lc %% 8) * 2u;",
-                w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  e.line(
+      format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
+             "* 16u) + (lc %% 8) * 2u;",
+             w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
   e.line(
       "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
       "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
@@ -388,9 +401,10 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.line("named_barrier(1 + consumer, 128);");
   e.open_scope("if (lead)");
   e.line("#pragma unroll");
-  e.line(format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
-                "%d, row0 - lr0);",
-                w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  e.line(
+      format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
+             "%d, row0 - lr0);",
+             w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
   e.line("tma_store_commit();");
   e.close_scope();
 }
@@ -399,7 +413,8 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
 
 void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment("epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
+  e.comment(
+      "epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
   e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
   e.line(
       format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
@@ -429,8 +444,8 @@ void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string
   const int per16 = 16 / p.wgmma->elem_bytes;
   e.comment("Repack: an operand whose pointer or leading dimension TMA cannot take (TMA needs");
   e.comment("16-byte aligned rows) copied into aligned scratch before the main entry runs.");
-  e.comment(format("One thread per %d-element (16-byte) chunk of dst; padding columns are zero.",
-                   per16));
+  e.comment(
+      format("One thread per %d-element (16-byte) chunk of dst; padding columns are zero.", per16));
   e.line("extern \"C\" __global__ void __launch_bounds__(256)");
   e.open_scope(name +
                "(const T* __restrict__ src, int rows, int cols, int ld, T* __restrict__ dst, "
@@ -439,7 +454,8 @@ void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string
   e.line("const long long idx = (long long)blockIdx.x * 256 + threadIdx.x;");
   e.line("if (idx >= (long long)rows * chunks) return;");
   e.line(format("const int row = int(idx / chunks), c0 = int(idx %% chunks) * %d;", per16));
-  e.line("const unsigned short* s = reinterpret_cast<const unsigned short*>(src) + (size_t)row * ld;");
+  e.line(
+      "const unsigned short* s = reinterpret_cast<const unsigned short*>(src) + (size_t)row * ld;");
   e.line("unsigned short v[8];");
   e.line("#pragma unroll");
   e.line("for (int i = 0; i < 8; ++i) v[i] = c0 + i < cols ? s[c0 + i] : (unsigned short)0;");

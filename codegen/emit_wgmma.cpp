@@ -28,9 +28,10 @@ void emit_header(Emitter& e, const KernelPlan& p) {
                    p.block_m, p.block_n, p.block_k, w.consumers(), w.wg_m, w.wg_n, w.consumers_m,
                    w.consumers_n, w.warp_specialize ? " and a producer warpgroup" : "",
                    p.block_threads));
-  e.comment(format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d f32 "
-                   "accumulators per thread",
-                   w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators));
+  e.comment(
+      format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d f32 "
+             "accumulators per thread",
+             w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators));
   e.comment(format("shared: %d stages x (%d + %d) bytes + %d mbarrier bytes = %d bytes (dynamic)",
                    w.stages, w.a.stage_bytes, w.b.stage_bytes, 16 * w.stages, p.smem_bytes));
   e.line();
@@ -46,8 +47,9 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded by");
   e.comment("the runtime for each launch (zeros past the edges)");
   if (w.tma_store)
-    e.comment("tma_c: C's (M x N) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
-              "bytes (else unused)");
+    e.comment(
+        "tma_c: C's (M x N) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
+        "bytes (else unused)");
   emit_kernel_open(e, p, p.name,
                    std::string("const __grid_constant__ TmaMap tma_a, const __grid_constant__ "
                                "TmaMap tma_b") +
@@ -58,9 +60,9 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
                 w.warpgroups()));
   if (w.persistent) {
     if (p.swizzle_group > 1) {
-      e.comment(format("swizzle block %d %s: tiles numbered in groups of GROUP tile-rows, column by",
-                       p.swizzle_group,
-                       origin_note(p.schedule, p.schedule.swizzle_block_at).c_str()));
+      e.comment(
+          format("swizzle block %d %s: tiles numbered in groups of GROUP tile-rows, column by",
+                 p.swizzle_group, origin_note(p.schedule, p.schedule.swizzle_block_at).c_str()));
       e.comment("column inside a group, so tiles computed together share A and B in L2.");
       e.line(format("constexpr int GROUP = %d;", p.swizzle_group));
     } else {

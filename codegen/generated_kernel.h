@@ -111,7 +111,7 @@ struct GeneratedKernel {
   // Uses features of one architecture only (wgmma, setmaxnreg): NVRTC compiles
   // for its "a" variant (sm_90 -> sm_90a), which runs on that architecture alone.
   bool arch_specific = false;
-  KernelEntry main;                 // the schedule's kernel
+  KernelEntry main;  // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.
   KernelEntry fallback;

@@ -61,7 +61,7 @@ WgmmaOperand make_operand(int rows, int cols, int elem_bytes, bool mn_major) {
   o.mn_major = mn_major;
   o.panel_cols = 128 / elem_bytes;
   o.stage_bytes = rows * cols * elem_bytes;
-  o.sbo_bytes = 1024;                          // 8 rows of 128 bytes
+  o.sbo_bytes = 1024;                             // 8 rows of 128 bytes
   o.lbo_bytes = mn_major ? o.panel_bytes() : 16;  // K-major swizzled: unused (1 by convention)
   return o;
 }

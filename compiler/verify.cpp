@@ -116,13 +116,12 @@ void verify_wgmma(const KernelPlan& p) {
       }
     for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
   }
-  VERIFY(w.barrier_offset_bytes % 8 == 0 &&
-             p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
+  VERIFY(w.barrier_offset_bytes % 8 == 0 && p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
          "barriers after the stages");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
-  VERIFY(!w.warp_specialize ||
-             w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
-         "setmaxnreg budget within the register file");
+  VERIFY(
+      !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
+      "setmaxnreg budget within the register file");
   std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
   for (int c = 0; c < w.consumers(); ++c)
     for (int t = 0; t < 128; ++t)

@@ -77,10 +77,10 @@ struct WgmmaPlan {
   // tile: 64-column panels of wg_m rows, 16-byte chunks XORed with row % 8.
   int c_stage_offset(int row, int col) const {
     const int per_row = 128 / elem_bytes, c = col % per_row;
-    return (col / per_row) * wg_m * 128 + row * 128 +
-           ((((c * elem_bytes) / 16) ^ (row % 8)) * 16) + (c * elem_bytes) % 16;
+    return (col / per_row) * wg_m * 128 + row * 128 + ((((c * elem_bytes) / 16) ^ (row % 8)) * 16) +
+           (c * elem_bytes) % 16;
   }
-  int accumulators = 0;          // f32 registers per consumer thread
+  int accumulators = 0;  // f32 registers per consumer thread
 
   int consumers() const { return consumers_m * consumers_n; }
   // persistent: the tiles of block b in a grid of g blocks over `tiles`
@@ -107,8 +107,7 @@ struct WgmmaPlan {
   // Descriptor start of consumer c's B operand for its n-instruction j at
   // k-step kk (MN-major: the instruction's first panel, kk * inst_k rows in).
   int b_start(int c, int j, int kk) const {
-    return ((consumer_col0(c) + j * inst_n) / b.panel_cols) * b.panel_bytes() +
-           kk * inst_k * 128;
+    return ((consumer_col0(c) + j * inst_n) / b.panel_cols) * b.panel_bytes() + kk * inst_k * 128;
   }
 };
 
@@ -138,8 +137,8 @@ inline int wgmma_kmajor_byte(int start, int sbo, int elem_bytes, int i, int k) {
 // 8-k-row groups SBO apart, k rows 128 bytes apart, then the swizzle.
 inline int wgmma_mnmajor_byte(int start, int lbo, int sbo, int elem_bytes, int k, int n) {
   const int per_row = 128 / elem_bytes;
-  const int linear = start + (n / per_row) * lbo + (k / 8) * sbo + (k % 8) * 128 +
-                     (n % per_row) * elem_bytes;
+  const int linear =
+      start + (n / per_row) * lbo + (k / 8) * sbo + (k % 8) * 128 + (n % per_row) * elem_bytes;
   return (linear & ~0x70) | ((((linear >> 4) ^ (linear >> 7)) & 7) << 4);
 }
 

@@ -67,7 +67,9 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
     choice.repack_a = breaks(a, p.a_ld());
     choice.repack_b = breaks(b, p.b_ld());
     choice.why = failure + ": " +
-                 (choice.repack_a && choice.repack_b ? "A and B" : choice.repack_a ? "A" : "B") +
+                 (choice.repack_a && choice.repack_b ? "A and B"
+                  : choice.repack_a                  ? "A"
+                                                     : "B") +
                  " repacked into aligned scratch first (" + kernel.repack + ", timed with it)";
     return choice;
   }
@@ -196,8 +198,8 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
   const codegen::KernelEntry& e = *choice.entry;
   codegen::Dim3 g = e.grid(p.m, p.n);
   if (e.persistent)
-    g.x = uint32_t(std::min<int64_t>(
-        g.x, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_));
+    g.x = uint32_t(
+        std::min<int64_t>(g.x, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_));
   return g;
 }
 
@@ -343,8 +345,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.n * elem) % 16 == 0)
     map_c = encode_tma_map(kernel_.dtype, c, p.m, p.n, ldc, e.tma_c);
-  void* params[] = {&m,     &n,    &k,    &a,     &lda,   &b,     &ldb,  &c,
-                    &ldc,   &alpha, &beta, &bias, &map_a, &map_b, &map_c};
+  void* params[] = {&m,   &n,     &k,    &a,    &lda,   &b,     &ldb,  &c,
+                    &ldc, &alpha, &beta, &bias, &map_a, &map_b, &map_c};
   if (!e.stream_k) {
     launch_kernel(fn, e.name, g, e, params, stream, false);
     return;

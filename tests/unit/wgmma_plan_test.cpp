@@ -87,8 +87,9 @@ TEST(WgmmaPlan, InstructionDefaultsToTheWarpgroupTileUpTo256) {
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->inst_n, 128);
   EXPECT_EQ(p->wgmma->m_insts, 2);
-  p = plan_of("dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16 m64n128k16\ntma\nstages "
-              "2\nswizzle smem\n");
+  p = plan_of(
+      "dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16 m64n128k16\ntma\nstages "
+      "2\nswizzle smem\n");
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->inst_n, 128);
   EXPECT_EQ(p->wgmma->n_insts, 2);
@@ -115,9 +116,9 @@ TEST(WgmmaPlan, AccumulatorLayoutOnHandWorkedLanes) {
 // (SmemTile with 64-column panels, GPU-validated since session 3).
 TEST(WgmmaPlan, StageLayoutIsTheMmaSyncTmaLayout) {
   std::optional<KernelPlan> w = plan_of(schedule("f16", 128, 256, 64, 256, 3, ""));
-  std::optional<KernelPlan> m =
-      plan_of("dtype f16\ntile 128x256x64\nwarp 64x64\nmma f16 m16n8k16\ntma\nstages "
-              "3\nswizzle smem\n");
+  std::optional<KernelPlan> m = plan_of(
+      "dtype f16\ntile 128x256x64\nwarp 64x64\nmma f16 m16n8k16\ntma\nstages "
+      "3\nswizzle smem\n");
   ASSERT_TRUE(w && m);
   const compiler::WgmmaOperand& wa = w->wgmma->a;
   const compiler::WgmmaOperand& wb = w->wgmma->b;
@@ -141,17 +142,16 @@ TEST(WgmmaPlan, DescriptorsReadEveryStageByteOncePerConsumer) {
           for (int r = 0; r < 64; ++r)
             for (int k = 0; k < w.inst_k; ++k)
               EXPECT_TRUE(a_bytes
-                              .insert(compiler::wgmma_kmajor_byte(w.a_start(c, i, kk), w.a.sbo_bytes,
-                                                                  2, r, k))
+                              .insert(compiler::wgmma_kmajor_byte(w.a_start(c, i, kk),
+                                                                  w.a.sbo_bytes, 2, r, k))
                               .second);
       if (c < w.consumers_n)
         for (int j = 0; j < w.n_insts; ++j)
           for (int k = 0; k < w.inst_k; ++k)
             for (int n = 0; n < w.inst_n; ++n)
               EXPECT_TRUE(b_bytes
-                              .insert(compiler::wgmma_mnmajor_byte(w.b_start(c, j, kk),
-                                                                   w.b.lbo_bytes, w.b.sbo_bytes, 2,
-                                                                   k, n))
+                              .insert(compiler::wgmma_mnmajor_byte(
+                                  w.b_start(c, j, kk), w.b.lbo_bytes, w.b.sbo_bytes, 2, k, n))
                               .second);
     }
   EXPECT_EQ(int(a_bytes.size()) * 2, w.a.stage_bytes);
