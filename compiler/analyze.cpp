@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cfloat>
 #include <cinttypes>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -312,11 +312,10 @@ class Analyzer {
   void read_mma(const Directive& d) {
     const std::string& k = d.keyword;
     if (mma_dir_) {
-      auto& e =
-          error(d.span, mma_dir_->keyword == k
-                            ? "duplicate '" + k + "'; each directive may be given once"
-                            : "'" + mma_dir_->keyword + "' and '" + k +
-                                  "' exclude each other: choose one tensor-core API");
+      auto& e = error(d.span, mma_dir_->keyword == k
+                                  ? "duplicate '" + k + "'; each directive may be given once"
+                                  : "'" + mma_dir_->keyword + "' and '" + k +
+                                        "' exclude each other: choose one tensor-core API");
       e.notes.push_back({mma_dir_->span, mma_dir_->keyword == k
                                              ? "first given here"
                                              : "'" + mma_dir_->keyword + "' given here"});
@@ -421,8 +420,7 @@ class Analyzer {
                     &tail) != 3) {
       bad_value(sh.span, "a wgmma instruction shape is written m64nNkK, e.g. '" + example +
                              "', not '" +
-                             (sh.text.size() > 40 ? sh.text.substr(0, 40) + "..." : sh.text) +
-                             "'");
+                             (sh.text.size() > 40 ? sh.text.substr(0, 40) + "..." : sh.text) + "'");
       return;
     }
     std::string type = to_string(m.type);
@@ -433,8 +431,8 @@ class Analyzer {
       bad_value(sh.span, "wgmma " + type + " has K " + std::to_string(m.k) + " (32 bytes), got " +
                              std::to_string(kk) + " (e.g. '" + example + "')");
     else if (nn < 8 || nn > 256 || nn % 8 != 0)
-      bad_value(sh.span, "wgmma N must be a multiple of 8 from 8 to 256, got " +
-                             std::to_string(nn));
+      bad_value(sh.span,
+                "wgmma N must be a multiple of 8 from 8 to 256, got " + std::to_string(nn));
     else
       m.n = int(nn);
   }
@@ -515,10 +513,9 @@ class Analyzer {
   void presence_rules() {
     bool has_tile = given("tile") != nullptr;
     if (!has_tile) {
-      for (const char* k :
-           {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A", "pad B",
-            "swizzle smem", "swizzle block", "double_buffer", "stages", "stream_k",
-            "warp_specialize", "persistent", "tma_store"})
+      for (const char* k : {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A",
+                            "pad B", "swizzle smem", "swizzle block", "double_buffer", "stages",
+                            "stream_k", "warp_specialize", "persistent", "tma_store"})
         if (const Directive* d = given(k))
           error(d->keyword_span, "'" + std::string(k) +
                                      "' needs 'tile': without a block tile the kernel is naive "
@@ -862,13 +859,16 @@ class Analyzer {
     MmaSpec& m = *s_.mma;
     std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
     const int panel = 128 / size_of(s_.dtype);
-    bool ok = divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-                      tile_note(), "block tile set here") &&
-              divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-                      tile_note(), "block tile set here");
+    bool ok =
+        divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                tile_note(), "block tile set here") &&
+        divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                tile_note(), "block tile set here");
     ok = divides(64, w.m, warp_arg_,
-                 "warpgroup tile " + wt + ": wgmma computes 64 rows per instruction, so WM must "
-                 "be a multiple of 64 (WM is " + std::to_string(w.m) + ")",
+                 "warpgroup tile " + wt +
+                     ": wgmma computes 64 rows per instruction, so WM must "
+                     "be a multiple of 64 (WM is " +
+                     std::to_string(w.m) + ")",
                  s_.mma_at, "wgmma chosen here") &&
          ok;
     ok = divides(panel, w.n, warp_arg_,
@@ -880,8 +880,8 @@ class Analyzer {
          ok;
     if (!ok) return false;
     if (m.n == 0) m.n = w.n <= 256 ? w.n : 256;  // the widest instruction that tiles WN
-    std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" +
-                       std::to_string(m.n) + "k" + std::to_string(m.k);
+    std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" + std::to_string(m.n) +
+                       "k" + std::to_string(m.k);
     ok = divides(m.n, w.n, warp_arg_,
                  "warpgroup tile " + wt + " is not a whole number of '" + inst + "' tiles (WN " +
                      std::to_string(w.n) + " % " + std::to_string(m.n) + " != 0)",
@@ -892,9 +892,10 @@ class Analyzer {
                  s_.mma_at, "instruction chosen here");
     if (ok && m.n % panel != 0) {
       // The descriptor of an n-major B addresses whole 128-byte panels.
-      error(s_.mma_at.span, "'" + inst + "' reads B in 128-byte column panels: N must be a "
-                            "multiple of " + std::to_string(panel) + " for " +
-                            to_string(s_.dtype));
+      error(s_.mma_at.span, "'" + inst +
+                                "' reads B in 128-byte column panels: N must be a "
+                                "multiple of " +
+                                std::to_string(panel) + " for " + to_string(s_.dtype));
       return false;
     }
     return ok;
@@ -949,9 +950,11 @@ class Analyzer {
     const int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
     if (acc + 26 <= cap) return;
     error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
-                         std::to_string(acc) + " accumulator registers (+ about 26 for addresses), "
-                         "but a block of " + std::to_string(threads) + " threads gets " +
-                         std::to_string(cap) + " registers per thread; use fewer or smaller "
+                         std::to_string(acc) +
+                         " accumulator registers (+ about 26 for addresses), "
+                         "but a block of " +
+                         std::to_string(threads) + " threads gets " + std::to_string(cap) +
+                         " registers per thread; use fewer or smaller "
                          "warpgroup tiles");
   }
 

@@ -55,7 +55,9 @@ struct SmemUse {
 };
 SmemUse smem_use(const Schedule& s);
 // `tma`: the mbarriers after the pipeline's buffers, `full` and `empty` per stage.
-inline int tma_barrier_bytes(int stages) { return 2 * 8 * stages; }
+inline int tma_barrier_bytes(int stages) {
+  return 2 * 8 * stages;
+}
 
 // Threads per block: block X*Y (naive), (BM/TM)*(BN/TN) (SIMT tile),
 // (BM/WM)*(BN/WN)*32 (tensor cores); 0 where a divisor is missing or zero.

@@ -16,9 +16,9 @@
 #include <utility>
 
 #include "compiler/mma_plan.h"
-#include "compiler/wgmma_plan.h"
 #include "compiler/schedule.h"
 #include "compiler/target.h"
+#include "compiler/wgmma_plan.h"
 
 namespace schedc::compiler {
 

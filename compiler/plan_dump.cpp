@@ -61,9 +61,10 @@ std::string dump(const KernelPlan& p) {
       << " instructions x " << w.k_steps << " k-steps, " << w.accumulators
       << " f32 accumulators per thread\n";
     o << "  roles: "
-      << (w.warp_specialize ? "producer warpgroup 0 (setmaxnreg " + std::to_string(w.producer_regs) +
-                                  "), consumers setmaxnreg " + std::to_string(w.consumer_regs)
-                            : std::string("every warpgroup computes; thread 0 issues TMA"))
+      << (w.warp_specialize
+              ? "producer warpgroup 0 (setmaxnreg " + std::to_string(w.producer_regs) +
+                    "), consumers setmaxnreg " + std::to_string(w.consumer_regs)
+              : std::string("every warpgroup computes; thread 0 issues TMA"))
       << "\n";
     auto operand = [&](const char* n, const WgmmaOperand& x) {
       o << "  smem " << n << ": (" << x.rows << ", " << x.cols << ") " << (x.mn_major ? "MN" : "K")

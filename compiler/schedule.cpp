@@ -89,7 +89,8 @@ std::string to_sched_text(const Schedule& s) {
         o << "wmma " << to_string(m.type) << " " << m.m << "x" << m.n << "x" << m.k << "\n";
       else if (m.api == MmaApi::wgmma)
         o << "wgmma " << to_string(m.type)
-          << (m.n ? " m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" + std::to_string(m.k)
+          << (m.n ? " m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" +
+                        std::to_string(m.k)
                   : std::string())
           << "\n";
       else
