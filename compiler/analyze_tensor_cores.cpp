@@ -1,0 +1,358 @@
+// compiler::analyze's tensor-core rules (see compiler/analyze.cpp for the
+// passes): the instruction of `wmma` / `mma` / `wgmma` and its shapes, what
+// `tma` needs, what the tensor-core copies and layouts exclude, warp and
+// warpgroup tiles, wgmma's register bound, and the directives that shape the
+// Hopper kernel (`warp_specialize`, `persistent`, `tma_store`).
+#include "compiler/analyzer.h"
+
+namespace schedc::compiler::analysis {
+
+void Analyzer::read_mma(const Directive& d) {
+  const std::string& k = d.keyword;
+  if (mma_dir_) {
+    auto& e = error(d.span, mma_dir_->keyword == k
+                                ? "duplicate '" + k + "'; each directive may be given once"
+                                : "'" + mma_dir_->keyword + "' and '" + k +
+                                      "' exclude each other: choose one tensor-core API");
+    e.notes.push_back({mma_dir_->span, mma_dir_->keyword == k
+                                           ? "first given here"
+                                           : "'" + mma_dir_->keyword + "' given here"});
+    return;
+  }
+  mma_dir_ = &d;
+  MmaSpec m;
+  m.api = k == "wmma" ? MmaApi::wmma : k == "wgmma" ? MmaApi::wgmma : MmaApi::mma_sync;
+  s_.mma_at = at(d);
+  if (!mma_type(d.args[0], m.type)) {
+    s_.mma = m;  // keep "tensor cores in use" for the presence rules
+    return;
+  }
+  bool tf32 = m.type == MmaType::tf32;
+  std::string type = to_string(m.type);
+  if (m.api == MmaApi::wgmma) {
+    read_wgmma_shape(d, m);
+  } else if (m.api == MmaApi::wmma) {
+    m.m = 16, m.n = 16, m.k = tf32 ? 8 : 16;
+    // WMMA's 32x8x16 (f16/bf16) is not offered: its B fragments start every
+    // 8 columns (16 bytes) of the shared B tile, and load_matrix_sync needs
+    // 32-byte aligned pointers.
+    std::vector<std::string> valid = tf32 ? std::vector<std::string>{"16x16x8"}
+                                          : std::vector<std::string>{"16x16x16", "8x32x16"};
+    if (d.args.size() == 2) {
+      const Arg& sh = d.args[1];
+      std::string want = dims_text({sh.values[0], sh.values[1], sh.values[2]});
+      if (!tf32 && !sh.overflow && want == "32x8x16") {
+        bad_value(sh.span, "wmma " + type +
+                               " 32x8x16 is not supported: its B fragments start every 8 "
+                               "columns (16 bytes) of shared memory and WMMA loads need "
+                               "32-byte aligned pointers (valid: " +
+                               join(valid) + ")");
+      } else if (sh.overflow || std::find(valid.begin(), valid.end(), want) == valid.end()) {
+        bad_value(sh.span,
+                  "wmma " + type + " has no shape " + sh.text + " (valid: " + join(valid) + ")");
+      } else {
+        m.m = int(sh.values[0]), m.n = int(sh.values[1]), m.k = int(sh.values[2]);
+      }
+    }
+  } else {
+    m.m = 16, m.n = 8, m.k = tf32 ? 8 : 16;
+    std::vector<std::string> valid = tf32 ? std::vector<std::string>{"m16n8k8", "m16n8k4"}
+                                          : std::vector<std::string>{"m16n8k16", "m16n8k8"};
+    // `mma tf32 truncate`: the grammar reads the word after the type as
+    // the shape; the rounding is only ever the word after the shape.
+    if (d.args.size() >= 2 && d.args[1].kind == Arg::Kind::word && d.args[1].text == "truncate") {
+      read_tf32_rounding(d.args[1], m);  // f16/bf16: "applies to tf32 only"
+      if (tf32) {
+        // `mma tf32 truncate m16n8k4`: suggest the shape written after it.
+        bool shape_after = d.args.size() == 3 &&
+                           std::find(valid.begin(), valid.end(), d.args[2].text) != valid.end();
+        bad_value(d.args[1].span,
+                  "'truncate' comes after the instruction shape: write the shape first, "
+                  "e.g. 'mma tf32 " +
+                      (shape_after ? d.args[2].text : valid[0]) + " truncate'");
+      }
+      s_.mma = m;
+      return;
+    }
+    if (d.args.size() == 3) read_tf32_rounding(d.args[2], m);
+    if (d.args.size() >= 2) {
+      const Arg& sh = d.args[1];
+      if (sh.kind != Arg::Kind::word) {
+        bad_value(sh.span, "an mma instruction shape is written m16n8kK, e.g. '" + valid[0] +
+                               "', not " + sh.text);
+      } else if (std::find(valid.begin(), valid.end(), sh.text) == valid.end()) {
+        std::string msg = "mma " + type + " has no shape '" +
+                          (sh.text.size() > 40 ? sh.text.substr(0, 40) + "..." : sh.text) + "'";
+        std::string guess = dsl::closest_spelling(sh.text, valid);
+        if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+        bad_value(sh.span, msg + " (valid: " + join(valid) + ")");
+      } else {
+        m.k = sh.text == "m16n8k16" ? 16 : sh.text == "m16n8k8" ? 8 : 4;
+      }
+    }
+  }
+  s_.mma = m;
+}
+
+void Analyzer::read_wgmma_shape(const Directive& d, MmaSpec& m) {
+  m.m = 64;
+  m.k = m.type == MmaType::tf32 ? 8 : 16;
+  m.n = 0;
+  if (m.type == MmaType::tf32) {
+    // The tf32 wgmma reads both operands k-major; row-major B is n-major.
+    bad_value(d.args[0].span,
+              "'wgmma tf32' is not implemented yet: tf32 wgmma reads B k-major and schedc's B "
+              "is row-major (n-major); use 'mma tf32' with 'tma'");
+    return;
+  }
+  if (d.args.size() < 2) return;
+  const Arg& sh = d.args[1];
+  const std::string example = "m64n256k" + std::to_string(m.k);
+  int64_t mm = 0, nn = 0, kk = 0;
+  char tail = 0;
+  if (sh.kind != Arg::Kind::word ||
+      std::sscanf(sh.text.c_str(), "m%" SCNd64 "n%" SCNd64 "k%" SCNd64 "%c", &mm, &nn, &kk,
+                  &tail) != 3) {
+    bad_value(sh.span, "a wgmma instruction shape is written m64nNkK, e.g. '" + example +
+                           "', not '" +
+                           (sh.text.size() > 40 ? sh.text.substr(0, 40) + "..." : sh.text) + "'");
+    return;
+  }
+  std::string type = to_string(m.type);
+  if (mm != 64)
+    bad_value(sh.span, "wgmma computes 64 rows per warpgroup: M must be 64, got " +
+                           std::to_string(mm) + " (e.g. '" + example + "')");
+  else if (kk != m.k)
+    bad_value(sh.span, "wgmma " + type + " has K " + std::to_string(m.k) + " (32 bytes), got " +
+                           std::to_string(kk) + " (e.g. '" + example + "')");
+  else if (nn < 8 || nn > 256 || nn % 8 != 0)
+    bad_value(sh.span, "wgmma N must be a multiple of 8 from 8 to 256, got " + std::to_string(nn));
+  else
+    m.n = int(nn);
+}
+
+void Analyzer::read_tf32_rounding(const Arg& w, MmaSpec& m) {
+  if (w.text != "truncate") {
+    std::string msg = "unknown rounding '" +
+                      (w.text.size() > 40 ? w.text.substr(0, 40) + "..." : w.text) +
+                      "' after the mma shape";
+    std::string guess = dsl::closest_spelling(w.text, {"truncate"});
+    if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+    bad_value(w.span, msg + " (expected truncate, for tf32 only; the default rounds to nearest)");
+    return;
+  }
+  if (m.type != MmaType::tf32) {
+    bad_value(w.span,
+              "truncate applies to tf32 only: f16/bf16 inputs are already in the multiplier's "
+              "type");
+    return;
+  }
+  m.tf32_rounding = Tf32Rounding::truncate;
+  m.tf32_rounding_at = Origin{w.span, true};
+}
+
+void Analyzer::hopper_presence_rules() {
+  const std::pair<const char*, const char*> needs[] = {
+      {"tma_store",
+       "the Hopper kernel is the one whose epilogue stages C in shared memory for TMA"},
+      {"persistent", "the Hopper kernel is the one whose blocks walk the C tiles"},
+      {"warp_specialize",
+       "it splits the block into a TMA producer warpgroup and wgmma consumer warpgroups"}};
+  for (const auto& [key, why] : needs) {
+    const Directive* d = given(key);
+    if (!d || s_.uses_wgmma()) continue;
+    auto& e = error(d->keyword_span, "'" + std::string(key) + "' needs 'wgmma': " + why);
+    if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+  }
+}
+
+void Analyzer::tma_presence_rules() {
+  const Directive* d = given("tma");
+  if (!d && s_.uses_wgmma()) {
+    error(mma_dir_->keyword_span,
+          "'wgmma' needs 'tma': it reads both operands from shared memory in the 128-byte "
+          "swizzle that TMA writes (add 'tma', 'stages N' and 'swizzle smem')");
+    return;
+  }
+  if (!d) return;
+  if (!mma_dir_ || mma_dir_->keyword == "wmma") {
+    auto& e = error(d->keyword_span,
+                    "'tma' needs 'mma' or 'wgmma': it fills their shared-memory pipeline (wmma "
+                    "and the SIMT kernels copy with cp.async or plain loads)");
+    if (mma_dir_) e.notes.push_back({mma_dir_->span, "'wmma' given here"});
+    return;
+  }
+  if (!given("stages")) {
+    auto& e = error(d->keyword_span,
+                    "'tma' needs 'stages N': TMA copies fill the stages of a multi-stage "
+                    "pipeline");
+    if (const Directive* db = given("double_buffer"))
+      e.notes.push_back({db->span, "'double_buffer' given here: write 'stages 2' instead"});
+  }
+  if (!given("swizzle smem") && !swizzle_broken_)
+    error(d->keyword_span,
+          "'tma' needs 'swizzle smem': TMA writes the 128-byte XOR swizzle that the fragment "
+          "loads read");
+}
+
+void Analyzer::tma_tile_rules(const BlockTile& t) {
+  const Directive* d = given("tma");
+  if (!d || !s_.mma || s_.mma->api == MmaApi::wmma) return;
+  const int elem = size_of(s_.dtype);
+  auto tile_error = [&](const std::string& m) {
+    auto& e = error(d->keyword_span, m);
+    note(e, tile_note(), "block tile set here");
+  };
+  if (t.k * elem != 128)
+    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " +
+               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BK is " +
+               std::to_string(t.k) + ")");
+  if ((t.n * elem) % 128 != 0)
+    tile_error("'tma' loads B as (BK, " + std::to_string(128 / elem) +
+               ") column panels of 128 bytes: BN must be a multiple of " +
+               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BN is " +
+               std::to_string(t.n) + ")");
+  if (t.m > 256)
+    tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
+               std::to_string(t.m) + ")");
+}
+
+void Analyzer::tensor_core_rules() {
+  if (!mma_dir_) return;
+  const std::string& api = mma_dir_->keyword;
+  for (const char* k : {"transpose A", "transpose B"})
+    if (const Directive* d = given(k)) {
+      auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +
+                                   "': the tensor-core copies move 16-byte chunks of rows "
+                                   "with cp.async, which cannot transpose an operand");
+      e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+    }
+  if (api == "wmma")
+    if (const Directive* d = given("swizzle smem")) {
+      auto& e = error(d->span,
+                      "'swizzle smem' and 'wmma' exclude each other: WMMA loads fragments from "
+                      "a plain strided shared layout (use 'pad' against bank conflicts, or "
+                      "'mma', which reads a swizzled layout with ldmatrix)");
+      e.notes.push_back({mma_dir_->span, "'wmma' given here"});
+    }
+  // Padded rows stay whole 16-byte chunks (cp.async destinations, ldmatrix
+  // rows, WMMA strides).
+  const int elem = size_of(s_.dtype);
+  if (api == "wgmma")
+    for (const char* k : {"pad A", "pad B"})
+      if (const Directive* d = given(k)) {
+        auto& e = error(d->span, "'" + std::string(k) +
+                                     "' does not apply with 'wgmma': its operands stay in the "
+                                     "128-byte swizzle TMA writes, which has no padding");
+        e.notes.push_back({mma_dir_->span, "'wgmma' given here"});
+      }
+  for (Operand op : {Operand::A, Operand::B}) {
+    const char* k = op == Operand::A ? "pad A" : "pad B";
+    const int pad = op == Operand::A ? s_.pad_a : s_.pad_b;
+    const Directive* d = given(k);
+    if (!d || !values_ok_ || (pad * elem) % 16 == 0) continue;
+    std::ostringstream m;
+    m << k << " " << pad << " of " << to_string(s_.dtype) << " is " << pad * elem
+      << " bytes; with '" << api << "' each padded shared row must stay 16-byte aligned, so pad x "
+      << elem << " bytes must be a multiple of 16 (pad " << (op == Operand::A ? "A " : "B ")
+      << 16 / elem << ", " << 32 / elem << ", ...)";
+    auto& e = error(d->args[1].span, m.str());
+    e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+    note(e, dtype_note(), "dtype set here");
+  }
+}
+
+bool Analyzer::tensor_core_tiles(const BlockTile& t) {
+  if (!s_.warp || !given("warp") || !values_ok_ok_for_type()) return false;
+  const WarpTile& w = *s_.warp;
+  const MmaSpec& m = *s_.mma;
+  if (m.api == MmaApi::wgmma) return true;  // wgmma_tiles
+  std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+  std::string inst =
+      mma_dir_->keyword + " " + to_string(m.type) + " " +
+      (m.api == MmaApi::wmma ? dims_text({m.m, m.n, m.k}) : "m16n8k" + std::to_string(m.k));
+  bool ok = divides(w.m, t.m, warp_arg_, "warp tile " + wt + " does not divide block tile " + bt,
+                    tile_note(), "block tile set here") &&
+            divides(w.n, t.n, warp_arg_, "warp tile " + wt + " does not divide block tile " + bt,
+                    tile_note(), "block tile set here");
+  ok = divides(m.m, w.m, warp_arg_,
+               "warp tile " + wt + " is not a whole number of '" + inst + "' tiles (WM " +
+                   std::to_string(w.m) + " % " + std::to_string(m.m) + " != 0)",
+               s_.mma_at, "instruction chosen here") &&
+       divides(m.n, w.n, warp_arg_,
+               "warp tile " + wt + " is not a whole number of '" + inst + "' tiles (WN " +
+                   std::to_string(w.n) + " % " + std::to_string(m.n) + " != 0)",
+               s_.mma_at, "instruction chosen here") &&
+       ok;
+  ok = divides(m.k, t.k, tile_arg_,
+               "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
+                   std::to_string(m.k) + " of '" + inst + "'",
+               s_.mma_at, "instruction chosen here") &&
+       ok;
+  return ok;
+}
+
+bool Analyzer::wgmma_tiles(const BlockTile& t) {
+  const WarpTile& w = *s_.warp;
+  MmaSpec& m = *s_.mma;
+  std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+  const int panel = 128 / size_of(s_.dtype);
+  bool ok =
+      divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+              tile_note(), "block tile set here") &&
+      divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+              tile_note(), "block tile set here");
+  ok = divides(64, w.m, warp_arg_,
+               "warpgroup tile " + wt +
+                   ": wgmma computes 64 rows per instruction, so WM must "
+                   "be a multiple of 64 (WM is " +
+                   std::to_string(w.m) + ")",
+               s_.mma_at, "wgmma chosen here") &&
+       ok;
+  ok = divides(panel, w.n, warp_arg_,
+               "warpgroup tile " + wt + ": wgmma reads B in 128-byte column panels of " +
+                   std::to_string(panel) + " " + to_string(s_.dtype) +
+                   ", so WN must be a multiple of " + std::to_string(panel) + " (WN is " +
+                   std::to_string(w.n) + ")",
+               s_.mma_at, "wgmma chosen here") &&
+       ok;
+  if (!ok) return false;
+  if (m.n == 0) m.n = w.n <= 256 ? w.n : 256;  // the widest instruction that tiles WN
+  std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" + std::to_string(m.n) +
+                     "k" + std::to_string(m.k);
+  ok = divides(m.n, w.n, warp_arg_,
+               "warpgroup tile " + wt + " is not a whole number of '" + inst + "' tiles (WN " +
+                   std::to_string(w.n) + " % " + std::to_string(m.n) + " != 0)",
+               s_.mma_at, "instruction chosen here") &&
+       divides(m.k, t.k, tile_arg_,
+               "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
+                   std::to_string(m.k) + " of '" + inst + "'",
+               s_.mma_at, "instruction chosen here");
+  if (ok && m.n % panel != 0) {
+    // The descriptor of an n-major B addresses whole 128-byte panels.
+    error(s_.mma_at.span, "'" + inst +
+                              "' reads B in 128-byte column panels: N must be a "
+                              "multiple of " +
+                              std::to_string(panel) + " for " + to_string(s_.dtype));
+    return false;
+  }
+  return ok;
+}
+
+void Analyzer::wgmma_registers_rule() {
+  const WarpTile& w = *s_.warp;
+  const int64_t threads = threads_per_block(s_);
+  if (threads <= 0) return;
+  const int64_t acc = int64_t(w.m) * w.n / 128;
+  const int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+  if (acc + 26 <= cap) return;
+  error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
+                       std::to_string(acc) +
+                       " accumulator registers (+ about 26 for addresses), "
+                       "but a block of " +
+                       std::to_string(threads) + " threads gets " + std::to_string(cap) +
+                       " registers per thread; use fewer or smaller "
+                       "warpgroup tiles");
+}
+
+}  // namespace schedc::compiler::analysis
