@@ -221,6 +221,10 @@ struct KernelPlan {
   bool needs_fallback() const { return kind != KernelKind::naive && vec > 1 && !fallback; }
 };
 
+// The fields every tiled tensor-core lowering sets first: the schedule and
+// target, dtype, kind, name, block tile and raster group. Requires s.tile.
+KernelPlan tiled_plan_header(const Schedule& s, const Target& t, KernelKind kind);
+
 // Checks the plan's invariants; throws dsl::InternalError on a violation.
 // For the SIMT kinds it walks every map for every thread (compiler/verify.cpp).
 void verify(const KernelPlan& plan);

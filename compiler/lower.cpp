@@ -2,6 +2,7 @@
 // SCHEDC_DUMP_PLAN=1 prints the plan after each pass to stderr.
 #include "compiler/lower.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -32,6 +33,20 @@ std::string kernel_name(const std::string& file) {
   std::string name = "schedc_";
   for (char c : stem) name += std::isalnum((unsigned char)c) ? c : '_';
   return stem.empty() ? "schedc_gemm" : name;
+}
+
+KernelPlan tiled_plan_header(const Schedule& s, const Target& t, KernelKind kind) {
+  KernelPlan p;
+  p.schedule = s;
+  p.target = t;
+  p.dtype = s.dtype;
+  p.kind = kind;
+  p.name = kernel_name(s.file);
+  p.block_m = s.tile->m;
+  p.block_n = s.tile->n;
+  p.block_k = s.tile->k;
+  p.swizzle_group = std::max(1, s.swizzle_block);
+  return p;
 }
 
 KernelPlan lower(const Schedule& s, const Target& t) {

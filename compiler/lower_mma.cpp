@@ -54,16 +54,7 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   const BlockTile& bt = *s.tile;
   const WarpTile& wt = *s.warp;
 
-  KernelPlan p;
-  p.schedule = s;
-  p.target = t;
-  p.dtype = s.dtype;
-  p.kind = KernelKind::mma;
-  p.name = kernel_name(s.file);
-  p.block_m = bt.m;
-  p.block_n = bt.n;
-  p.block_k = bt.k;
-  p.swizzle_group = std::max(1, s.swizzle_block);
+  KernelPlan p = tiled_plan_header(s, t, KernelKind::mma);
 
   MmaPlan m;
   m.api = spec.api;

@@ -96,16 +96,7 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
 
 KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   SCHEDC_INTERNAL_ASSERT(s.uses_wgmma() && s.tile && s.warp, "lower_wgmma needs wgmma, tile, warp");
-  KernelPlan p;
-  p.schedule = s;
-  p.target = t;
-  p.dtype = s.dtype;
-  p.kind = KernelKind::wgmma;
-  p.name = kernel_name(s.file);
-  p.block_m = s.tile->m;
-  p.block_n = s.tile->n;
-  p.block_k = s.tile->k;
-  p.swizzle_group = std::max(1, s.swizzle_block);
+  KernelPlan p = tiled_plan_header(s, t, KernelKind::wgmma);
   p = wgmma_pipeline(wgmma_operands(wgmma_roles(p)));
   verify(p);
   return p;

@@ -137,22 +137,24 @@ TEST(WgmmaPlan, DescriptorsReadEveryStageByteOncePerConsumer) {
   std::set<int> a_bytes, b_bytes;
   for (int c = 0; c < w.consumers(); ++c)
     for (int kk = 0; kk < w.k_steps; ++kk) {
-      if (c % w.consumers_n == 0)  // consumers of one row of the grid read the same A rows
+      if (c % w.consumers_n == 0) {  // consumers of one row of the grid read the same A rows
         for (int i = 0; i < w.m_insts; ++i)
           for (int r = 0; r < 64; ++r)
-            for (int k = 0; k < w.inst_k; ++k)
-              EXPECT_TRUE(a_bytes
-                              .insert(compiler::wgmma_kmajor_byte(w.a_start(c, i, kk),
-                                                                  w.a.sbo_bytes, 2, r, k))
-                              .second);
-      if (c < w.consumers_n)
+            for (int k = 0; k < w.inst_k; ++k) {
+              const int byte =
+                  compiler::wgmma_kmajor_byte(w.a_start(c, i, kk), w.a.sbo_bytes, 2, r, k);
+              EXPECT_TRUE(a_bytes.insert(byte).second);
+            }
+      }
+      if (c < w.consumers_n) {  // consumers of one column read the same B panels
         for (int j = 0; j < w.n_insts; ++j)
           for (int k = 0; k < w.inst_k; ++k)
-            for (int n = 0; n < w.inst_n; ++n)
-              EXPECT_TRUE(b_bytes
-                              .insert(compiler::wgmma_mnmajor_byte(
-                                  w.b_start(c, j, kk), w.b.lbo_bytes, w.b.sbo_bytes, 2, k, n))
-                              .second);
+            for (int n = 0; n < w.inst_n; ++n) {
+              const int byte = compiler::wgmma_mnmajor_byte(w.b_start(c, j, kk), w.b.lbo_bytes,
+                                                            w.b.sbo_bytes, 2, k, n);
+              EXPECT_TRUE(b_bytes.insert(byte).second);
+            }
+      }
     }
   EXPECT_EQ(int(a_bytes.size()) * 2, w.a.stage_bytes);
   EXPECT_EQ(int(b_bytes.size()) * 2, w.b.stage_bytes);
