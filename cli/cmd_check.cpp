@@ -50,6 +50,7 @@ Json schedule_json(const Schedule& s) {
     o["stream_k"] = s.stream_k;
     if (s.uses_wgmma()) {  // the Hopper kernel's choices
       o["warp_specialize"] = s.warp_specialize;
+      if (s.warp_specialize) o["consumer_order"] = s.pingpong ? "pingpong" : "cooperative";
       o["persistent"] = s.persistent;
       o["tma_store"] = s.tma_store;
     }

@@ -107,6 +107,16 @@ __device__ __forceinline__ void fence_proxy_async() {
 __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })");
+  if (w.pingpong) {
+    e.comment("Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");
+    if (!w.tma_store)
+      e.lines(R"(__device__ __forceinline__ void named_barrier(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+})");
+    e.lines(R"(__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+})");
+  }
   e.line();
   emit_instruction(e, w);
 }
@@ -266,8 +276,13 @@ void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
 void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int S = w.stages, R = w.inst_n / 2;
-  e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
-                w.producers()));
+  if (w.pingpong)
+    e.line(format("const int consumer = threadIdx.x / 128 - %d;  // takes the block's tiles "
+                  "consumer, consumer + 2, ...",
+                  w.producers()));
+  else
+    e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
+                  w.producers()));
   if (w.tma_store) {
     e.comment(
         format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
@@ -278,20 +293,34 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                "long long>(C) %% 16 == 0;",
                16 / w.elem_bytes, 16 / w.elem_bytes));
   }
-  e.line(
-      format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
-             w.consumers_n, w.wg_m * 128));
-  e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its panels of B",
-                w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
+  if (w.pingpong) {
+    e.line("const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
+  } else {
+    e.line(
+        format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
+               w.consumers_n, w.wg_m * 128));
+    e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its panels of B",
+                  w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
+  }
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
-  e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
-  if (w.persistent) {
+  if (w.pingpong) {
+    e.comment(format("warp_specialize pingpong %s: tiles alternate between the two consumers",
+                     origin_note(p.schedule, p.schedule.warp_specialize_at).c_str()));
+    e.open_scope("for (int t = consumer; t < my_tiles; t += 2)");
+    e.line("int it = t * num_k_tiles;  // the producer's iteration of this tile's first k-tile");
+  } else if (w.persistent) {
+    e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("for (int t = 0; t < my_tiles; ++t)");
     e.line("const int tile = blockIdx.x + t * gridDim.x;");
     emit_tile_origin(e, p, "tile");
   } else {
+    e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("");
+  }
+  if (w.pingpong) {
+    e.line("const int tile = blockIdx.x + t * gridDim.x;");
+    emit_tile_origin(e, p, "tile");
   }
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
@@ -301,6 +330,11 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line(format("for (int r = 0; r < %d; ++r) acc[i][j][r] = 0.0f;", R));
   e.close_scope();
   e.close_scope();
+  if (w.pingpong) {
+    e.comment("wait for the turn: the other consumer has issued its tile t - 1 (its waits saw");
+    e.comment("every earlier iteration land, so this tile's barrier phases are the current ones)");
+    e.line("if (t > 0) named_barrier(3 + consumer, 256);");
+  }
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
@@ -327,6 +361,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line("wgmma_wait<1>();");
   emit_release(e, p, "k_tile > 0 && ", "(it - 1)");
   e.close_scope("k_tile");
+  if (w.pingpong) {
+    e.comment("every wgmma of this tile issued: the other consumer's turn (tile t + 1)");
+    e.line("if (t + 1 < my_tiles) named_barrier_arrive(3 + (consumer ^ 1), 256);");
+  }
   e.line("wgmma_wait<0>();");
   e.comment("the tile's last stage");
   emit_release(e, p, "", "(it - 1)");
@@ -416,12 +454,17 @@ void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   e.comment(
       "epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
   e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
-  e.line(
-      format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
-             "threadIdx.x %% 32 / 4;",
-             w.consumers_n, w.wg_m));
-  e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
-                w.consumers_n, w.wg_n));
+  if (w.pingpong) {
+    e.line("const int row0 = tile_m0 + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;");
+    e.line("const int col0 = tile_n0 + 2 * (threadIdx.x % 4);");
+  } else {
+    e.line(
+        format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
+               "threadIdx.x %% 32 / 4;",
+               w.consumers_n, w.wg_m));
+    e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
+                  w.consumers_n, w.wg_n));
+  }
   if (w.tma_store) {
     e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
     e.open_scope("if (c_tma)");

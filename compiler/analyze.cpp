@@ -136,6 +136,9 @@ void Analyzer::read(const Directive& d) {
     if (!first_time(k, d)) return;
     s_.warp_specialize = true;
     s_.warp_specialize_at = at(d);
+    if (!a.empty())
+      choice<bool>(a[0], "consumer order", {{"cooperative", false}, {"pingpong", true}},
+                   s_.pingpong);
   } else if (k == "wmma" || k == "mma" || k == "wgmma") {
     read_mma(d);
   } else if (k == "epilogue") {
@@ -411,9 +414,11 @@ bool Analyzer::threads_ok() {
   const BlockTile& t = *s_.tile;
   if (s_.uses_wgmma()) {
     sp = warp_arg_;
-    how = "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
-          std::to_string(t.n) + "/" + std::to_string(s_.warp->n) + ") warpgroups of 128" +
-          (s_.warp_specialize ? " and a producer warpgroup" : "");
+    how = s_.pingpong ? std::string("(two ping-pong consumer warpgroups of 128)")
+                      : "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
+                            std::to_string(t.n) + "/" + std::to_string(s_.warp->n) +
+                            ") warpgroups of 128";
+    how += s_.warp_specialize ? " and a producer warpgroup" : "";
   } else if (s_.mma) {
     sp = warp_arg_;
     how = "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +

@@ -164,6 +164,12 @@ void Analyzer::hopper_presence_rules() {
     auto& e = error(d->keyword_span, "'" + std::string(key) + "' needs 'wgmma': " + why);
     if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
   }
+  // The two consumers alternate over the tiles one block walks: without
+  // `persistent` a block has one tile, and the second consumer nothing.
+  if (s_.pingpong && !given("persistent"))
+    error(given("warp_specialize")->args[0].span,
+          "'warp_specialize pingpong' needs 'persistent': its two consumer warpgroups take "
+          "turns over the tiles a persistent block walks (add 'persistent')");
 }
 
 void Analyzer::tma_presence_rules() {
@@ -334,6 +340,13 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                               "' reads B in 128-byte column panels: N must be a "
                               "multiple of " +
                               std::to_string(panel) + " for " + to_string(s_.dtype));
+    return false;
+  }
+  if (ok && s_.pingpong && (w.m != t.m || w.n != t.n)) {
+    auto& e = error(warp_arg_, "'warp_specialize pingpong' gives each consumer warpgroup whole "
+                               "block tiles: the warpgroup tile must be the block tile " +
+                                   bt + " (it is " + wt + ")");
+    note(e, tile_note(), "block tile set here");
     return false;
   }
   return ok;

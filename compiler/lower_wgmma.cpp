@@ -39,6 +39,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.k_steps = p.block_k / w.inst_k;
   w.accumulators = w.wg_m * w.wg_n / 128;
   w.warp_specialize = s.warp_specialize;
+  w.pingpong = s.pingpong;
   w.persistent = s.persistent;
   w.tma_store = s.tma_store;
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the

@@ -63,7 +63,8 @@ std::string dump(const KernelPlan& p) {
     o << "  roles: "
       << (w.warp_specialize
               ? "producer warpgroup 0 (setmaxnreg " + std::to_string(w.producer_regs) +
-                    "), consumers setmaxnreg " + std::to_string(w.consumer_regs)
+                    "), consumers setmaxnreg " + std::to_string(w.consumer_regs) +
+                    (w.pingpong ? ", consumers take whole tiles in turn (pingpong)" : "")
               : std::string("every warpgroup computes; thread 0 issues TMA"))
       << "\n";
     auto operand = [&](const char* n, const WgmmaOperand& x) {

@@ -13,7 +13,8 @@ int64_t threads_per_block(const Schedule& s) {
   const BlockTile& t = *s.tile;
   if (s.uses_wgmma()) {  // consumer warpgroups, and the producer's
     if (!s.warp || s.warp->m <= 0 || s.warp->n <= 0) return 0;
-    return int64_t(t.m / s.warp->m) * (t.n / s.warp->n) * 128 + (s.warp_specialize ? 128 : 0);
+    const int64_t consumers = s.pingpong ? 2 : int64_t(t.m / s.warp->m) * (t.n / s.warp->n);
+    return consumers * 128 + (s.warp_specialize ? 128 : 0);
   }
   if (s.uses_tensor_cores()) {
     if (!s.warp || s.warp->m <= 0 || s.warp->n <= 0) return 0;
@@ -34,7 +35,7 @@ SmemUse smem_use(const Schedule& s) {
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
   if (s.tma) u.barrier_bytes = tma_barrier_bytes(u.buffers);
-  if (s.tma_store) u.c_stage_bytes = int64_t(t.m) * t.n * elem;
+  if (s.tma_store) u.c_stage_bytes = int64_t(t.m) * t.n * elem * (s.pingpong ? 2 : 1);
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)

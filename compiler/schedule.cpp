@@ -80,7 +80,7 @@ std::string to_sched_text(const Schedule& s) {
     else
       o << "# double_buffer: no\n# stages: 1 (no cp.async pipeline)\n";
     if (s.tma) o << "tma\n";
-    if (s.warp_specialize) o << "warp_specialize\n";
+    if (s.warp_specialize) o << (s.pingpong ? "warp_specialize pingpong\n" : "warp_specialize\n");
     if (s.persistent) o << "persistent\n";
     if (s.tma_store) o << "tma_store\n";
     if (s.mma) {

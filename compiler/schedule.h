@@ -119,6 +119,10 @@ struct Schedule {
   // with setmaxnreg.
   bool warp_specialize = false;
   Origin warp_specialize_at;
+  // `warp_specialize pingpong`: two consumer warpgroups take whole block
+  // tiles in turn (warp tile = block tile), so one's epilogue runs while the
+  // other's wgmma do; the default (`cooperative`) splits each tile among them.
+  bool pingpong = false;
   // `persistent` (wgmma): one block per SM slot walks the C tiles in raster
   // order; its pipeline runs on across tiles, so the next tile's copies
   // overlap this tile's epilogue.

@@ -122,8 +122,10 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(
       !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
       "setmaxnreg budget within the register file");
+  VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
+         "pingpong: persistent, specialized, each consumer the whole tile");
   std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
-  for (int c = 0; c < w.consumers(); ++c)
+  for (int c = 0; c < w.parts(); ++c)
     for (int t = 0; t < 128; ++t)
       for (int i = 0; i < w.m_insts; ++i)
         for (int j = 0; j < w.n_insts; ++j)

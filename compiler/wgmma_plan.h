@@ -51,7 +51,7 @@ struct WgmmaPlan {
   int elem_bytes = 2;
   int inst_m = 64, inst_n = 256, inst_k = 16;  // wgmma.m64nNkK
   int wg_m = 64, wg_n = 256;                   // C tile of one consumer warpgroup
-  int consumers_m = 1, consumers_n = 1;        // consumer warpgroups over the block tile
+  int consumers_m = 1, consumers_n = 1;        // warpgroup tiles over the block tile
   int m_insts = 1, n_insts = 1;                // instructions per warpgroup tile
   int k_steps = 4;                             // instructions along BK
   int stages = 2;
@@ -59,6 +59,14 @@ struct WgmmaPlan {
   // others consume; setmaxnreg moves registers from producer to consumers.
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
+  // pingpong (`warp_specialize pingpong`, persistent): two consumers, each
+  // computing whole block tiles (consumers_m = consumers_n = 1), take the
+  // block's tiles in turn: consumer c the tiles t = c, c + 2, … of its walk.
+  // An order barrier pair lets a consumer start a tile's wgmma only after the
+  // other has issued its previous tile's, so their mainloops alternate and
+  // one's epilogue runs under the other's wgmma; it also keeps every stage
+  // barrier wait within one phase of the barrier (see tile_turns below).
+  bool pingpong = false;
   // persistent: each block walks tiles blockIdx.x + i * gridDim.x; the
   // pipeline's iteration count (and so each stage's phase) runs on across them.
   bool persistent = false;
@@ -82,7 +90,17 @@ struct WgmmaPlan {
   }
   int accumulators = 0;  // f32 registers per consumer thread
 
-  int consumers() const { return consumers_m * consumers_n; }
+  // Pieces of the block tile computed at the same time (one per cooperative
+  // consumer; one piece, the whole tile, under pingpong).
+  int parts() const { return consumers_m * consumers_n; }
+  int consumers() const { return pingpong ? 2 : parts(); }
+  // The piece of the block tile consumer c computes.
+  int part_of(int c) const { return pingpong ? 0 : c; }
+  // pingpong: the consumer that computes the block's t-th tile.
+  static int pingpong_consumer(int t) { return t % 2; }
+  // The pipeline iteration of k-tile k of the block's t-th tile: tile after
+  // tile for the producer and, under pingpong, for both consumers alike.
+  static int iteration(int t, int k, int k_tiles) { return t * k_tiles + k; }
   // persistent: the tiles of block b in a grid of g blocks over `tiles`
   // tiles are b, b + g, …: this many (what the kernel computes as my_tiles).
   static int tiles_of_block(int tiles, int g, int b) { return (tiles - b + g - 1) / g; }
@@ -93,10 +111,11 @@ struct WgmmaPlan {
   int warpgroups() const { return consumers() + producers(); }
   // Warpgroup index of consumer c (the producer, if any, is warpgroup 0).
   int consumer_warpgroup(int c) const { return c + producers(); }
-  int consumer_row0(int c) const { return (c / consumers_n) * wg_m; }
-  int consumer_col0(int c) const { return (c % consumers_n) * wg_n; }
-  // Arrivals that free a stage: one per consumer warp.
-  int empty_arrivals() const { return consumers() * 4; }
+  int consumer_row0(int c) const { return (part_of(c) / consumers_n) * wg_m; }
+  int consumer_col0(int c) const { return (part_of(c) % consumers_n) * wg_n; }
+  // Arrivals that free a stage: one per warp of the consumers that read it
+  // (all of them, cooperative; the one whose tile it holds, pingpong).
+  int empty_arrivals() const { return (pingpong ? 1 : consumers()) * 4; }
 
   // Descriptor start, in bytes inside one stage, of consumer c's A operand
   // for its m-instruction i at k-step kk (K-major: rows advance 128 bytes,

@@ -84,6 +84,7 @@ struct mma_shape : p::sor<word, extents> {};  // m16n8k16 (extents only to say h
 struct mma_rounding : word {};
 struct wgmma_type : word {};
 struct wgmma_shape : p::sor<word, extents> {};  // m64n256k16 (extents only to say how to write it)  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
+struct consumer_order : word {};  // cooperative, pingpong
 struct alpha_value : real {};
 struct beta_value : real {};
 struct epilogue_word : word {};  // bias, relu
@@ -111,7 +112,7 @@ struct stream_k_directive : p::seq<kw_stream_k> {};
 struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
 struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
-struct warp_specialize_directive : p::seq<kw_warp_specialize> {};
+struct warp_specialize_directive : p::seq<kw_warp_specialize, p::opt<sep, consumer_order>> {};
 struct persistent_directive : p::seq<kw_persistent> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};

@@ -227,6 +227,7 @@ template <> struct action<g::kw_alpha> : word_arg {};
 template <> struct action<g::kw_beta> : word_arg {};
 template <> struct action<g::dtype_name> : word_arg {};
 template <> struct action<g::transpose_operand> : word_arg {};
+template <> struct action<g::consumer_order> : word_arg {};
 template <> struct action<g::pad_operand> : word_arg {};
 template <> struct action<g::swizzle_kind> : word_arg {};
 template <> struct action<g::wmma_type> : word_arg {};

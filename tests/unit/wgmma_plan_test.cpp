@@ -60,8 +60,11 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
           for (int wn : {64, 128, 256})
             for (const char* extra :
                  {"", "warp_specialize\n", "warp_specialize\npersistent\ntma_store\n",
-                  "persistent\nswizzle block 4\n"}) {
+                  "persistent\nswizzle block 4\n",
+                  "warp_specialize pingpong\npersistent\ntma_store\n"}) {
               if (bm % wm || bn % wn) continue;
+              const bool pingpong = std::string(extra).find("pingpong") != std::string::npos;
+              if (pingpong && (bm != wm || bn != wn)) continue;  // refused: see below
               std::string diags;
               std::optional<KernelPlan> p;
               ASSERT_NO_THROW(p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, extra), &diags));
@@ -69,13 +72,37 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               ++lowered;
               const WgmmaPlan& w = *p->wgmma;
               EXPECT_EQ(p->kind, compiler::KernelKind::wgmma);
-              EXPECT_EQ(w.consumers(), (bm / wm) * (bn / wn));
+              EXPECT_EQ(w.consumers(), pingpong ? 2 : (bm / wm) * (bn / wn));
+              EXPECT_EQ(w.pingpong, pingpong);
               EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
               EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
               EXPECT_EQ(w.accumulators, wm * wn / 128);
             }
   // Most of the space is legal; the sweep must not pass by refusing everything.
-  EXPECT_GT(lowered, 150);
+  EXPECT_GT(lowered, 170);
+}
+
+// pingpong: each consumer computes whole block tiles, so the warpgroup tile
+// is the block tile, and the consumers take turns over a persistent walk.
+TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
+  std::string diags;
+  EXPECT_FALSE(plan_of(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize pingpong\npersistent\n"),
+                       &diags));
+  EXPECT_NE(diags.find("the warpgroup tile must be the block tile 128x256 (it is 64x256)"),
+            std::string::npos)
+      << diags;
+  EXPECT_FALSE(plan_of(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
+  EXPECT_NE(diags.find("'warp_specialize pingpong' needs 'persistent'"), std::string::npos) << diags;
+  std::optional<KernelPlan> p = plan_of(
+      schedule("f16", 128, 128, 128, 128, 4, "warp_specialize pingpong\npersistent\ntma_store\n"));
+  ASSERT_TRUE(p);
+  const WgmmaPlan& w = *p->wgmma;
+  EXPECT_EQ(p->block_threads, 384);
+  EXPECT_EQ(w.empty_arrivals(), 4);
+  EXPECT_EQ(w.consumer_row0(1), 0);  // both consumers: the whole tile
+  EXPECT_EQ(w.a_start(1, 1, 2), w.a_start(0, 1, 2));
+  // A staging area per consumer: one stores a tile while the other computes.
+  EXPECT_EQ(w.barrier_offset_bytes - w.c_offset_bytes, 2 * 128 * 128 * 2);
 }
 
 TEST(WgmmaPlan, InstructionDefaultsToTheWarpgroupTileUpTo256) {
@@ -178,23 +205,6 @@ TEST(WgmmaPlan, PersistentWalkComputesEveryTileKTileOnce) {
         }
         EXPECT_EQ(int(seen.size()), tiles * k_tiles) << tiles << " tiles, grid " << grid;
       }
-}
-
-// The producer waits for the release of the iteration that last used the
-// stage; the consumer waits for the copy of its own iteration: parities.
-TEST(WgmmaPlan, StagePhasesPairProducerAndConsumer) {
-  for (int S : {2, 3, 4, 5})
-    for (int it = 0; it < 40; ++it) {
-      const int stage = it % S;
-      // full[stage] completes once per copy into it: the copy of `it` is completion it / S.
-      EXPECT_EQ((it / S) & 1, (it / S) % 2);
-      if (it >= S) {
-        // empty[stage] completes once per release: iteration it - S's is completion (it - S) / S.
-        const int completion = (it - S) / S;
-        EXPECT_EQ(((it / S) + 1) & 1, completion & 1);
-        EXPECT_EQ((it - S) % S, stage);
-      }
-    }
 }
 
 TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
