@@ -99,6 +99,12 @@ __device__ __forceinline__ void tma_store_wait_read() {
 __device__ __forceinline__ void tma_store_wait() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
+// Four 8x8 b16 matrices to shared memory: lane L gives the address of row L % 8 of
+// matrix L / 8 and, in r_q, its two elements of row L / 4 of matrix q.
+__device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
 // Makes this thread's shared-memory stores visible to TMA (the async proxy).
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -140,29 +146,6 @@ void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
       format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p "
              "* %d, k0);",
              w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
-  e.close_scope();
-  e.line();
-}
-
-void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
-  e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
-  e.comment("`pairs`: C and ldc keep every even column 4-byte aligned (one check per launch).");
-  e.open_scope(
-      "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int col, "
-      "float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
-  e.line("if (row >= M || col >= N) return;");
-  e.line("T* dst = C + (size_t)row * ldc + col;");
-  e.open_scope("if (pairs && col + 1 < N)");
-  e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
-  e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
-  if (p.dtype == compiler::DType::bf16)
-    e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
-  else
-    e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
-  e.line("return;");
-  e.close_scope();
-  e.line("store_c(dst, col, v0, alpha, beta, bias);");
-  e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
   e.close_scope();
   e.line();
 }
@@ -368,119 +351,6 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line("wgmma_wait<0>();");
   e.comment("the tile's last stage");
   emit_release(e, p, "", "(it - 1)");
-}
-
-namespace {
-
-// Opens the unrolled loops over a consumer's accumulator pairs: instruction
-// (i, j), register pair (r, r + 1). close_pair_loops closes them.
-void open_pair_loops(Emitter& e, const WgmmaPlan& w) {
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
-}
-void close_pair_loops(Emitter& e) {
-  for (int i = 0; i < 3; ++i) e.close_scope();
-}
-
-// The accumulators straight to C: 4-byte pairs where C allows them.
-void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
-  e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
-  open_pair_loops(e, w);
-  e.line(
-      format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
-             "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
-             w.inst_n));
-  close_pair_loops(e);
-}
-
-// tma_store: the epilogue's values (rounded to T) into this consumer's staging
-// area, then one thread stores it with wg_n / 64 boxes.
-void emit_staged_stores(Emitter& e, const KernelPlan& p) {
-  const WgmmaPlan& w = *p.wgmma;
-  const std::string T2 = p.dtype == compiler::DType::bf16 ? "__nv_bfloat162" : "__half2";
-  const std::string pack =
-      p.dtype == compiler::DType::bf16 ? "__floats2bfloat162_rn" : "__floats2half2_rn";
-  e.line(format(
-      "const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
-      "128-byte swizzle",
-      w.c_offset_bytes, w.c_consumer_bytes, w.wg_n / w.b.panel_cols, w.wg_m, w.b.panel_cols));
-  e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
-  e.comment("the previous tile's store has read the staging area");
-  e.line("if (lead) tma_store_wait_read();");
-  e.line("named_barrier(1 + consumer, 128);");
-  e.line(
-      "const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x "
-      "% 4);");
-  open_pair_loops(e, w);
-  e.line(format("const int lr = lr0 + i * 64 + 8 * (r / 2 %% 2), lc = lc0 + j * %d + 8 * (r / 4);",
-                w.inst_n));
-  e.line("const int row = row0 - lr0 + lr, col = col0 - lc0 + lc;");
-  e.line("const T* c = C + (size_t)row * ldc + col;");
-  e.comment("outside the matrix: not stored (TMA clips), so not computed (bias, C unread)");
-  e.line("const bool in = row < M && col < N;");
-  e.line("const float v0 = in ? epilogue_value(acc[i][j][r], c, col, alpha, beta, bias) : 0.0f;");
-  e.line(
-      "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], c + 1, col + 1, "
-      "alpha, beta, bias) : 0.0f;");
-  e.line(format("const %s h = %s(v0, v1);", T2.c_str(), pack.c_str()));
-  e.line(
-      format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
-             "* 16u) + (lc %% 8) * 2u;",
-             w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
-  e.line(
-      "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
-      "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
-  close_pair_loops(e);
-  e.line("fence_proxy_async();  // the stores above are read by TMA next");
-  e.line("named_barrier(1 + consumer, 128);");
-  e.open_scope("if (lead)");
-  e.line("#pragma unroll");
-  e.line(
-      format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
-             "%d, row0 - lr0);",
-             w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
-  e.line("tma_store_commit();");
-  e.close_scope();
-}
-
-}  // namespace
-
-void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
-  const WgmmaPlan& w = *p.wgmma;
-  e.comment(
-      "epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
-  e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
-  if (w.pingpong) {
-    e.line("const int row0 = tile_m0 + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;");
-    e.line("const int col0 = tile_n0 + 2 * (threadIdx.x % 4);");
-  } else {
-    e.line(
-        format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
-               "threadIdx.x %% 32 / 4;",
-               w.consumers_n, w.wg_m));
-    e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
-                  w.consumers_n, w.wg_n));
-  }
-  if (w.tma_store) {
-    e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
-    e.open_scope("if (c_tma)");
-    emit_staged_stores(e, p);
-    e.close_scope();
-    e.open_scope("else");
-    emit_direct_stores(e, w);
-    e.close_scope();
-  } else {
-    emit_direct_stores(e, w);
-  }
-  e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
-  if (w.tma_store) {
-    e.comment("the last store has finished before the block (and its shared memory) ends");
-    e.line("if (c_tma && threadIdx.x % 128 == 0) tma_store_wait();");
-  }
 }
 
 void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {
