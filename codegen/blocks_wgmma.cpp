@@ -268,8 +268,8 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                   w.producers()));
   if (w.tma_store) {
     e.comment(
-        format("tma_store: C leaves through shared memory when TMA can write it (16-byte "
-               "aligned rows); the runtime encodes tma_c under the same condition"));
+        format("tma_store: C leaves shared memory by TMA when TMA can write it (16-byte "
+               "aligned rows; the runtime encodes tma_c under the same condition), else by the warps"));
     e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
     e.line(
         format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "

@@ -110,8 +110,39 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   e.close_scope();
 }
 
+// C rows TMA cannot store (not 16-byte aligned): the warpgroup copies its
+// staged tile out, one 64-column panel row per warp at a time, lane l the
+// elements 2l and 2l + 1 (one conflict-free shared read; 128 contiguous bytes
+// of C per warp), as one 4-byte store where the row allows it, else two.
+void emit_staged_copy_out(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int panels = w.wg_n / w.b.panel_cols;
+  e.comment("C not 16-byte aligned: the warps copy the staged tile out, a 64-column row each");
+  e.line("const int lane = threadIdx.x % 32;");
+  e.line("#pragma unroll 4");
+  e.open_scope(format("for (int x = threadIdx.x / 32 %% 4; x < %d; x += 4)", w.wg_m * panels));
+  e.line(format("const int q = x / %d, lr = x %% %d;  // panel, row", w.wg_m, w.wg_m));
+  e.line(format("const int row = row0 - lr0 + lr, col = col0 - lc0 + q * %d + 2 * lane;",
+                w.b.panel_cols));
+  e.line("if (row >= M || col >= N) continue;");
+  e.line("unsigned v;");
+  e.line(format("asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(v) : \"r\"(sC + q * %du + "
+                "lr * 128u + (((lane / 4) ^ (lr %% 8)) * 16u) + (lane %% 4) * 4u));",
+                w.wg_m * 128));
+  e.line("unsigned short* dst = reinterpret_cast<unsigned short*>(C + (size_t)row * ldc + col);");
+  e.open_scope("if (col + 1 < N && reinterpret_cast<unsigned long long>(dst) % 4 == 0)");
+  e.line("*reinterpret_cast<unsigned*>(dst) = v;");
+  e.close_scope();
+  e.open_scope("else");
+  e.line("dst[0] = (unsigned short)(v & 0xFFFFu);");
+  e.line("if (col + 1 < N) dst[1] = (unsigned short)(v >> 16);");
+  e.close_scope();
+  e.close_scope("x");
+}
+
 // tma_store: the epilogue's values (rounded to T) into this consumer's staging
-// area, then one thread stores it with wg_n / 64 boxes.
+// area, then one thread stores it with wg_n / 64 TMA boxes (c_tma) or the
+// warps copy it out (C rows TMA cannot write).
 void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string T2 = pair_type(p), pack = pair_pack(p);
@@ -151,13 +182,16 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.line("fence_proxy_async();  // the stores above are read by TMA next");
   e.line("named_barrier(1 + consumer, 128);");
-  e.open_scope("if (lead)");
+  e.open_scope("if (c_tma && lead)");
   e.line("#pragma unroll");
   e.line(
       format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
              "%d, row0 - lr0);",
              w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
   e.line("tma_store_commit();");
+  e.close_scope();
+  e.open_scope("else if (!c_tma)");
+  emit_staged_copy_out(e, p);
   e.close_scope();
 }
 
@@ -181,12 +215,7 @@ void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   }
   if (w.tma_store) {
     e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
-    e.open_scope("if (c_tma)");
     emit_staged_stores(e, p);
-    e.close_scope();
-    e.open_scope("else");
-    emit_direct_stores(e, w);
-    e.close_scope();
   } else {
     emit_direct_stores(e, w);
   }

@@ -75,7 +75,7 @@ struct WgmmaPlan {
   // 128-byte swizzle, as B's stages) and one thread stores it with TMA boxes;
   // the store runs on while the next tile computes. Used when C is 16-byte
   // aligned with ldc a multiple of 16 bytes (checked in the kernel); else
-  // the accumulators go straight to C.
+  // the consumer's warps copy the staged tile out row by row (coalesced).
   bool tma_store = false;
   int c_offset_bytes = 0;  // the staging areas, consumer after consumer
   int c_consumer_bytes = 0;
