@@ -9,10 +9,20 @@ namespace schedc::codegen {
 using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
+// The accumulators' constraint lines of an inline-asm wgmma (8 a line).
+void emit_wgmma_accumulator_operands(Emitter& e, int regs) {
+  for (int r0 = 0; r0 < regs; r0 += 8) {
+    std::string outs = r0 == 0 ? "    : " : "      ";
+    for (int r = r0; r < r0 + 8 && r < regs; ++r)
+      outs += format("\"+f\"(d[%d])", r) + (r + 1 < regs ? ", " : "");
+    e.line(outs);
+  }
+}
+
 namespace {
 
 const char* ptx_type(const WgmmaPlan& w) {
-  return w.type == compiler::MmaType::bf16 ? "bf16" : "f16";
+  return w.type == compiler::MmaType::bf16 ? "bf16" : w.type == compiler::MmaType::tf32 ? "tf32" : "f16";
 }
 
 std::string inst_name(const WgmmaPlan& w) {
@@ -21,6 +31,7 @@ std::string inst_name(const WgmmaPlan& w) {
 
 // The inline-asm wrapper of one wgmma.mma_async: N/2 accumulators in, out.
 void emit_instruction(Emitter& e, const WgmmaPlan& w) {
+  if (w.swapped) return emit_wgmma_tf32_instruction(e, w);
   const int regs = w.inst_n / 2;
   e.comment(format("acc += A (64x%d, k-major) * B (%dx%d, n-major: transposed), both from shared",
                    w.inst_k, w.inst_k, w.inst_n));
@@ -38,12 +49,7 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
                 w.inst_k, ptx_type(w), ptx_type(w)));
   e.line("    \"{" + list + "},\"");
   e.line(format("    \" %%%d, %%%d, p, 1, 1, 0, 1;\\n}\\n\"", regs, regs + 1));
-  for (int r0 = 0; r0 < regs; r0 += 8) {
-    std::string outs = r0 == 0 ? "    : " : "      ";
-    for (int r = r0; r < r0 + 8 && r < regs; ++r)
-      outs += format("\"+f\"(d[%d])", r) + (r + 1 < regs ? ", " : "");
-    e.line(outs);
-  }
+  emit_wgmma_accumulator_operands(e, regs);
   e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(1));");
   e.close_scope();
   e.line();
@@ -216,9 +222,37 @@ void emit_refill(Emitter& e, const KernelPlan& p, const std::string& cond, const
   e.close_scope();
 }
 
+// One k-tile's wgmma with both operands by descriptor, one group; the
+// previous k-tile's group done, its stage is freed.
+void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.line("wgmma_fence();");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
+                w.inst_m * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
+                (w.inst_n / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128, w.b.lbo_bytes,
+                w.b.sbo_bytes));
+  e.line(inst_name(w) + "(acc[i][j], da, db);");
+  e.close_scope();
+  e.close_scope();
+  e.close_scope("kk");
+  e.line("wgmma_commit();");
+  e.comment("the previous iteration's group has finished reading its stage: free it");
+  e.line("wgmma_wait<1>();");
+  emit_wgmma_release(e, p, "k_tile > 0 && ", "(it - 1)");
+}
+
+}  // namespace
+
 // Frees iteration `x`'s stage: one arrival per consumer warp (after its
 // warpgroup's wgmma that read it have completed).
-void emit_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
+void emit_wgmma_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
   e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
                 cond.c_str(), x.c_str(), p.wgmma->stages));
   if (!p.wgmma->warp_specialize) emit_refill(e, p, cond, x);
@@ -226,8 +260,6 @@ void emit_release(Emitter& e, const KernelPlan& p, const std::string& cond, cons
   // after the one-lane branches (seen: an illegal instruction without it).
   e.line("__syncwarp();");
 }
-
-}  // namespace
 
 void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
@@ -287,6 +319,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   }
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
+  if (w.swapped) emit_wgmma_tf32_fragments(e, p);
   if (w.pingpong) {
     e.comment(format("warp_specialize pingpong %s: tiles alternate between the two consumers",
                      origin_note(p.schedule, p.schedule.warp_specialize_at).c_str()));
@@ -323,26 +356,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
   e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
                 w.a.stage_bytes, w.b.stage_bytes));
-  e.line("wgmma_fence();");
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
-                w.inst_m * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
-                (w.inst_n / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128, w.b.lbo_bytes,
-                w.b.sbo_bytes));
-  e.line(inst_name(w) + "(acc[i][j], da, db);");
-  e.close_scope();
-  e.close_scope();
-  e.close_scope("kk");
-  e.line("wgmma_commit();");
-  e.comment("the previous iteration's group has finished reading its stage: free it");
-  e.line("wgmma_wait<1>();");
-  emit_release(e, p, "k_tile > 0 && ", "(it - 1)");
+  if (w.swapped)
+    emit_wgmma_tf32_k_steps(e, p);
+  else
+    emit_descriptor_k_steps(e, p);
   e.close_scope("k_tile");
   if (w.pingpong) {
     e.comment("every wgmma of this tile issued: the other consumer's turn (tile t + 1)");
@@ -350,7 +367,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   }
   e.line("wgmma_wait<0>();");
   e.comment("the tile's last stage");
-  emit_release(e, p, "", "(it - 1)");
+  emit_wgmma_release(e, p, "", "(it - 1)");
 }
 
 void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {
@@ -367,6 +384,17 @@ void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string
   e.line("const long long idx = (long long)blockIdx.x * 256 + threadIdx.x;");
   e.line("if (idx >= (long long)rows * chunks) return;");
   e.line(format("const int row = int(idx / chunks), c0 = int(idx %% chunks) * %d;", per16));
+  if (per16 == 4) {  // f32: four words a chunk
+    e.line("const unsigned* s = reinterpret_cast<const unsigned*>(src) + (size_t)row * ld;");
+    e.line("unsigned v[4];");
+    e.line("#pragma unroll");
+    e.line("for (int i = 0; i < 4; ++i) v[i] = c0 + i < cols ? s[c0 + i] : 0u;");
+    e.line(
+        "*reinterpret_cast<uint4*>(reinterpret_cast<unsigned*>(dst) + (size_t)row * dst_ld + c0) "
+        "= make_uint4(v[0], v[1], v[2], v[3]);");
+    e.close_scope(name);
+    return;
+  }
   e.line(
       "const unsigned short* s = reinterpret_cast<const unsigned short*>(src) + (size_t)row * ld;");
   e.line("unsigned short v[8];");

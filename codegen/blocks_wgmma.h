@@ -49,6 +49,27 @@ void emit_wgmma_consumer(Emitter& e, const compiler::KernelPlan& plan);
 // The accumulators to C (predicated at the matrix edges).
 void emit_wgmma_epilogue(Emitter& e, const compiler::KernelPlan& plan);
 
+// Frees pipeline iteration `x`'s stage (`cond`: a condition prefix, "" or
+// "expr && "): one arrival per consumer warp; without warp_specialize,
+// thread 0 then refills it.
+void emit_wgmma_release(Emitter& e, const compiler::KernelPlan& plan, const std::string& cond,
+                        const std::string& x);
+
+// The accumulator constraint lines ("+f"(d[r]), 8 a line) of a wgmma asm.
+void emit_wgmma_accumulator_operands(Emitter& e, int regs);
+
+// tf32 (plan.wgmma->swapped, codegen/blocks_wgmma_tf32.cpp): C^T = B^T A^T.
+// The instruction wgmma_m64nNk8(acc, a[4], desc_b) with B^T in registers and
+// tf32_from_shared(addr) (a B element rounded to tf32).
+void emit_wgmma_tf32_instruction(Emitter& e, const compiler::WgmmaPlan& w);
+// Per-thread offsets of its B^T fragment elements in a B stage (bt_off[4]),
+// and frag[2][m_insts][4]; before the consumer's tile loop.
+void emit_wgmma_tf32_fragments(Emitter& e, const compiler::KernelPlan& plan);
+// One k-tile: per k-step, B^T fragments into registers, then the wgmma.
+void emit_wgmma_tf32_k_steps(Emitter& e, const compiler::KernelPlan& plan);
+// The accumulators (C^T fragments) to C, straight from registers.
+void emit_wgmma_tf32_stores(Emitter& e, const compiler::KernelPlan& plan);
+
 // extern "C" NAME_repack(src, rows, cols, ld, dst, dst_ld): rows x cols
 // elements from any pointer and leading dimension to dst, whose rows are
 // dst_ld elements (a multiple of 16 bytes) apart and 16-byte aligned; the

@@ -199,6 +199,11 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
 
 void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
+  if (w.swapped) {
+    emit_wgmma_tf32_stores(e, p);
+    e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
+    return;
+  }
   e.comment(
       "epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
   e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");

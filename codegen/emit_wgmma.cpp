@@ -99,7 +99,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_wgmma_helpers(e, p);
   emit_wgmma_tma_copy(e, p);
   emit_epilogue_helpers(e, p);
-  emit_wgmma_store_pair(e, p);
+  if (!w.swapped) emit_wgmma_store_pair(e, p);
   emit_main_kernel(e, p);
   e.line();
   const std::string repack = p.name + "_repack";

@@ -309,7 +309,7 @@ void Analyzer::arithmetic_rules() {
   if (tile_broken_ || !s_.tile) return;
   const BlockTile& t = *s_.tile;
   bool shapes_ok = s_.mma ? tensor_core_tiles(t) : simt_tiles(t);
-  if (shapes_ok && s_.uses_wgmma()) shapes_ok = wgmma_tiles(t);
+  if (shapes_ok && s_.uses_wgmma()) shapes_ok = wgmma_tiles(t) && pingpong_tile_rule(t);
   if (shapes_ok) registers_rule();
   if (shapes_ok) tma_tile_rules(t);
   bool threads_fine = shapes_ok && threads_ok();

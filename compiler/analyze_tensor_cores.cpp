@@ -98,13 +98,6 @@ void Analyzer::read_wgmma_shape(const Directive& d, MmaSpec& m) {
   m.m = 64;
   m.k = m.type == MmaType::tf32 ? 8 : 16;
   m.n = 0;
-  if (m.type == MmaType::tf32) {
-    // The tf32 wgmma reads both operands k-major; row-major B is n-major.
-    bad_value(d.args[0].span,
-              "'wgmma tf32' is not implemented yet: tf32 wgmma reads B k-major and schedc's B "
-              "is row-major (n-major); use 'mma tf32' with 'tma'");
-    return;
-  }
   if (d.args.size() < 2) return;
   const Arg& sh = d.args[1];
   const std::string example = "m64n256k" + std::to_string(m.k);
@@ -299,6 +292,7 @@ bool Analyzer::tensor_core_tiles(const BlockTile& t) {
 }
 
 bool Analyzer::wgmma_tiles(const BlockTile& t) {
+  if (s_.mma->type == MmaType::tf32) return wgmma_tf32_tiles(t);
   const WarpTile& w = *s_.warp;
   MmaSpec& m = *s_.mma;
   std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
@@ -342,14 +336,64 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                               std::to_string(panel) + " for " + to_string(s_.dtype));
     return false;
   }
-  if (ok && s_.pingpong && (w.m != t.m || w.n != t.n)) {
-    auto& e = error(warp_arg_, "'warp_specialize pingpong' gives each consumer warpgroup whole "
-                               "block tiles: the warpgroup tile must be the block tile " +
-                                   bt + " (it is " + wt + ")");
-    note(e, tile_note(), "block tile set here");
+  return ok;
+}
+
+// tf32 reads both shared operands k-major, and B (row-major, n contiguous) is
+// not: the kernel computes C^T = B^T A^T, B^T from registers (any layout),
+// A as wgmma's k-major B. The instruction's 64 rows run along C's N, its N
+// along C's M: the warpgroup tile WMxWN is WN/64 instructions by WM/N.
+bool Analyzer::wgmma_tf32_tiles(const BlockTile& t) {
+  const WarpTile& w = *s_.warp;
+  MmaSpec& m = *s_.mma;
+  std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+  bool ok =
+      divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+              tile_note(), "block tile set here") &&
+      divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+              tile_note(), "block tile set here");
+  ok = divides(64, w.n, warp_arg_,
+               "warpgroup tile " + wt +
+                   ": wgmma tf32 computes C transposed, 64 columns of C per instruction, so WN "
+                   "must be a multiple of 64 (WN is " +
+                   std::to_string(w.n) + ")",
+               s_.mma_at, "wgmma chosen here") &&
+       ok;
+  ok = divides(8, w.m, warp_arg_,
+               "warpgroup tile " + wt +
+                   ": wgmma tf32 runs its N along C's rows in steps of 8, so WM must be a "
+                   "multiple of 8 (WM is " +
+                   std::to_string(w.m) + ")",
+               s_.mma_at, "wgmma chosen here") &&
+       ok;
+  if (!ok) return false;
+  if (m.n == 0) m.n = w.m <= 256 ? w.m : 256;
+  std::string inst = "wgmma tf32 m64n" + std::to_string(m.n) + "k8";
+  ok = divides(m.n, w.m, warp_arg_,
+               "warpgroup tile " + wt + " is not a whole number of '" + inst +
+                   "' tiles: its N runs along C's rows (WM " + std::to_string(w.m) + " % " +
+                   std::to_string(m.n) + " != 0)",
+               s_.mma_at, "instruction chosen here") &&
+       ok;
+  if (ok && given("tma_store")) {
+    auto& e = error(given("tma_store")->keyword_span,
+                    "'tma_store' with 'wgmma tf32' is not implemented yet: the tf32 kernel "
+                    "computes C transposed and stores its f32 accumulators straight to C");
+    e.notes.push_back({s_.mma_at.span, "'wgmma tf32' given here"});
     return false;
   }
   return ok;
+}
+
+bool Analyzer::pingpong_tile_rule(const BlockTile& t) {
+  const WarpTile& w = *s_.warp;
+  if (!s_.pingpong || (w.m == t.m && w.n == t.n)) return true;
+  auto& e = error(warp_arg_, "'warp_specialize pingpong' gives each consumer warpgroup whole "
+                             "block tiles: the warpgroup tile must be the block tile " +
+                                 dims_text({t.m, t.n}) + " (it is " + dims_text({w.m, w.n}) +
+                                 ")");
+  note(e, tile_note(), "block tile set here");
+  return false;
 }
 
 void Analyzer::wgmma_registers_rule() {
@@ -357,11 +401,14 @@ void Analyzer::wgmma_registers_rule() {
   const int64_t threads = threads_per_block(s_);
   if (threads <= 0) return;
   const int64_t acc = int64_t(w.m) * w.n / 128;
+  // tf32: B^T fragments of two k-steps, 4 registers per 64 columns each.
+  const int64_t frag = s_.mma->type == MmaType::tf32 ? 8 * (w.n / 64) : 0;
   const int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
-  if (acc + 26 <= cap) return;
+  if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
-                       std::to_string(acc) +
-                       " accumulator registers (+ about 26 for addresses), "
+                       std::to_string(acc) + " accumulator registers (+ " +
+                       (frag ? std::to_string(frag) + " for B fragments and " : "") +
+                       "about 26 for addresses), "
                        "but a block of " +
                        std::to_string(threads) + " threads gets " + std::to_string(cap) +
                        " registers per thread; use fewer or smaller "

@@ -242,6 +242,9 @@ class Analyzer {
   // instructions of m64nNkK down, WN/N across. B is read in 128-byte column
   // panels (64 f16), and an instruction's N starts at a panel.
   bool wgmma_tiles(const BlockTile& t);
+  bool wgmma_tf32_tiles(const BlockTile& t);
+  // pingpong: each consumer computes whole block tiles.
+  bool pingpong_tile_rule(const BlockTile& t);
 
   // A thread's f32 accumulators plus two k-slices of its A and B fragments
   // (the emitters double-buffer them) must fit in the registers a thread may

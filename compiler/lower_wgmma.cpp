@@ -28,14 +28,17 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.inst_k = spec.k;
   w.wg_m = s.warp->m;
   w.wg_n = s.warp->n;
-  SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % 64 == 0 &&
-                             w.wg_n % w.inst_n == 0 && p.block_m % w.wg_m == 0 &&
+  w.swapped = w.type == MmaType::tf32;
+  // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
+  const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
+  SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&
+                             w.wg_n % along_n == 0 && p.block_m % w.wg_m == 0 &&
                              p.block_n % w.wg_n == 0 && p.block_k % w.inst_k == 0,
                          "wgmma tiles: analyze should have checked them");
   w.consumers_m = p.block_m / w.wg_m;
   w.consumers_n = p.block_n / w.wg_n;
-  w.m_insts = w.wg_m / w.inst_m;
-  w.n_insts = w.wg_n / w.inst_n;
+  w.m_insts = w.swapped ? w.wg_n / w.inst_m : w.wg_m / w.inst_m;
+  w.n_insts = w.swapped ? w.wg_m / w.inst_n : w.wg_n / w.inst_n;
   w.k_steps = p.block_k / w.inst_k;
   w.accumulators = w.wg_m * w.wg_n / 128;
   w.warp_specialize = s.warp_specialize;

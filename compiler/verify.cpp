@@ -86,44 +86,10 @@ void verify_frag(const KernelPlan& p) {
   VERIFY(m.pn % p.epilogue.vec == 0, "C store vector crosses a piece");
 }
 
-// wgmma: every C element of the block tile is one accumulator of one consumer
-// thread; every element wgmma's descriptors read (the PTX canonical layout,
-// compiler/wgmma_plan.h) is the byte TMA wrote that element to, for every
-// consumer, instruction and k-step; stages and barriers stay aligned.
-void verify_wgmma(const KernelPlan& p) {
+// f16/bf16: accumulator (row, col) of instruction (i, j) is C's (row, col)
+// of the consumer's tile; both operands by descriptor.
+void verify_wgmma_operands(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  VERIFY(p.block_threads == 128 * w.warpgroups(), "threads = 128 per warpgroup");
-  VERIFY(w.consumers_m * w.wg_m == p.block_m && w.consumers_n * w.wg_n == p.block_n,
-         "consumer tiles cover the block tile");
-  VERIFY(w.m_insts * w.inst_m == w.wg_m && w.n_insts * w.inst_n == w.wg_n &&
-             w.k_steps * w.inst_k == p.block_k,
-         "instructions cover the warpgroup tile");
-  VERIFY(w.accumulators == w.m_insts * w.n_insts * w.inst_n / 2, "accumulators per thread");
-  VERIFY(w.a.offset_bytes % 1024 == 0 && w.b.offset_bytes % 1024 == 0 &&
-             w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
-         "stages 1024-byte aligned");
-  VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
-             w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
-         "C staging after the stages, 1024-byte aligned");
-  if (w.tma_store) {  // the staging layout is a bijection onto the consumer's tile
-    std::vector<int> hit(size_t(w.c_consumer_bytes / w.elem_bytes), 0);
-    for (int r = 0; r < w.wg_m; ++r)
-      for (int c = 0; c < w.wg_n; ++c) {
-        const int off = w.c_stage_offset(r, c);
-        VERIFY(off >= 0 && off < w.c_consumer_bytes && off % w.elem_bytes == 0,
-               "C staging offset in bounds");
-        ++hit[size_t(off / w.elem_bytes)];
-      }
-    for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
-  }
-  VERIFY(w.barrier_offset_bytes % 8 == 0 && p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
-         "barriers after the stages");
-  VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
-  VERIFY(
-      !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
-      "setmaxnreg budget within the register file");
-  VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
-         "pingpong: persistent, specialized, each consumer the whole tile");
   std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
   for (int c = 0; c < w.parts(); ++c)
     for (int t = 0; t < 128; ++t)
@@ -154,6 +120,95 @@ void verify_wgmma(const KernelPlan& p) {
                        w.b.offset(kk * w.inst_k + k, w.consumer_col0(c) + j * w.inst_n + n),
                    "B descriptor reads where TMA wrote");
     }
+}
+
+// tf32 (swapped, compiler/wgmma_plan.h): accumulator (row, col) of
+// instruction (i, j) is C's (col, row) of the consumer's tile; A's stage is
+// read k-major by descriptor, B's stage element by element into PTX's A
+// fragments, each element of the consumer's columns once per k-step.
+void verify_wgmma_swapped(const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
+  for (int c = 0; c < w.parts(); ++c)
+    for (int t = 0; t < 128; ++t)
+      for (int i = 0; i < w.m_insts; ++i)
+        for (int j = 0; j < w.n_insts; ++j)
+          for (int r = 0; r < w.inst_n / 2; ++r) {
+            int row = 0, col = 0;
+            wgmma_d_coord(t, r, row, col);
+            const int m = w.consumer_row0(c) + j * w.inst_n + col;
+            const int n = w.consumer_col0(c) + i * w.inst_m + row;
+            VERIFY(m < p.block_m && n < p.block_n, "accumulator outside the tile");
+            ++owner[size_t(m) * p.block_n + n];
+          }
+  for (int n : owner) VERIFY(n == 1, "a C element is not one accumulator of one thread");
+  for (int c = 0; c < w.consumers(); ++c)
+    for (int kk = 0; kk < w.k_steps; ++kk) {
+      for (int j = 0; j < w.n_insts; ++j)
+        for (int r = 0; r < w.inst_n; ++r)
+          for (int k = 0; k < w.inst_k; ++k)
+            VERIFY(wgmma_kmajor_byte(w.a_operand_start(c, j, kk), w.a.sbo_bytes, w.elem_bytes, r,
+                                     k) ==
+                       w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
+                   "A descriptor reads where TMA wrote");
+      std::vector<int> held(size_t(w.inst_k) * w.wg_n, 0);
+      for (int t = 0; t < 128; ++t)
+        for (int i = 0; i < w.m_insts; ++i)
+          for (int v = 0; v < 4; ++v) {
+            int k = 0, n = 0;
+            w.bt_fragment(c, t, i, kk, v, k, n);
+            const int nl = n - w.consumer_col0(c), kl = k - kk * w.inst_k;
+            VERIFY(nl >= 0 && nl < w.wg_n && kl >= 0 && kl < w.inst_k,
+                   "B fragment outside the consumer's k-step");
+            ++held[size_t(kl) * w.wg_n + nl];
+          }
+      for (int h : held) VERIFY(h == 1, "a B element is not one fragment register");
+    }
+}
+
+// wgmma: every C element of the block tile is one accumulator of one consumer
+// thread; every element wgmma's descriptors read (the PTX canonical layout,
+// compiler/wgmma_plan.h) is the byte TMA wrote that element to, for every
+// consumer, instruction and k-step; stages and barriers stay aligned.
+void verify_wgmma(const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  VERIFY(p.block_threads == 128 * w.warpgroups(), "threads = 128 per warpgroup");
+  VERIFY(w.consumers_m * w.wg_m == p.block_m && w.consumers_n * w.wg_n == p.block_n,
+         "consumer tiles cover the block tile");
+  VERIFY((w.swapped ? w.m_insts * w.inst_m == w.wg_n && w.n_insts * w.inst_n == w.wg_m
+                     : w.m_insts * w.inst_m == w.wg_m && w.n_insts * w.inst_n == w.wg_n) &&
+             w.k_steps * w.inst_k == p.block_k,
+         "instructions cover the warpgroup tile");
+  VERIFY(w.accumulators == w.m_insts * w.n_insts * w.inst_n / 2, "accumulators per thread");
+  VERIFY(w.a.offset_bytes % 1024 == 0 && w.b.offset_bytes % 1024 == 0 &&
+             w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
+         "stages 1024-byte aligned");
+  VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
+             w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
+         "C staging after the stages, 1024-byte aligned");
+  if (w.tma_store) {  // the staging layout is a bijection onto the consumer's tile
+    std::vector<int> hit(size_t(w.c_consumer_bytes / w.elem_bytes), 0);
+    for (int r = 0; r < w.wg_m; ++r)
+      for (int c = 0; c < w.wg_n; ++c) {
+        const int off = w.c_stage_offset(r, c);
+        VERIFY(off >= 0 && off < w.c_consumer_bytes && off % w.elem_bytes == 0,
+               "C staging offset in bounds");
+        ++hit[size_t(off / w.elem_bytes)];
+      }
+    for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
+  }
+  VERIFY(w.barrier_offset_bytes % 8 == 0 && p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
+         "barriers after the stages");
+  VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
+  VERIFY(
+      !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <= 65536,
+      "setmaxnreg budget within the register file");
+  VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
+         "pingpong: persistent, specialized, each consumer the whole tile");
+  if (w.swapped)
+    verify_wgmma_swapped(p);
+  else
+    verify_wgmma_operands(p);
 }
 
 }  // namespace

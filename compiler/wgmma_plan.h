@@ -50,6 +50,15 @@ struct WgmmaPlan {
   MmaType type = MmaType::f16;
   int elem_bytes = 2;
   int inst_m = 64, inst_n = 256, inst_k = 16;  // wgmma.m64nNkK
+  // swapped (tf32): wgmma reads tf32 operands from shared memory k-major
+  // only, and B's stages are n-major. The kernel computes C^T = B^T A^T:
+  // wgmma's A is B^T, loaded into registers (which take any layout) from
+  // B's stages; wgmma's B is A's k-major stage by descriptor. The
+  // instruction's 64 rows run along C's columns, its N along C's rows:
+  // m_insts = wg_n / 64, n_insts = wg_m / inst_n, and accumulator (row, col)
+  // of instruction (i, j) is C (consumer_row0 + j * inst_n + col,
+  // consumer_col0 + i * 64 + row).
+  bool swapped = false;
   int wg_m = 64, wg_n = 256;                   // C tile of one consumer warpgroup
   int consumers_m = 1, consumers_n = 1;        // warpgroup tiles over the block tile
   int m_insts = 1, n_insts = 1;                // instructions per warpgroup tile
@@ -123,6 +132,21 @@ struct WgmmaPlan {
   int a_start(int c, int i, int kk) const {
     return (consumer_row0(c) + i * inst_m) * 128 + kk * inst_k * elem_bytes;
   }
+  // swapped: descriptor start of A's stage read as wgmma's k-major B for
+  // instruction j (along C's rows) at k-step kk.
+  int a_operand_start(int c, int j, int kk) const {
+    return (consumer_row0(c) + j * inst_n) * 128 + kk * inst_k * elem_bytes;
+  }
+  // swapped: the element (k, n) of B's stage that register v (0..3) of
+  // thread t holds for instruction i at k-step kk: PTX's m64nNk8 A fragment
+  // (rows 16 * warp + lane / 4 (+ 8 for v odd), k lane % 4 (+ 4 for v >= 2)),
+  // its rows along C's columns.
+  void bt_fragment(int c, int t, int i, int kk, int v, int& k, int& n) const {
+    const int warp = t / 32, lane = t % 32;
+    n = consumer_col0(c) + i * inst_m + 16 * warp + lane / 4 + 8 * (v % 2);
+    k = kk * inst_k + lane % 4 + 4 * (v / 2);
+  }
+
   // Descriptor start of consumer c's B operand for its n-instruction j at
   // k-step kk (MN-major: the instruction's first panel, kk * inst_k rows in).
   int b_start(int c, int j, int kk) const {

@@ -207,6 +207,48 @@ TEST(WgmmaPlan, PersistentWalkComputesEveryTileKTileOnce) {
       }
 }
 
+// tf32: C^T = B^T A^T. Every legal tile lowers and verifies (verify() walks
+// the transposed accumulator map, A's descriptors and every B^T fragment
+// register against the stage TMA writes); the instruction runs along C's
+// rows with its 64 rows along C's columns.
+TEST(WgmmaPlan, Tf32ComputesCTransposedAndVerifies) {
+  int lowered = 0;
+  for (int bm : {64, 128, 256})
+    for (int bn : {64, 128, 256})
+      for (int wm : {64, 128, 192, 256})
+        for (int wn : {64, 128})
+          for (const char* extra : {"", "warp_specialize\npersistent\n",
+                                    "warp_specialize pingpong\npersistent\n"}) {
+            if (bm % wm || bn % wn) continue;
+            std::ostringstream o;
+            o << "dtype f32\ntile " << bm << "x" << bn << "x32\nwarp " << wm << "x" << wn
+              << "\nwgmma tf32\ntma\nstages 2\nswizzle smem\n"
+              << extra;
+            std::optional<KernelPlan> p;
+            ASSERT_NO_THROW(p = plan_of(o.str())) << o.str();
+            if (!p) continue;  // registers, shared memory, pingpong's whole tile
+            ++lowered;
+            const WgmmaPlan& w = *p->wgmma;
+            EXPECT_TRUE(w.swapped);
+            EXPECT_EQ(w.inst_k, 8);
+            EXPECT_EQ(w.m_insts * 64, wn);
+            EXPECT_EQ(w.n_insts * w.inst_n, wm);
+            EXPECT_EQ(w.b.panel_cols, 32);
+          }
+  EXPECT_GT(lowered, 25);
+  // PTX's m64nNk8 A fragment on hand-worked lanes: thread 37 (warp 1, lane 5).
+  WgmmaPlan w;
+  w.swapped = true;
+  w.inst_k = 8;
+  int k = -1, n = -1;
+  w.bt_fragment(0, 37, 0, 0, 0, k, n);
+  EXPECT_EQ(n, 16 + 1);
+  EXPECT_EQ(k, 1);
+  w.bt_fragment(0, 37, 0, 2, 3, k, n);
+  EXPECT_EQ(n, 16 + 1 + 8);
+  EXPECT_EQ(k, 16 + 1 + 4);
+}
+
 TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
   EXPECT_EQ(compiler::wgmma_repack_ld(1, 2), 8);
   EXPECT_EQ(compiler::wgmma_repack_ld(1023, 2), 1024);

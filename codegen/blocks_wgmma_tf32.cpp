@@ -1,0 +1,143 @@
+// The tf32 Hopper kernel's blocks (codegen/blocks_wgmma.h): wgmma reads
+// tf32 operands from shared memory k-major only, and B's stages are n-major,
+// so the kernel computes C^T = B^T A^T (compiler/wgmma_plan.h, `swapped`):
+// B^T from registers, loaded and rounded from B's stages each k-step; A's
+// stage as wgmma's k-major B by descriptor; the accumulators are C^T.
+#include <string>
+
+#include "codegen/blocks_common.h"
+#include "codegen/blocks_wgmma.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::WgmmaPlan;
+
+namespace {
+
+std::string inst_name(const WgmmaPlan& w) {
+  return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
+}
+
+// Opens the unrolled loops over a consumer's accumulators: instruction
+// (i, j), register r; closed by three close_scope.
+void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int r = 0; r < %d; ++r)", w.inst_n / 2));
+}
+
+}  // namespace
+
+// wgmma's A (here B^T) from four registers, its B (here A) k-major from
+// shared memory; tf32 takes no transpose flags.
+void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
+  const int regs = w.inst_n / 2;
+  e.comment(format("acc += A (64x%d tf32, registers: B^T) * B (%dx%d, k-major from shared memory:",
+                   w.inst_k, w.inst_k, w.inst_n));
+  e.comment(format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
+                   "(compiler/wgmma_plan.h)",
+                   w.inst_n));
+  e.open_scope(
+      format("__device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], "
+             "unsigned long long desc_b)",
+             inst_name(w).c_str(), regs));
+  std::string list;
+  for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
+  e.line("asm volatile(");
+  e.line("    \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + format("%%%d", regs + 5) + ", 0;\\n\"");
+  e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.tf32.tf32 \"", w.inst_m, w.inst_n,
+                w.inst_k));
+  e.line("    \"{" + list + "},\"");
+  e.line(format("    \" {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"", regs, regs + 1,
+                regs + 2, regs + 3, regs + 4));
+  emit_wgmma_accumulator_operands(e, regs);
+  e.line("    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), \"r\"(1));");
+  e.close_scope();
+  e.line();
+  e.comment("B^T fragment element from B's stage, rounded to tf32 (nearest, ties away from zero)");
+  e.open_scope("__device__ __forceinline__ unsigned tf32_from_shared(unsigned addr)");
+  e.line("float f;");
+  e.line("asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(f) : \"r\"(addr));");
+  e.line("unsigned r;");
+  e.line("asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(f));");
+  e.line("return r;");
+  e.close_scope();
+  e.line();
+}
+
+void emit_wgmma_tf32_fragments(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("B^T fragments (PTX's m64nNk8 A layout, rows along C's columns): register v holds B's");
+  e.comment("(k, n) = (lane % 4 + 4 * (v / 2), 16 * warp + lane / 4 + 8 * (v % 2)) of k-step and");
+  e.comment(format("instruction 0; bt_off[v] is its byte in a stage (%d-column panels, 128-byte swizzle)",
+                   w.b.panel_cols));
+  e.line("unsigned bt_off[4];");
+  e.line("#pragma unroll");
+  e.open_scope("for (int v = 0; v < 4; ++v)");
+  e.line(
+      "const int n = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4 + 8 * (v % 2), k = "
+      "threadIdx.x % 4 + 4 * (v / 2);");
+  e.line(format("bt_off[v] = (n / %d) * %du + k * 128u + ((((n %% %d) / 4) ^ (k %% 8)) * 16u) + "
+                "(n %% 4) * 4u;",
+                w.b.panel_cols, w.b.panel_bytes(), w.b.panel_cols));
+  e.close_scope();
+  e.line(format("unsigned frag[2][%d][4];  // k-step kk uses frag[kk %% 2]", w.m_insts));
+}
+
+void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("one group per k-step: the registers of frag[kk % 2] are free again once the group");
+  e.comment("of k-step kk - 2 has completed (at most one group left running)");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
+  e.line("wgmma_wait<1>();");
+  e.comment("at k-step 1 every group of the previous k-tile has completed: free its stage");
+  emit_wgmma_release(e, p, "kk == 1 && k_tile > 0 && ", "(it - 1)");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.line(format("for (int v = 0; v < 4; ++v) frag[kk %% 2][i][v] = tf32_from_shared(sb + bt_off[v] + "
+                "i * %du + kk * %du);",
+                (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128));
+  e.close_scope();
+  e.line("wgmma_fence();");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line(format("const unsigned long long db = wgmma_desc(sa + j * %du + kk * %du, %du, %du);",
+                w.inst_n * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
+  e.line("#pragma unroll");
+  e.line(format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db);", w.m_insts,
+                inst_name(w).c_str()));
+  e.close_scope();
+  e.line("wgmma_commit();");
+  e.close_scope("kk");
+}
+
+void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("epilogue: register r of instruction (i, j) is C^T's row 16 * warp + lane / 4 + 8 * (r / 2 % 2)");
+  e.comment("and column 8 * (r / 4) + 2 * (lane % 4) + r % 2: C's column and row");
+  const std::string part_n = w.pingpong ? "" : format(" + (consumer %% %d) * %d", w.consumers_n, w.wg_n);
+  const std::string part_m = w.pingpong ? "" : format(" + (consumer / %d) * %d", w.consumers_n, w.wg_m);
+  e.line("const int dn = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, dm = 2 * (threadIdx.x % 4);");
+  e.line("const int n0 = tile_n0" + part_n + " + dn, m0 = tile_m0" + part_m + " + dm;");
+  e.comment("inside C and C unread (beta 0): no checks; a warp's store is 4 rows of 32 bytes");
+  e.open_scope(format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
+  open_accumulator_loops(e, w);
+  e.line(format("const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+                w.inst_n, w.inst_m));
+  e.line("C[(size_t)m * ldc + n] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
+  for (int i = 0; i < 4; ++i) e.close_scope();
+  e.open_scope("else");
+  open_accumulator_loops(e, w);
+  e.line(format("const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+                w.inst_n, w.inst_m));
+  e.line("if (m < M && n < N) store_c(C + (size_t)m * ldc + n, n, acc[i][j][r], alpha, beta, bias);");
+  for (int i = 0; i < 4; ++i) e.close_scope();
+}
+
+}  // namespace schedc::codegen
