@@ -88,22 +88,32 @@ void emit_wgmma_tf32_fragments(Emitter& e, const KernelPlan& p) {
   e.line(format("unsigned frag[2][%d][4];  // k-step kk uses frag[kk %% 2]", w.m_insts));
 }
 
-void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
-  const WgmmaPlan& w = *p.wgmma;
-  e.comment("one group per k-step: the registers of frag[kk % 2] are free again once the group");
-  e.comment("of k-step kk - 2 has completed (at most one group left running)");
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
-  e.line("wgmma_wait<1>();");
-  e.comment("at k-step 1 every group of the previous k-tile has completed: free its stage");
-  emit_wgmma_release(e, p, "kk == 1 && k_tile > 0 && ", "(it - 1)");
+namespace {
+
+// frag[buf] <- the B^T fragments of k-step `kk` (expressions) of stage sb.
+void emit_fragment_loads(Emitter& e, const WgmmaPlan& w, const std::string& buf,
+                         const std::string& kk) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line("#pragma unroll");
-  e.line(format("for (int v = 0; v < 4; ++v) frag[kk %% 2][i][v] = tf32_from_shared(sb + bt_off[v] + "
-                "i * %du + kk * %du);",
-                (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128));
+  e.line(format("for (int v = 0; v < 4; ++v) frag[%s][i][v] = tf32_from_shared(sb + bt_off[v] + "
+                "i * %du + (%s) * %du);",
+                buf.c_str(), (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), kk.c_str(),
+                w.inst_k * 128));
   e.close_scope();
+}
+
+}  // namespace
+
+void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("one group per k-step, k-step kk from frag[kk % 2]; the next k-step's fragments");
+  e.comment("load while this one's group runs, once the group that last read them (kk - 1)");
+  e.comment("has completed; at a k-tile's start only the previous k-tile's last group runs");
+  e.line("wgmma_wait<1>();");
+  emit_fragment_loads(e, w, "0", "0");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
   e.line("wgmma_fence();");
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
@@ -114,6 +124,11 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
                 inst_name(w).c_str()));
   e.close_scope();
   e.line("wgmma_commit();");
+  e.line(format("if (kk == %d) break;", w.k_steps - 1));
+  e.line("wgmma_wait<1>();");
+  e.comment("after k-step 0's commit, every group of the previous k-tile has completed: free its stage");
+  emit_wgmma_release(e, p, "kk == 0 && k_tile > 0 && ", "(it - 1)");
+  emit_fragment_loads(e, w, "(kk + 1) % 2", "kk + 1");
   e.close_scope("kk");
 }
 
