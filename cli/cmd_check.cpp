@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "compiler/analyze.h"
+#include "compiler/copy_notes.h"
 #include "compiler/lower.h"
 #include "report/json.h"
 
@@ -131,6 +132,14 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
   o << "\n";
 }
 
+// Copies whose vectors (or 16-byte chunks) the threads do not divide: which
+// threads skip the last round. Nothing for even copies.
+void print_uneven_copies(std::ostream& o, const compiler::Schedule& s, const Target& t) {
+  if (s.is_naive()) return;
+  for (const std::string& n : compiler::uneven_copy_notes(compiler::lower(s, t)))
+    o << "#   uneven copy:       " << n << "\n";
+}
+
 // `stream_k`: the split is the launch's (it depends on the device's SM
 // count and the kernel's occupancy, which registers decide), so say how it
 // is chosen and where to see it.
@@ -191,6 +200,7 @@ Command add_check_command(CLI::App& root) {
                         << compiler::to_sched_text(c->schedule);
               print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
               print_cp_async_copies(std::cout, c->schedule, target);
+              print_uneven_copies(std::cout, c->schedule, target);
               print_stream_k(std::cout, c->schedule);
             }
             if (opt->json) std::cout << report::json_text(json) << "\n";
