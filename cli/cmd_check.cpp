@@ -134,10 +134,13 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
 
 // Copies whose vectors (or 16-byte chunks) the threads do not divide: which
 // threads skip the last round. Nothing for even copies.
+std::vector<std::string> uneven_copies(const compiler::Schedule& s, const Target& t) {
+  if (s.is_naive()) return {};
+  return compiler::uneven_copy_notes(compiler::lower(s, t));
+}
+
 void print_uneven_copies(std::ostream& o, const compiler::Schedule& s, const Target& t) {
-  if (s.is_naive()) return;
-  for (const std::string& n : compiler::uneven_copy_notes(compiler::lower(s, t)))
-    o << "#   uneven copy:       " << n << "\n";
+  for (const std::string& n : uneven_copies(s, t)) o << "#   uneven copy:       " << n << "\n";
 }
 
 // `stream_k`: the split is the launch's (it depends on the device's SM
@@ -188,6 +191,9 @@ Command add_check_command(CLI::App& root) {
                 if (c) {
                   f["schedule"] = schedule_json(c->schedule);
                   f["resources"] = resources_json(compiler::static_resources(c->schedule, target));
+                  // Only for schedules with an uneven copy, as the text's lines.
+                  std::vector<std::string> uneven = uneven_copies(c->schedule, target);
+                  if (!uneven.empty()) f["resources"]["uneven_copies"] = uneven;
                 } else {
                   f["diagnostics"] = diags.str();
                 }

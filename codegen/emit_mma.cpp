@@ -179,9 +179,10 @@ class MmaEmitter {
 
   void tile_loader(const char* op, const SmemTile& t, const compiler::CopyMap& c,
                    const char* rows_name, const char* cols_name) {
-    e_.comment(format(
-        "(%d, %d) tile of %s at (row0, col0) -> one shared stage: %d 16-byte chunks, %s%d per thread",
-        t.rows, t.cols, op, c.chunks, c.needs_guard() ? "at most " : "", c.iters));
+    e_.comment(
+        format("(%d, %d) tile of %s at (row0, col0) -> one shared stage: %d 16-byte chunks, %s%d "
+               "per thread",
+               t.rows, t.cols, op, c.chunks, c.needs_guard() ? "at most " : "", c.iters));
     if (c.needs_guard())
       e_.comment(format(
           "uneven: %s have no chunk in round i = %d and skip it",

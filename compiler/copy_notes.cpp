@@ -15,7 +15,8 @@ std::string note(const char* op, int units, const std::string& unit, int threads
 }
 
 std::string simt_note(const char* op, const TileCopy& c) {
-  std::string unit = "vectors of " + std::to_string(c.vec) + (c.vec == 1 ? " element" : " elements");
+  std::string unit =
+      "vectors of " + std::to_string(c.vec) + (c.vec == 1 ? " element" : " elements");
   return note(op, c.vectors(), unit, c.threads, c.iters);
 }
 

@@ -121,10 +121,10 @@ TEST(UnevenCopy, SimtEmulationMatchesReference) {
     SCOPED_TRACE(c.text);
     EXPECT_EQ(emulation_mismatch(plan_of(c.text), rng), "");
   }
-  for (const char* f : {"uneven_simt_a.sched", "uneven_simt_b.sched",
-                        "uneven_simt_transpose_b.sched", "uneven_stages_a.sched",
-                        "uneven_stages_b.sched", "uneven_stages_stagger.sched",
-                        "uneven_stages_strips.sched"}) {
+  for (const char* f :
+       {"uneven_simt_a.sched", "uneven_simt_b.sched", "uneven_simt_transpose_b.sched",
+        "uneven_stages_a.sched", "uneven_stages_b.sched", "uneven_stages_stagger.sched",
+        "uneven_stages_strips.sched"}) {
     SCOPED_TRACE(f);
     KernelPlan p = plan_of(gpu_schedule(f));
     EXPECT_TRUE(p.copy_a.uneven() || p.copy_b.uneven());
@@ -161,10 +161,9 @@ TEST(UnevenCopy, TensorCoreChunksCopiedOnce) {
     const char* file;
     bool uneven_a, uneven_b;
   };
-  for (const Case& c : {Case{"uneven_mma_a.sched", true, false},
-                        Case{"uneven_mma_b.sched", false, true},
-                        Case{"uneven_mma_tf32_b.sched", false, true},
-                        Case{"uneven_wmma_a.sched", true, false}}) {
+  for (const Case& c :
+       {Case{"uneven_mma_a.sched", true, false}, Case{"uneven_mma_b.sched", false, true},
+        Case{"uneven_mma_tf32_b.sched", false, true}, Case{"uneven_wmma_a.sched", true, false}}) {
     SCOPED_TRACE(c.file);
     KernelPlan p = plan_of(gpu_schedule(c.file));
     ASSERT_TRUE(p.mma);
