@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "compiler/analyze.h"
+#include "compiler/copy_notes.h"
 #include "compiler/lower.h"
 #include "report/json.h"
 
@@ -131,6 +132,17 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
   o << "\n";
 }
 
+// Copies whose vectors (or 16-byte chunks) the threads do not divide: which
+// threads skip the last round. Nothing for even copies.
+std::vector<std::string> uneven_copies(const compiler::Schedule& s, const Target& t) {
+  if (s.is_naive()) return {};
+  return compiler::uneven_copy_notes(compiler::lower(s, t));
+}
+
+void print_uneven_copies(std::ostream& o, const compiler::Schedule& s, const Target& t) {
+  for (const std::string& n : uneven_copies(s, t)) o << "#   uneven copy:       " << n << "\n";
+}
+
 // `stream_k`: the split is the launch's (it depends on the device's SM
 // count and the kernel's occupancy, which registers decide), so say how it
 // is chosen and where to see it.
@@ -179,6 +191,9 @@ Command add_check_command(CLI::App& root) {
                 if (c) {
                   f["schedule"] = schedule_json(c->schedule);
                   f["resources"] = resources_json(compiler::static_resources(c->schedule, target));
+                  // Only for schedules with an uneven copy, as the text's lines.
+                  std::vector<std::string> uneven = uneven_copies(c->schedule, target);
+                  if (!uneven.empty()) f["resources"]["uneven_copies"] = uneven;
                 } else {
                   f["diagnostics"] = diags.str();
                 }
@@ -191,6 +206,7 @@ Command add_check_command(CLI::App& root) {
                         << compiler::to_sched_text(c->schedule);
               print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
               print_cp_async_copies(std::cout, c->schedule, target);
+              print_uneven_copies(std::cout, c->schedule, target);
               print_stream_k(std::cout, c->schedule);
             }
             if (opt->json) std::cout << report::json_text(json) << "\n";

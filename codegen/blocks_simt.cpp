@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "codegen/blocks_common.h"
+#include "compiler/copy_notes.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::codegen {
@@ -63,8 +64,8 @@ std::string unpack(const std::string& dst, const std::string& first, const std::
 void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
   const std::string X = op_name(c.operand), x = lower_name(c.operand);
   const std::string loads =
-      format("copy %s: the %dx%d tile as %d %s loads, %d per thread", X.c_str(), c.rows, c.cols,
-             c.rows * c.cols / c.vec, vec_type(c.vec).c_str(), c.iters);
+      format("copy %s: the %dx%d tile as %d %s loads, %s%d per thread", X.c_str(), c.rows, c.cols,
+             c.vectors(), vec_type(c.vec).c_str(), c.uneven() ? "at most " : "", c.iters);
   if (c.run)
     e.comment(
         format("%s (v = i*THREADS + tid, line v / %d: row line %% %d, col line / %d * %d + "
@@ -74,6 +75,12 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
     e.comment(format("%s (vector v = i*THREADS + tid, row v / %d, col v %% %d * %d)", loads.c_str(),
                      c.vecs_per_row(), c.vecs_per_row(), c.vec));
   e.line(format("constexpr int %s_LOADS = %d;", X.c_str(), c.iters));
+  if (c.uneven()) {
+    const int last = c.vectors() - (c.iters - 1) * c.threads;  // vectors of the last load
+    e.comment(format("uneven: %s have no vector in round i = %d and skip it",
+                     compiler::thread_range(last, c.threads - 1).c_str(), c.iters - 1));
+    e.line(format("constexpr int %s_VECTORS = %d;", X.c_str(), c.vectors()));
+  }
   if (c.row_steps()) {
     e.line(format("const int %s_row = tid / %d, %s_col = tid %% %d * %d;", x.c_str(),
                   c.vecs_per_row(), x.c_str(), c.vecs_per_row(), c.vec));
@@ -110,9 +117,12 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
   }
 }
 
-// Row and column expressions of load i for a copy (inside the unrolled loop).
+// Row and column expressions of load i for a copy (inside the unrolled loop),
+// after the guard of an uneven copy (vectors run out before the threads do,
+// in the last load only, so `break` ends the thread's copy).
 void emit_copy_coords(Emitter& e, const TileCopy& c) {
   const std::string X = op_name(c.operand), x = lower_name(c.operand);
+  if (c.uneven()) e.line(format("if (i * THREADS + tid >= %s_VECTORS) break;", X.c_str()));
   if (c.run && c.row_steps()) {
     e.line(
         format("const int r = %s_row + i %% %s_PASSES * %s_ROW_STEP, c = %s_col + i / %s_PASSES "

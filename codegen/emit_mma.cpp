@@ -17,6 +17,7 @@
 #include "codegen/blocks_mma.h"
 #include "codegen/blocks_tma.h"
 #include "codegen/emitter.h"
+#include "compiler/copy_notes.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::codegen {
@@ -178,9 +179,15 @@ class MmaEmitter {
 
   void tile_loader(const char* op, const SmemTile& t, const compiler::CopyMap& c,
                    const char* rows_name, const char* cols_name) {
-    e_.comment(format(
-        "(%d, %d) tile of %s at (row0, col0) -> one shared stage: %d 16-byte chunks, %d per thread",
-        t.rows, t.cols, op, c.chunks, c.iters));
+    e_.comment(
+        format("(%d, %d) tile of %s at (row0, col0) -> one shared stage: %d 16-byte chunks, %s%d "
+               "per thread",
+               t.rows, t.cols, op, c.chunks, c.needs_guard() ? "at most " : "", c.iters));
+    if (c.needs_guard())
+      e_.comment(format(
+          "uneven: %s have no chunk in round i = %d and skip it",
+          compiler::thread_range(c.chunks - (c.iters - 1) * c.threads, c.threads - 1).c_str(),
+          c.iters - 1));
     e_.line("template <bool kAligned>");
     e_.open_scope(
         format("__device__ __forceinline__ void load_tile_%s(T* s%s_stage, const T* g%s, int ld, "

@@ -10,13 +10,13 @@
 // The rules of the tensor-core paths live in compiler/analyze_tensor_cores.cpp;
 // the Analyzer class they share, in compiler/analyzer.h.
 //
-// The global->shared copy rule, which the lowering relies on: the block's
-// T threads copy each tile in vectors of N elements (N = vectorize), every
-// thread the same whole number of vectors. So N | BK and N | BN (a vector
-// never crosses a row of A (BK long) or of B (BN long) in global memory), and
-//   (BM*BK / N) % T == 0   and   (BK*BN / N) % T == 0.
-// A thread copies (BM*BK/N)/T vectors of A and (BK*BN/N)/T vectors of B per
-// k-tile; no thread idles and none needs a bounds check on its vector count.
+// The global->shared copy has no rule of its own: the block's T threads copy
+// each tile in vectors of N elements (N = vectorize; N | BK and N | BN, so a
+// vector never crosses a row of A or B in global memory), thread t taking
+// vectors t, t + T, ...; when T does not divide the vector count (fewer
+// vectors than threads, or a count that is not a multiple of T), the last
+// round is guarded and the threads past the last vector skip it
+// (compiler/lower_copies.cpp, docs/language.md "The global -> shared copy").
 #include "compiler/analyzer.h"
 
 namespace schedc::compiler::analysis {
@@ -478,22 +478,6 @@ bool Analyzer::vector_width_rules(const BlockTile& t) {
 void Analyzer::vector_rules(const BlockTile& t) {
   if (!vector_width_rules(t)) return;
   int n = s_.vectorize;
-  int64_t threads = threads_per_block(s_);
-  SourceSpan sp = s_.vectorize_at.from_source ? vectorize_arg_ : tile_arg_;
-  auto copy = [&](const char* name, int64_t rows, int64_t cols) {
-    int64_t vectors = rows * cols / n;
-    if (vectors % threads == 0) return true;
-    std::ostringstream m;
-    m << "the " << name << " tile (" << rows << "x" << cols << " = " << rows * cols
-      << " elements) is " << vectors << " vectors of " << n << ", which " << threads
-      << " threads cannot copy evenly (" << vectors << " / " << threads
-      << " is not a whole number of vectors per thread)";
-    auto& e = error(sp, m.str());
-    if (sp.offset != tile_arg_.offset) note(e, tile_note(), "block tile set here");
-    return false;
-  };
-  // TMA copies whole boxes: no per-thread copy map to divide.
-  if (!s_.uses_wgmma() && copy("A", t.m, t.k)) copy("B", t.k, t.n);
   // cp.async moves 4, 8 or 16 bytes. The SIMT lowering copies N elements
   // per cp.async; the tensor-core copies are always 16-byte chunks
   // (compiler/lower_mma.cpp does not read `vectorize`), so no rule there.

@@ -270,6 +270,9 @@ class Analyzer {
   // Vector width against the element type and the rows it is read from.
   bool vector_width_rules(const BlockTile& t);
 
+  // The vector width rules, then the cp.async copy size of SIMT `stages`
+  // (the copy's split over the threads needs no rule: uneven copies are
+  // guarded).
   void vector_rules(const BlockTile& t);
 
   // With a bad thread count, only the pipeline is measured: the wmma

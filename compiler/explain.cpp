@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "compiler/copy_notes.h"
+
 namespace schedc::compiler {
 
 namespace {
@@ -70,9 +72,12 @@ class RequestSet {
     for (int w = 0; w * 32 < threads_; ++w) {
       WarpRequest r;
       r.width_bytes = width_;
-      for (int lane = 0; lane < 32 && w * 32 + lane < threads_; ++lane)
+      bool any = false;
+      for (int lane = 0; lane < 32 && w * 32 + lane < threads_; ++lane) {
         r.byte_addr[size_t(lane)] = addr_of(w * 32 + lane);
-      requests_.push_back(r);
+        any = any || r.byte_addr[size_t(lane)] >= 0;
+      }
+      if (any) requests_.push_back(r);  // a warp with no active lane issues nothing
     }
   }
   const std::vector<WarpRequest>& requests() const { return requests_; }
@@ -113,6 +118,7 @@ void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const Sme
   RequestSet global(c.threads, c.vec * es);
   for (int i = 0; i < c.iters; ++i)
     global.add([&](int t) {
+      if (!c.active(t, i)) return int64_t(-1);
       auto [r, col] = c.coord(t, i);
       return int64_t(r) * ld * es + int64_t(col) * es;
     });
@@ -125,6 +131,7 @@ void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const Sme
   for (int i = 0; i < c.iters; ++i)
     for (int st = 0; st < stores; ++st)
       shared.add([&](int t) {
+        if (!c.active(t, i)) return int64_t(-1);
         auto [r, col] = c.coord(t, i);
         return int64_t(s.offset(r, col + st * c.smem_vec)) * es;
       });
@@ -350,6 +357,8 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
     simt_c_store(e, plan, shape.n);
   }
   e.roofline = roofline_of(plan, e);
+  for (const std::string& n : uneven_copy_notes(plan))
+    e.notes.push_back("uneven copy, " + n + " (a guard in the copy loop)");
   if (registers < 0)
     e.notes.push_back("registers unknown (NVRTC did not report them): occupancy ignores them");
   return e;

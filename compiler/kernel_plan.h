@@ -74,13 +74,16 @@ struct ThreadMap {
 // Global -> shared copy of one operand's k-step tile. The tile is seen in
 // global orientation (A: BM rows x BK cols, B: BK rows x BN cols), cut into
 // vectors of `vec` contiguous elements along a row, numbered row-major; in
-// iteration i thread t loads vector number i * threads + t.
+// iteration i thread t loads vector number i * threads + t, if there is one:
+// when the threads do not divide the vectors (fewer vectors than threads, or
+// a count that is not a multiple), the last iteration's vectors run out and
+// the remaining threads skip it (the kernel's guard `v < vectors()`).
 struct TileCopy {
   Operand operand = Operand::A;
   int rows = 0, cols = 0;
   int vec = 1;  // elements per global load (1 or the schedule's vector width)
   int threads = 0;
-  int iters = 0;     // loads per thread per k-step
+  int iters = 0;     // loads per thread per k-step: ceil(vectors / threads)
   int smem_vec = 1;  // elements per shared store (vec when the vector stays contiguous)
   // The fallback entry: the same map, but a vector global load only when the
   // operand's pointer and leading dimension allow it, decided per operand at
@@ -92,6 +95,13 @@ struct TileCopy {
   // rows). Shorter runs let a warp's element copies into a transposed layout
   // hit distinct banks.
   int run = 0;
+
+  int vectors() const { return rows * cols / vec; }
+  // Some threads skip the last iteration (codegen emits the guard). False
+  // before lower_copies has set the copy (threads 0).
+  bool uneven() const { return threads > 0 && vectors() % threads != 0; }
+  // Thread t has a vector in iteration i.
+  bool active(int t, int i) const { return i * threads + t < vectors(); }
 
   int run_len() const { return run ? run : cols; }
   int vecs_per_row() const { return run_len() / vec; }
@@ -105,7 +115,7 @@ struct TileCopy {
     if (threads % vecs_per_row()) return false;
     return !run || rows % rows_per_pass() == 0;
   }
-  // (row, col) of the first element thread t loads in iteration i.
+  // (row, col) of the first element thread t loads in iteration i (when active).
   std::pair<int, int> coord(int t, int i) const {
     int v = i * threads + t;
     int line = v / vecs_per_row();  // run-long line of the tile, strip by strip

@@ -14,7 +14,7 @@ namespace {
 int store_conflict(const TileCopy& c, const SmemLayout& l) {
   int per_bank[32] = {};
   int worst = 0;
-  for (int t = 0; t < 32 && t < c.threads; ++t) {
+  for (int t = 0; t < 32 && t < c.threads && c.active(t, 0); ++t) {
     auto [r, col] = c.coord(t, 0);
     worst = std::max(worst, ++per_bank[l.offset(r, col) % 32]);
   }
@@ -62,10 +62,11 @@ TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
     c.vec = 1;
     c.run = copy_run(c, l, 32 / elem_bytes(p.dtype));
   }
-  int vecs = c.rows * c.cols / c.vec;
-  SCHEDC_INTERNAL_ASSERT(c.cols % c.vec == 0 && vecs % c.threads == 0,
-                         "tile copy is not a whole number of vector steps per thread");
-  c.iters = vecs / c.threads;
+  SCHEDC_INTERNAL_ASSERT(c.cols % c.vec == 0, "a copy vector crosses a tile row");
+  // Threads that do not divide the vectors (a small tile, many threads) are
+  // no reason to refuse a schedule: the last iteration is guarded instead,
+  // and the threads past the tile's last vector skip it.
+  c.iters = (c.vectors() + c.threads - 1) / c.threads;
   // A vector along the global row stays contiguous in shared memory unless
   // the layout transposes it; padding must keep rows vector-aligned.
   bool contiguous = !l.transposed && l.row_stride() % c.vec == 0;

@@ -27,7 +27,9 @@ void dump_copy(std::ostream& o, const TileCopy& c) {
       << "*" << c.run << "+v%" << vr << "*" << c.vec << ")";
   else
     o << "(v/" << vr << ", v%" << vr << "*" << c.vec << ")";
-  o << ", smem store vec " << c.smem_vec << "\n";
+  o << ", smem store vec " << c.smem_vec;
+  if (c.uneven()) o << ", guard v < " << c.vectors();
+  o << "\n";
 }
 
 void dump_smem(std::ostream& o, const SmemLayout& l) {

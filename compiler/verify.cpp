@@ -38,10 +38,12 @@ void verify_thread_map(const KernelPlan& p) {
 void verify_copy(const KernelPlan& p, const TileCopy& c, const SmemLayout& l) {
   VERIFY(c.threads == p.block_threads, "copy threads");
   VERIFY(c.vec >= 1 && c.cols % c.vec == 0, "copy vector width");
+  VERIFY(c.iters == (c.vectors() + c.threads - 1) / c.threads, "copy iterations");
   std::vector<int> loads(size_t(c.rows) * c.cols, 0);
   std::vector<int> slot(size_t(l.buffer_elems()), 0);
   for (int t = 0; t < c.threads; ++t)
     for (int i = 0; i < c.iters; ++i) {
+      if (!c.active(t, i)) continue;  // past the last vector: the kernel's guard skips it
       auto [r, col] = c.coord(t, i);
       VERIFY(r >= 0 && r < c.rows && col >= 0 && col + c.vec <= c.cols, "copy outside the tile");
       int first = l.offset(r, col);

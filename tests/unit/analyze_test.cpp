@@ -325,12 +325,14 @@ TEST(Analyze, VectorAndCopyRules) {
   expect_error(std::string(kSgemm) + "vectorize 8\n", "32 bytes", 3, 11);
   expect_error("tile 128x128x6\nthread 8x8\nvectorize 4\n", "does not divide tile BK 6", 3, 11);
   expect_error("tile 128x128x8\nthread 8x8 split 2x4\nvectorize 4\n", "TN/PN = 2", 3, 11);
-  // (BM*BK/N) % threads: 64*8/4 = 128 vectors for 256 threads.
-  expect_error("tile 64x64x8\nthread 4x4\nvectorize 4\n", "128 vectors of 4, which 256 threads", 3,
-               11);
-  // B: 8*64/2 = 256 vectors, A: 128*8/2 = 512 vectors, 512 threads: B fails.
-  expect_error("tile 128x64x8\nthread 4x4\nvectorize 2\n", "the B tile (8x64", 3, 11);
+  // Copies the threads do not divide are legal (the last round is guarded):
+  // 64*8/4 = 128 vectors of A for 256 threads; 8*64/2 = 256 vectors of B for
+  // 512 threads; 64*4 = 256 elements of A and B for 1024 threads.
+  EXPECT_TRUE(check("tile 64x64x8\nthread 4x4\nvectorize 4\n").schedule);
+  EXPECT_TRUE(check("tile 128x64x8\nthread 4x4\nvectorize 2\n").schedule);
+  EXPECT_TRUE(check("tile 64x64x4\nthread 2x2\n").schedule);
   EXPECT_TRUE(check("tile 64x64x8\nthread 4x4\nvectorize 2\n").schedule);
+  EXPECT_TRUE(check("dtype f16\ntile 16x256x16\nwarp 16x32\nmma f16\nstages 3\n").schedule);
   // The tensor-core copies are 16-byte chunks whatever `vectorize` says, so
   // `stages` needs no vector width there (the SIMT rule, N*elem >= 4 bytes
   // for cp.async, cannot fail while the SIMT path is f32 only).

@@ -88,6 +88,11 @@ const Config kConfigs[] = {
      true},
     {"tf32_tma_128x256x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 256, 32, 64, 64, 3, true, 0, 0,
      true},
+    // Uneven copies (fewer 16-byte chunks than threads): the last round is guarded.
+    {"f16_uneven_a_16x256x16_s3", MmaApi::mma_sync, MmaType::f16, 16, 256, 16, 16, 32, 3, true},
+    {"bf16_uneven_b_256x16x16_s2", MmaApi::mma_sync, MmaType::bf16, 256, 16, 16, 32, 16, 2, false},
+    {"tf32_uneven_b_64x32x8_s2", MmaApi::mma_sync, MmaType::tf32, 64, 32, 8, 32, 16, 2, true},
+    {"wmma_f16_uneven_a_single_stage", MmaApi::wmma, MmaType::f16, 16, 128, 16, 16, 16, 1, false},
 };
 
 class MmaPlanTest : public ::testing::TestWithParam<Config> {};
