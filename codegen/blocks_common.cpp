@@ -166,10 +166,12 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
 }
 
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
-                      const std::string& extra_params, int min_blocks) {
+                      const std::string& extra_params, int min_blocks,
+                      const std::string& attributes) {
   const std::string T = element_type(p.dtype);
   e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) +
-         (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ")");
+         (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ")" +
+         (attributes.empty() ? "" : " " + attributes));
   e.open_scope(name + "(int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
                "* __restrict__ B, int ldb, " + T +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "

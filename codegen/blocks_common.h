@@ -45,9 +45,11 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
 // `extern "C" __global__ void __launch_bounds__(THREADS[, MIN_BLOCKS]) name(<ABI>[, extra]) {`
 // (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h;
-// min_blocks > 0: the minimum blocks per SM, which caps registers at entry)
+// min_blocks > 0: the minimum blocks per SM, which caps registers at entry;
+// attributes: more, after the launch bounds, e.g. __cluster_dims__(2, 1, 1))
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,
-                      const std::string& extra_params = "", int min_blocks = 0);
+                      const std::string& extra_params = "", int min_blocks = 0,
+                      const std::string& attributes = "");
 
 // constexpr int BM, BN, BK, THREADS with the directive that set each.
 void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);

@@ -129,12 +129,14 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })");
   }
+  if (w.cluster_size() > 1) emit_wgmma_cluster_helpers(e);
   e.line();
   emit_instruction(e, w);
 }
 
 void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
+  if (w.cluster_size() > 1) return emit_wgmma_cluster_tma_copy(e, p);
   e.comment(
       format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
              "(%d, %d) boxes",
@@ -166,7 +168,10 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
   e.line("const int num_k_tiles = (K + BK - 1) / BK;");
-  if (w.persistent) {
+  if (w.cluster_size() > 1) {
+    emit_wgmma_cluster_walk(e, p);
+    e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
+  } else if (w.persistent) {
     e.comment(
         format("persistent %s: this block computes tiles blockIdx.x, blockIdx.x + gridDim.x, ...",
                origin_note(p.schedule, p.schedule.persistent_at).c_str()));
@@ -188,10 +193,21 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.line("mbar_init_fence();");
   e.close_scope();
-  e.line("__syncthreads();  // the barriers are ready for everyone");
+  if (w.cluster_size() > 1)
+    e.line("cluster_sync();  // both CTAs' barriers are ready before any multicast or remote arrive");
+  else
+    e.line("__syncthreads();  // the barriers are ready for everyone");
 }
 
 namespace {
+
+// The origin (tile_m0, tile_n0) of the block's `step`-th tile of its
+// persistent walk (clusters: of its rank's tile of the step-th super-tile).
+void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
+  if (p.wgmma->cluster_size() > 1) return emit_wgmma_cluster_tile(e, p, step);
+  e.line("const int tile = blockIdx.x + " + step + " * gridDim.x;");
+  emit_tile_origin(e, p, "tile");
+}
 
 // The copy of pipeline iteration `it` (an expression) into stage `stage`: its
 // tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
@@ -199,15 +215,14 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
   const WgmmaPlan& w = *p.wgmma;
   std::string k_tile = "(" + it + ")";
   if (w.persistent) {
-    e.line("const int tile = blockIdx.x + (" + it + ") / num_k_tiles * gridDim.x;");
-    emit_tile_origin(e, p, "tile");
+    emit_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";
   }
   e.line(
       format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
-             "%s, %s * BK, tile_m0, tile_n0);",
+             "%s, %s * BK, tile_m0, tile_n0%s);",
              stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
-             k_tile.c_str()));
+             k_tile.c_str(), w.cluster_size() > 1 ? ", crank" : ""));
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads
@@ -253,8 +268,13 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
 // Frees iteration `x`'s stage: one arrival per consumer warp (after its
 // warpgroup's wgmma that read it have completed).
 void emit_wgmma_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
-  e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
-                cond.c_str(), x.c_str(), p.wgmma->stages));
+  if (p.wgmma->cluster_size() > 1)  // lane r frees the stage in CTA r
+    e.line(format("if (%sthreadIdx.x %% 32 < 2) mbar_arrive_cluster(empty_bar + 8 * (%s %% %d), "
+                  "threadIdx.x %% 32);",
+                  cond.c_str(), x.c_str(), p.wgmma->stages));
+  else
+    e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
+                  cond.c_str(), x.c_str(), p.wgmma->stages));
   if (!p.wgmma->warp_specialize) emit_refill(e, p, cond, x);
   // wgmma's .sync.aligned instructions need the whole warp converged again
   // after the one-lane branches (seen: an illegal instruction without it).
@@ -328,15 +348,13 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   } else if (w.persistent) {
     e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("for (int t = 0; t < my_tiles; ++t)");
-    e.line("const int tile = blockIdx.x + t * gridDim.x;");
-    emit_tile_origin(e, p, "tile");
+    emit_walk_tile(e, p, "t");
   } else {
     e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("");
   }
   if (w.pingpong) {
-    e.line("const int tile = blockIdx.x + t * gridDim.x;");
-    emit_tile_origin(e, p, "tile");
+    emit_walk_tile(e, p, "t");
   }
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));

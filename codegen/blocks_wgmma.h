@@ -70,6 +70,16 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const compiler::KernelPlan& plan);
 // The accumulators (C^T fragments) to C, straight from registers.
 void emit_wgmma_tf32_stores(Emitter& e, const compiler::KernelPlan& plan);
 
+// cluster (plan.wgmma->cluster_size() == 2, codegen/blocks_wgmma_cluster.cpp):
+// cluster_ctarank, cluster_sync, mbar_arrive_cluster, tma_load_2d_multicast;
+// tma_copy_tile(..., crank) multicasting this CTA's half of the shared
+// operand; the persistent walk over super-tiles (crank, walk_id, walkers,
+// stiles_m/n, my_tiles); and the tile origin of walk step `step`.
+void emit_wgmma_cluster_helpers(Emitter& e);
+void emit_wgmma_cluster_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_cluster_walk(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_cluster_tile(Emitter& e, const compiler::KernelPlan& plan, const std::string& step);
+
 // extern "C" NAME_repack(src, rows, cols, ld, dst, dst_ld): rows x cols
 // elements from any pointer and leading dimension to dst, whose rows are
 // dst_ld elements (a multiple of 16 bytes) apart and 16-byte aligned; the

@@ -54,7 +54,8 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
                    std::string("const __grid_constant__ TmaMap tma_a, const __grid_constant__ "
                                "TmaMap tma_b") +
                        (w.tma_store ? ", const __grid_constant__ TmaMap tma_c" : ""),
-                   w.warp_specialize ? 1 : 0);
+                   w.warp_specialize ? 1 : 0,
+                   w.cluster_size() > 1 ? "__cluster_dims__(2, 1, 1)" : "");
   emit_tile_constants(e, p);
   e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),
                 w.warpgroups()));
@@ -85,6 +86,8 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   emit_wgmma_consumer(e, p);
   emit_wgmma_epilogue(e, p);
   if (w.warp_specialize) e.close_scope();
+  if (w.cluster_size() > 1)
+    e.line("cluster_sync();  // no CTA leaves while the other may still arrive on its barriers");
   e.close_scope(p.name);
 }
 
@@ -121,6 +124,9 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.tma_a = TmaBox{uint32_t(w.a.rows), uint32_t(w.a.cols)};
   k.main.tma_b = TmaBox{uint32_t(w.b.rows), uint32_t(w.b.panel_cols)};
   k.main.persistent = w.persistent;
+  k.main.cluster_m = uint32_t(w.cluster_m);
+  k.main.cluster_n = uint32_t(w.cluster_n);
+  if (w.shares_a()) k.main.tma_a.box_rows /= 2;  // each CTA multicasts half of A's rows
   if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.wg_m), uint32_t(w.b.panel_cols)};
   k.repack = repack;
   return k;

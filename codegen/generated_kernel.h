@@ -88,6 +88,10 @@ struct KernelEntry {
   // SM, the runtime's occupancy query), each block walking the tiles
   // blockIdx.x, blockIdx.x + gridDim.x, … in raster order.
   bool persistent = false;
+  // `cluster CMxCN` (with persistent): the kernel's __cluster_dims__ pairs
+  // blocks 2b and 2b + 1; the launch takes an even grid of at most two
+  // blocks per super-tile (CM x CN tiles) and per co-resident cluster.
+  uint32_t cluster_m = 1, cluster_n = 1;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
 

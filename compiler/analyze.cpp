@@ -128,6 +128,18 @@ void Analyzer::read(const Directive& d) {
     if (!first_time(k, d)) return;
     s_.tma_store = true;
     s_.tma_store_at = at(d);
+  } else if (k == "cluster") {
+    if (!first_time(k, d)) return;
+    std::vector<int64_t> v;
+    if (extents(a[0], {"CM", "CN"}, 1, 2, v)) {
+      if (v[0] * v[1] > 2)
+        bad_value(a[0].span, "a cluster of " + std::to_string(v[0] * v[1]) +
+                                 " CTAs is not built: 'cluster' takes 2x1 (two tiles along M "
+                                 "sharing B) or 1x2 (along N sharing A)");
+      else
+        s_.cluster_m = int(v[0]), s_.cluster_n = int(v[1]);
+    }
+    s_.cluster_at = at(d);
   } else if (k == "persistent") {
     if (!first_time(k, d)) return;
     s_.persistent = true;

@@ -150,12 +150,34 @@ void Analyzer::hopper_presence_rules() {
        "the Hopper kernel is the one whose epilogue stages C in shared memory for TMA"},
       {"persistent", "the Hopper kernel is the one whose blocks walk the C tiles"},
       {"warp_specialize",
-       "it splits the block into a TMA producer warpgroup and wgmma consumer warpgroups"}};
+       "it splits the block into a TMA producer warpgroup and wgmma consumer warpgroups"},
+      {"cluster", "the Hopper kernel's producer multicasts the shared operand's TMA copies"}};
   for (const auto& [key, why] : needs) {
     const Directive* d = given(key);
     if (!d || s_.uses_wgmma()) continue;
     auto& e = error(d->keyword_span, "'" + std::string(key) + "' needs 'wgmma': " + why);
     if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+  }
+  // The cluster's CTAs walk their tiles in step (the persistent scheduler),
+  // and the producer warpgroup issues the multicast copies.
+  if (const Directive* d = given("cluster"); d && s_.uses_wgmma() && s_.cluster_m * s_.cluster_n > 1)
+    for (const char* need : {"warp_specialize", "persistent"})
+      if (!given(need))
+        error(d->keyword_span, "'cluster' needs '" + std::string(need) +
+                                   "': the cluster's two CTAs walk neighbouring tiles in step "
+                                   "(persistent) while a producer warpgroup multicasts the "
+                                   "shared operand (warp_specialize)");
+  // 2x1 multicasts B in two halves of whole 128-byte panels.
+  if (const Directive* d = given("cluster"); d && s_.cluster_m == 2 && s_.tile && s_.uses_wgmma()) {
+    const int panel = 128 / size_of(s_.dtype);
+    if (s_.tile->n % (2 * panel) != 0) {
+      auto& e = error(d->args[0].span,
+                      "'cluster 2x1' multicasts B in two halves of whole 128-byte panels: BN "
+                      "must be a multiple of " +
+                          std::to_string(2 * panel) + " for " + to_string(s_.dtype) + " (BN is " +
+                          std::to_string(s_.tile->n) + ")");
+      note(e, tile_note(), "block tile set here");
+    }
   }
   // The two consumers alternate over the tiles one block walks: without
   // `persistent` a block has one tile, and the second consumer nothing.

@@ -43,6 +43,8 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.accumulators = w.wg_m * w.wg_n / 128;
   w.warp_specialize = s.warp_specialize;
   w.pingpong = s.pingpong;
+  w.cluster_m = s.cluster_m;
+  w.cluster_n = s.cluster_n;
   w.persistent = s.persistent;
   w.tma_store = s.tma_store;
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the

@@ -132,6 +132,12 @@ struct Schedule {
   // stores it with TMA boxes, which run on while the next tile computes.
   bool tma_store = false;
   Origin tma_store_at;
+  // `cluster CMxCN` (wgmma, CM·CN = 2): thread-block clusters of two CTAs on
+  // neighbouring tiles (2x1: along M, sharing B; 1x2: along N, sharing A);
+  // each CTA loads half of the shared operand's stage and multicasts it to
+  // both, so the L2 delivers that operand once per cluster.
+  int cluster_m = 1, cluster_n = 1;
+  Origin cluster_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   Epilogue epilogue;

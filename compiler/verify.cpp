@@ -207,6 +207,10 @@ void verify_wgmma(const KernelPlan& p) {
       "setmaxnreg budget within the register file");
   VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
          "pingpong: persistent, specialized, each consumer the whole tile");
+  VERIFY(w.cluster_size() == 1 ||
+             (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
+              (!w.shares_b() || w.b.panels() % 2 == 0) && (!w.shares_a() || p.block_m % 16 == 0)),
+         "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
   if (w.swapped)
     verify_wgmma_swapped(p);
   else

@@ -76,6 +76,15 @@ struct WgmmaPlan {
   // one's epilogue runs under the other's wgmma; it also keeps every stage
   // barrier wait within one phase of the barrier (see tile_turns below).
   bool pingpong = false;
+  // cluster (`cluster CMxCN`, CM·CN = 2; persistent and specialized): two
+  // CTAs walk neighbouring tiles of one "super-tile" (CM x CN tiles) in step;
+  // 2x1 shares B (same tile column), 1x2 shares A (same tile row). Each
+  // CTA's producer loads its own operand whole and half of the shared one
+  // (B: panels rank·P/2 …; A: rows rank·BM/2 …), multicast into both CTAs at
+  // the same offsets, so each CTA's `full` barrier still expects one whole
+  // stage. A stage is refilled only once both CTAs' consumers have freed it:
+  // every consumer warp arrives on the `empty` barrier of both CTAs.
+  int cluster_m = 1, cluster_n = 1;
   // persistent: each block walks tiles blockIdx.x + i * gridDim.x; the
   // pipeline's iteration count (and so each stage's phase) runs on across them.
   bool persistent = false;
@@ -124,7 +133,21 @@ struct WgmmaPlan {
   int consumer_col0(int c) const { return (part_of(c) % consumers_n) * wg_n; }
   // Arrivals that free a stage: one per warp of the consumers that read it
   // (all of them, cooperative; the one whose tile it holds, pingpong).
-  int empty_arrivals() const { return (pingpong ? 1 : consumers()) * 4; }
+  int empty_arrivals() const { return (pingpong ? 1 : consumers()) * 4 * cluster_size(); }
+  int cluster_size() const { return cluster_m * cluster_n; }
+  bool shares_a() const { return cluster_n == 2; }
+  bool shares_b() const { return cluster_m == 2; }
+  // cluster: the super-tiles over a tiles_m x tiles_n grid, and the tile
+  // (row, column) that CTA `rank` computes of super-tile (sm, sn); it may lie
+  // past the grid's edge (tiles_m or tiles_n odd): that CTA still loads and
+  // multicasts its half, computes zeros and stores nothing.
+  int super_tiles(int tiles_m, int tiles_n) const {
+    return ((tiles_m + cluster_m - 1) / cluster_m) * ((tiles_n + cluster_n - 1) / cluster_n);
+  }
+  void cluster_tile(int sm, int sn, int rank, int& tm, int& tn) const {
+    tm = sm * cluster_m + (shares_b() ? rank : 0);
+    tn = sn * cluster_n + (shares_a() ? rank : 0);
+  }
 
   // Descriptor start, in bytes inside one stage, of consumer c's A operand
   // for its m-instruction i at k-step kk (K-major: rows advance 128 bytes,

@@ -54,6 +54,7 @@ struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
 struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
 struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
 struct kw_tma_store : TAO_PEGTL_KEYWORD("tma_store") {};
+struct kw_cluster : TAO_PEGTL_KEYWORD("cluster") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
 
 // ---- words inside directives ------------------------------------------------
@@ -85,6 +86,7 @@ struct mma_rounding : word {};
 struct wgmma_type : word {};
 struct wgmma_shape : p::sor<word, extents> {};  // m64n256k16 (extents only to say how to write it)  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
 struct consumer_order : word {};  // cooperative, pingpong
+struct cluster_extents : extents {};
 struct alpha_value : real {};
 struct beta_value : real {};
 struct epilogue_word : word {};  // bias, relu
@@ -115,6 +117,7 @@ struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_
 struct warp_specialize_directive : p::seq<kw_warp_specialize, p::opt<sep, consumer_order>> {};
 struct persistent_directive : p::seq<kw_persistent> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
+struct cluster_directive : p::if_must<kw_cluster, ws, cluster_extents> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};
@@ -123,7 +126,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
-             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, epilogue_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, cluster_directive, epilogue_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.
@@ -154,6 +157,7 @@ template <> inline constexpr const char* error_message<pad_operand> = "expected 
 template <> inline constexpr const char* error_message<pad_amount> = "expected the padding in elements after the operand, e.g. 'pad A 4'";
 template <> inline constexpr const char* error_message<swizzle_args> = "expected 'smem' or 'block N' after 'swizzle'";
 template <> inline constexpr const char* error_message<swizzle_group> = "expected the group size in tiles after 'swizzle block', e.g. 'swizzle block 8'";
+template <> inline constexpr const char* error_message<cluster_extents> = "expected the cluster shape CMxCN after 'cluster', e.g. 'cluster 2x1'";
 template <> inline constexpr const char* error_message<stage_count> = "expected the number of pipeline stages after 'stages': 2 to 5";
 template <> inline constexpr const char* error_message<wmma_type> = "expected the tensor-core type after 'wmma': tf32, f16 or bf16";
 template <> inline constexpr const char* error_message<mma_type> = "expected the tensor-core type after 'mma': tf32, f16 or bf16";

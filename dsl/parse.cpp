@@ -146,6 +146,7 @@ struct extents_action {
                          : kw == "wmma"  ? "MxNxK"
                          : kw == "warp"  ? "WMxWN"
                          : kw == "block" ? "XxY"
+                         : kw == "cluster" ? "CMxCN"
                                          : "MxN";
       if (kw == "thread") form = st.current().args.empty() ? "TMxTN" : "PMxPN";
       throw SyntaxError{st.offset_of(in.begin()), uint32_t(in.size()),
@@ -218,6 +219,7 @@ template <> struct action<g::kw_wgmma> : begin_directive {};
 template <> struct action<g::kw_warp_specialize> : begin_directive {};
 template <> struct action<g::kw_persistent> : begin_directive {};
 template <> struct action<g::kw_tma_store> : begin_directive {};
+template <> struct action<g::kw_cluster> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};
 template <> struct action<g::unknown_directive> : unknown_directive_action {};
 
@@ -249,6 +251,7 @@ template <> struct action<g::tile_extents> : extents_action<3> {};
 template <> struct action<g::thread_extents> : extents_action<2> {};
 template <> struct action<g::split_extents> : extents_action<2> {};
 template <> struct action<g::warp_extents> : extents_action<2> {};
+template <> struct action<g::cluster_extents> : extents_action<2> {};
 template <> struct action<g::wmma_extents> : extents_action<3> {};
 // clang-format on
 

@@ -159,6 +159,24 @@ int blocks_per_sm(void* fn, const codegen::KernelEntry& e) {
   return n;
 }
 
+// Clusters of `fn` (launched as entry `e`, `size` blocks a cluster, the
+// kernel's __cluster_dims__) that fit on the device at once; should the query
+// fail, what the blocks per SM allow.
+int64_t max_active_clusters(void* fn, const codegen::KernelEntry& e, int64_t size, int64_t sms) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(size * sms), 1, 1);
+  config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
+  config.dynamicSmemBytes = e.dynamic_smem;
+  int n = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(fn), &config) !=
+          cudaSuccess ||
+      n < 1) {
+    cudaGetLastError();
+    return std::max<int64_t>(1, int64_t(blocks_per_sm(fn, e)) * sms / size);
+  }
+  return n;
+}
+
 // SCHEDC_STREAM_K_MAX_SLICES=N caps the slices a stream_k split cuts a tile
 // into (docs/runtime.md): for measuring the policy's choices. Unset, empty or
 // not a positive number: no cap.
@@ -197,9 +215,18 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
 codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   codegen::Dim3 g = e.grid(p.m, p.n);
-  if (e.persistent)
+  const int64_t cluster = int64_t(e.cluster_m) * e.cluster_n;
+  if (e.persistent && cluster > 1) {
+    // An even grid: two blocks per super-tile, at most as many clusters as fit.
+    const int64_t tiles_m = (p.m + e.tile_m - 1) / e.tile_m, tiles_n = (p.n + e.tile_n - 1) / e.tile_n;
+    const int64_t supers = ((tiles_m + e.cluster_m - 1) / e.cluster_m) *
+                           ((tiles_n + e.cluster_n - 1) / e.cluster_n);
+    const int64_t fit = max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_);
+    g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
+  } else if (e.persistent) {
     g.x = uint32_t(
         std::min<int64_t>(g.x, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_));
+  }
   return g;
 }
 
@@ -211,6 +238,9 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     const codegen::Dim3 g = grid_for(choice, p);
     o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
       << blocks_per_sm(handle_for(choice.entry), e) << ") over " << tiles.x << " C tiles";
+    if (e.cluster_m * e.cluster_n > 1)
+      o << ", clusters of " << e.cluster_m << "x" << e.cluster_n << " tiles (" << g.x / 2
+        << " clusters)";
     return o.str();
   }
   if (!e.stream_k) {

@@ -5,6 +5,7 @@
 // the persistent walk of tiles and pipeline iterations.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -247,6 +248,51 @@ TEST(WgmmaPlan, Tf32ComputesCTransposedAndVerifies) {
   w.bt_fragment(0, 37, 0, 2, 3, k, n);
   EXPECT_EQ(n, 16 + 1 + 8);
   EXPECT_EQ(k, 16 + 1 + 4);
+}
+
+// cluster: the two CTAs of a cluster walk the same super-tiles in step and
+// between them compute every tile once; a CTA's tile past the grid's edge
+// (odd tile counts) is the only extra work.
+TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
+  for (auto [cm, cn] : {std::pair{2, 1}, std::pair{1, 2}})
+    for (int tiles_m : {1, 2, 3, 32, 33})
+      for (int tiles_n : {1, 2, 17, 32})
+        for (int walkers : {1, 5, 66}) {
+          WgmmaPlan w;
+          w.cluster_m = cm;
+          w.cluster_n = cn;
+          const int supers = w.super_tiles(tiles_m, tiles_n), stiles_n = (tiles_n + cn - 1) / cn;
+          std::map<std::pair<int, int>, int> hits;
+          int outside = 0;
+          for (int id = 0; id < walkers; ++id) {
+            const int mine = WgmmaPlan::tiles_of_block(supers, walkers, id);
+            for (int t = 0; t < mine; ++t)
+              for (int rank = 0; rank < 2; ++rank) {
+                const int stile = id + t * walkers;
+                int tm = 0, tn = 0;
+                w.cluster_tile(stile / stiles_n, stile % stiles_n, rank, tm, tn);
+                if (tm < tiles_m && tn < tiles_n)
+                  ++hits[{tm, tn}];
+                else
+                  ++outside;
+              }
+          }
+          EXPECT_EQ(int(hits.size()), tiles_m * tiles_n);
+          for (auto& [tile, n] : hits) EXPECT_EQ(n, 1);
+          EXPECT_EQ(outside, 2 * supers - tiles_m * tiles_n);
+        }
+  std::optional<KernelPlan> p = plan_of(schedule(
+      "f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\ntma_store\ncluster 2x1\n"));
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->wgmma->shares_b());
+  EXPECT_EQ(p->wgmma->empty_arrivals(), 16);  // 8 consumer warps in each of two CTAs
+  std::string diags;
+  EXPECT_FALSE(plan_of(schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
+  EXPECT_NE(diags.find("'cluster' needs 'warp_specialize'"), std::string::npos) << diags;
+  EXPECT_FALSE(plan_of(schedule("f16", 128, 64, 64, 64, 3,
+                                "warp_specialize\npersistent\ncluster 2x1\n"),
+                       &diags));
+  EXPECT_NE(diags.find("BN must be a multiple of 128"), std::string::npos) << diags;
 }
 
 TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {

@@ -1,0 +1,117 @@
+// The Hopper kernel's cluster blocks (`cluster CMxCN`, codegen/blocks_wgmma.h):
+// two CTAs on neighbouring tiles of one super-tile, walking in step; each
+// producer multicasts half of the shared operand's stage into both CTAs
+// (compiler/wgmma_plan.h, "cluster").
+#include <string>
+
+#include "codegen/blocks_common.h"
+#include "codegen/blocks_wgmma.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::Schedule;
+using compiler::WgmmaPlan;
+
+void emit_wgmma_cluster_helpers(Emitter& e) {
+  e.lines(R"(// This CTA's rank in its cluster (0 or 1).
+__device__ __forceinline__ unsigned cluster_ctarank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// Every thread of both CTAs arrives, then waits for all of them.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
+}
+// Arrives on the mbarrier at this shared offset in CTA `cta` of the cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+               ::"r"(bar), "r"(cta) : "memory");
+}
+// A TMA box written at `dst` in every CTA of `mask`, each signalling its own
+// mbarrier at offset `bar`.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaMap& map, unsigned bar, int col, int row, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n"
+      ::"r"(dst), "l"(&map), "r"(bar), "r"(col), "r"(row), "h"(mask)
+      : "memory");
+})");
+  e.line();
+}
+
+void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const Schedule& s = p.schedule;
+  const std::string at = origin_note(s, s.cluster_at);
+  if (w.shares_b())
+    e.comment(format("tma, cluster 2x1 %s: A as one (%d, %d) box; B's %d panels, this CTA the %d "
+                     "of its rank,",
+                     at.c_str(), w.a.rows, w.a.cols, w.b.panels(), w.b.panels() / 2));
+  else
+    e.comment(format("tma, cluster 1x2 %s: A's rows in two (%d, %d) boxes, this CTA the one of "
+                     "its rank,",
+                     at.c_str(), w.a.rows / 2, w.a.cols));
+  e.comment("multicast to both CTAs at the same offsets; B's panels each its own box. Each CTA's");
+  e.comment("`full` expects the whole stage: its own copies and the other CTA's multicast half");
+  e.open_scope(
+      "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
+      "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0, unsigned crank)");
+  e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
+                w.a.stage_bytes, w.b.stage_bytes));
+  if (w.shares_b()) {
+    e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int p = 0; p < %d; ++p)", w.b.panels() / 2));
+    e.line(format("const int q = crank * %d + p;", w.b.panels() / 2));
+    e.line(format("tma_load_2d_multicast(sb + q * %du, tma_b, full, tile_n0 + q * %d, k0, 0x3);",
+                  w.b.panel_bytes(), w.b.panel_cols));
+    e.close_scope();
+  } else {
+    e.line(format("tma_load_2d_multicast(sa + crank * %du, tma_a, full, k0, tile_m0 + crank * %d, "
+                  "0x3);",
+                  (w.a.rows / 2) * 128, w.a.rows / 2));
+    e.line("#pragma unroll");
+    e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + "
+                  "p * %d, k0);",
+                  w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
+  }
+  e.close_scope();
+  e.line();
+}
+
+void emit_wgmma_cluster_walk(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const Schedule& s = p.schedule;
+  e.comment(format("persistent %s, cluster %dx%d %s: the cluster's two CTAs walk super-tiles of "
+                   "%dx%d tiles",
+                   origin_note(s, s.persistent_at).c_str(), w.cluster_m, w.cluster_n,
+                   origin_note(s, s.cluster_at).c_str(), w.cluster_m, w.cluster_n));
+  e.comment("walk_id, walk_id + walkers, ... in step, each the tile of its rank");
+  e.line("const unsigned crank = cluster_ctarank();");
+  e.line("const int walk_id = blockIdx.x / 2, walkers = gridDim.x / 2;  // the runtime launches an even grid");
+  e.line(format("const int stiles_m = (tiles_m + %d) / %d, stiles_n = (tiles_n + %d) / %d;",
+                w.cluster_m - 1, w.cluster_m, w.cluster_n - 1, w.cluster_n));
+  e.line("const int my_tiles = (stiles_m * stiles_n - walk_id + walkers - 1) / walkers;");
+}
+
+void emit_wgmma_cluster_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.line("const int stile = walk_id + " + step + " * walkers;");
+  if (p.swizzle_group > 1) {
+    e.line("const int group = stile / (GROUP * stiles_n);");
+    e.line("const int group_m0 = group * GROUP;");
+    e.line("const int group_rows = min(stiles_m - group_m0, GROUP);");
+    e.line("const int in_group = stile % (GROUP * stiles_n);");
+    e.line("const int srow = group_m0 + in_group % group_rows, scol = in_group / group_rows;");
+  } else {
+    e.line("const int srow = stile / stiles_n, scol = stile % stiles_n;");
+  }
+  e.line(format("const int tile_m0 = (srow * %d%s) * BM;", w.cluster_m,
+                w.shares_b() ? " + (int)crank" : ""));
+  e.line(format("const int tile_n0 = (scol * %d%s) * BN;", w.cluster_n,
+                w.shares_a() ? " + (int)crank" : ""));
+}
+
+}  // namespace schedc::codegen
