@@ -27,7 +27,7 @@ __device__ __forceinline__ void cluster_sync() {
 // Arrives on the mbarrier at this shared offset in CTA `cta` of the cluster.
 __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) {
   asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n"
                ::"r"(bar), "r"(cta) : "memory");
 }
 // A TMA box written at `dst` in every CTA of `mask`, each signalling its own
