@@ -10,6 +10,15 @@ using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
 // The accumulators' constraint lines of an inline-asm wgmma (8 a line).
+void emit_wgmma_instruction_loops(Emitter& e, const WgmmaPlan& w, const std::string& inner) {
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
+  e.line("#pragma unroll");
+  e.open_scope(inner);
+}
+
 void emit_wgmma_accumulator_operands(Emitter& e, int regs) {
   for (int r0 = 0; r0 < regs; r0 += 8) {
     std::string outs = r0 == 0 ? "    : " : "      ";

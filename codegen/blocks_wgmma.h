@@ -55,6 +55,12 @@ void emit_wgmma_epilogue(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_release(Emitter& e, const compiler::KernelPlan& plan, const std::string& cond,
                         const std::string& x);
 
+// Opens the unrolled loops over a consumer's instructions (i < m_insts,
+// j < n_insts) and, inside, `inner` (a loop header over its registers);
+// three close_scope close them.
+void emit_wgmma_instruction_loops(Emitter& e, const compiler::WgmmaPlan& w,
+                                  const std::string& inner);
+
 // The accumulator constraint lines ("+f"(d[r]), 8 a line) of a wgmma asm.
 void emit_wgmma_accumulator_operands(Emitter& e, int regs);
 

@@ -48,12 +48,7 @@ std::string pair_pack(const KernelPlan& p) {
 // Opens the unrolled loops over a consumer's accumulator pairs: instruction
 // (i, j), register pair (r, r + 1). close_pair_loops closes them.
 void open_pair_loops(Emitter& e, const WgmmaPlan& w) {
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
+  emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 2)", w.inst_n / 2));
 }
 void close_pair_loops(Emitter& e) {
   for (int i = 0; i < 3; ++i) e.close_scope();
@@ -85,12 +80,7 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   e.line(
       "const int sr = 16 * (threadIdx.x / 32 % 4) + 8 * (threadIdx.x / 8 % 2) + threadIdx.x % 8, "
       "sq = threadIdx.x % 32 / 16;");
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int c = 0; c < %d; c += 2)", w.inst_n / 8));
+  emit_wgmma_instruction_loops(e, w, format("for (int c = 0; c < %d; c += 2)", w.inst_n / 8));
   e.line("unsigned h[4];");
   e.line("#pragma unroll");
   e.open_scope("for (int q = 0; q < 4; ++q)");

@@ -22,12 +22,7 @@ std::string inst_name(const WgmmaPlan& w) {
 // Opens the unrolled loops over a consumer's accumulators: instruction
 // (i, j), register r; closed by three close_scope.
 void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int r = 0; r < %d; ++r)", w.inst_n / 2));
+  emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; ++r)", w.inst_n / 2));
 }
 
 }  // namespace

@@ -88,9 +88,10 @@ void verify_frag(const KernelPlan& p) {
   VERIFY(m.pn % p.epilogue.vec == 0, "C store vector crosses a piece");
 }
 
-// f16/bf16: accumulator (row, col) of instruction (i, j) is C's (row, col)
-// of the consumer's tile; both operands by descriptor.
-void verify_wgmma_operands(const KernelPlan& p) {
+// Every C element of the block tile is one accumulator of one thread: to_c
+// maps (piece c, instruction (i, j), D's (row, col)) to the tile's (m, n).
+template <typename ToC>
+void verify_accumulators_cover(const KernelPlan& p, ToC to_c) {
   const WgmmaPlan& w = *p.wgmma;
   std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
   for (int c = 0; c < w.parts(); ++c)
@@ -98,14 +99,24 @@ void verify_wgmma_operands(const KernelPlan& p) {
       for (int i = 0; i < w.m_insts; ++i)
         for (int j = 0; j < w.n_insts; ++j)
           for (int r = 0; r < w.inst_n / 2; ++r) {
-            int row = 0, col = 0;
+            int row = 0, col = 0, m = 0, n = 0;
             wgmma_d_coord(t, r, row, col);
-            row += w.consumer_row0(c) + i * w.inst_m;
-            col += w.consumer_col0(c) + j * w.inst_n;
-            VERIFY(row < p.block_m && col < p.block_n, "accumulator outside the tile");
-            ++owner[size_t(row) * p.block_n + col];
+            to_c(c, i, j, row, col, m, n);
+            VERIFY(m >= 0 && n >= 0 && m < p.block_m && n < p.block_n,
+                   "accumulator outside the tile");
+            ++owner[size_t(m) * p.block_n + n];
           }
   for (int n : owner) VERIFY(n == 1, "a C element is not one accumulator of one thread");
+}
+
+// f16/bf16: accumulator (row, col) of instruction (i, j) is C's (row, col)
+// of the consumer's tile; both operands by descriptor.
+void verify_wgmma_operands(const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  verify_accumulators_cover(p, [&](int c, int i, int j, int row, int col, int& m, int& n) {
+    m = w.consumer_row0(c) + i * w.inst_m + row;
+    n = w.consumer_col0(c) + j * w.inst_n + col;
+  });
   for (int c = 0; c < w.consumers(); ++c)
     for (int kk = 0; kk < w.k_steps; ++kk) {
       for (int i = 0; i < w.m_insts; ++i)
@@ -130,20 +141,10 @@ void verify_wgmma_operands(const KernelPlan& p) {
 // fragments, each element of the consumer's columns once per k-step.
 void verify_wgmma_swapped(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  std::vector<int> owner(size_t(p.block_m) * p.block_n, 0);
-  for (int c = 0; c < w.parts(); ++c)
-    for (int t = 0; t < 128; ++t)
-      for (int i = 0; i < w.m_insts; ++i)
-        for (int j = 0; j < w.n_insts; ++j)
-          for (int r = 0; r < w.inst_n / 2; ++r) {
-            int row = 0, col = 0;
-            wgmma_d_coord(t, r, row, col);
-            const int m = w.consumer_row0(c) + j * w.inst_n + col;
-            const int n = w.consumer_col0(c) + i * w.inst_m + row;
-            VERIFY(m < p.block_m && n < p.block_n, "accumulator outside the tile");
-            ++owner[size_t(m) * p.block_n + n];
-          }
-  for (int n : owner) VERIFY(n == 1, "a C element is not one accumulator of one thread");
+  verify_accumulators_cover(p, [&](int c, int i, int j, int row, int col, int& m, int& n) {
+    m = w.consumer_row0(c) + j * w.inst_n + col;
+    n = w.consumer_col0(c) + i * w.inst_m + row;
+  });
   for (int c = 0; c < w.consumers(); ++c)
     for (int kk = 0; kk < w.k_steps; ++kk) {
       for (int j = 0; j < w.n_insts; ++j)
