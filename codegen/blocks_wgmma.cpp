@@ -31,7 +31,9 @@ void emit_wgmma_accumulator_operands(Emitter& e, int regs) {
 namespace {
 
 const char* ptx_type(const WgmmaPlan& w) {
-  return w.type == compiler::MmaType::bf16 ? "bf16" : w.type == compiler::MmaType::tf32 ? "tf32" : "f16";
+  return w.type == compiler::MmaType::bf16   ? "bf16"
+         : w.type == compiler::MmaType::tf32 ? "tf32"
+                                             : "f16";
 }
 
 std::string inst_name(const WgmmaPlan& w) {
@@ -129,7 +131,8 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })");
   if (w.pingpong) {
-    e.comment("Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");
+    e.comment(
+        "Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");
     if (!w.tma_store)
       e.lines(R"(__device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
@@ -203,7 +206,8 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line("mbar_init_fence();");
   e.close_scope();
   if (w.cluster_size() > 1)
-    e.line("cluster_sync();  // both CTAs' barriers are ready before any multicast or remote arrive");
+    e.line(
+        "cluster_sync();  // both CTAs' barriers are ready before any multicast or remote arrive");
   else
     e.line("__syncthreads();  // the barriers are ready for everyone");
 }
@@ -276,11 +280,13 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
 
 // Frees iteration `x`'s stage: one arrival per consumer warp (after its
 // warpgroup's wgmma that read it have completed).
-void emit_wgmma_release(Emitter& e, const KernelPlan& p, const std::string& cond, const std::string& x) {
+void emit_wgmma_release(Emitter& e, const KernelPlan& p, const std::string& cond,
+                        const std::string& x) {
   if (p.wgmma->cluster_size() > 1)  // lane r frees the stage in CTA r
-    e.line(format("if (%sthreadIdx.x %% 32 < 2) mbar_arrive_cluster(empty_bar + 8 * (%s %% %d), "
-                  "threadIdx.x %% 32);",
-                  cond.c_str(), x.c_str(), p.wgmma->stages));
+    e.line(
+        format("if (%sthreadIdx.x %% 32 < 2) mbar_arrive_cluster(empty_bar + 8 * (%s %% %d), "
+               "threadIdx.x %% 32);",
+               cond.c_str(), x.c_str(), p.wgmma->stages));
   else
     e.line(format("if (%sthreadIdx.x %% 32 == 0) mbar_arrive(empty_bar + 8 * (%s %% %d));",
                   cond.c_str(), x.c_str(), p.wgmma->stages));
@@ -321,16 +327,17 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int S = w.stages, R = w.inst_n / 2;
   if (w.pingpong)
-    e.line(format("const int consumer = threadIdx.x / 128 - %d;  // takes the block's tiles "
-                  "consumer, consumer + 2, ...",
-                  w.producers()));
+    e.line(
+        format("const int consumer = threadIdx.x / 128 - %d;  // takes the block's tiles "
+               "consumer, consumer + 2, ...",
+               w.producers()));
   else
     e.line(format("const int consumer = threadIdx.x / 128 - %d;  // this warpgroup's C tile",
                   w.producers()));
   if (w.tma_store) {
-    e.comment(
-        format("tma_store: C leaves shared memory by TMA when TMA can write it (16-byte "
-               "aligned rows; the runtime encodes tma_c under the same condition), else by the warps"));
+    e.comment(format(
+        "tma_store: C leaves shared memory by TMA when TMA can write it (16-byte "
+        "aligned rows; the runtime encodes tma_c under the same condition), else by the warps"));
     e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
     e.line(
         format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "
@@ -338,7 +345,8 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                16 / w.elem_bytes, 16 / w.elem_bytes));
   }
   if (w.pingpong) {
-    e.line("const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
+    e.line(
+        "const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
   } else {
     e.line(
         format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",

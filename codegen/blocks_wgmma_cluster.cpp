@@ -46,13 +46,15 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   const std::string at = origin_note(s, s.cluster_at);
   if (w.shares_b())
-    e.comment(format("tma, cluster 2x1 %s: A as one (%d, %d) box; B's %d panels, this CTA the %d "
-                     "of its rank,",
-                     at.c_str(), w.a.rows, w.a.cols, w.b.panels(), w.b.panels() / 2));
+    e.comment(
+        format("tma, cluster 2x1 %s: A as one (%d, %d) box; B's %d panels, this CTA the %d "
+               "of its rank,",
+               at.c_str(), w.a.rows, w.a.cols, w.b.panels(), w.b.panels() / 2));
   else
-    e.comment(format("tma, cluster 1x2 %s: A's rows in two (%d, %d) boxes, this CTA the one of "
-                     "its rank,",
-                     at.c_str(), w.a.rows / 2, w.a.cols));
+    e.comment(
+        format("tma, cluster 1x2 %s: A's rows in two (%d, %d) boxes, this CTA the one of "
+               "its rank,",
+               at.c_str(), w.a.rows / 2, w.a.cols));
   e.comment("multicast to both CTAs at the same offsets; B's panels each its own box. Each CTA's");
   e.comment("`full` expects the whole stage: its own copies and the other CTA's multicast half");
   e.open_scope(
@@ -69,13 +71,15 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
                   w.b.panel_bytes(), w.b.panel_cols));
     e.close_scope();
   } else {
-    e.line(format("tma_load_2d_multicast(sa + crank * %du, tma_a, full, k0, tile_m0 + crank * %d, "
-                  "0x3);",
-                  (w.a.rows / 2) * 128, w.a.rows / 2));
+    e.line(
+        format("tma_load_2d_multicast(sa + crank * %du, tma_a, full, k0, tile_m0 + crank * %d, "
+               "0x3);",
+               (w.a.rows / 2) * 128, w.a.rows / 2));
     e.line("#pragma unroll");
-    e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + "
-                  "p * %d, k0);",
-                  w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
+    e.line(
+        format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + "
+               "p * %d, k0);",
+               w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
   }
   e.close_scope();
   e.line();
@@ -84,13 +88,16 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
 void emit_wgmma_cluster_walk(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const Schedule& s = p.schedule;
-  e.comment(format("persistent %s, cluster %dx%d %s: the cluster's two CTAs walk super-tiles of "
-                   "%dx%d tiles",
-                   origin_note(s, s.persistent_at).c_str(), w.cluster_m, w.cluster_n,
-                   origin_note(s, s.cluster_at).c_str(), w.cluster_m, w.cluster_n));
+  e.comment(
+      format("persistent %s, cluster %dx%d %s: the cluster's two CTAs walk super-tiles of "
+             "%dx%d tiles",
+             origin_note(s, s.persistent_at).c_str(), w.cluster_m, w.cluster_n,
+             origin_note(s, s.cluster_at).c_str(), w.cluster_m, w.cluster_n));
   e.comment("walk_id, walk_id + walkers, ... in step, each the tile of its rank");
   e.line("const unsigned crank = cluster_ctarank();");
-  e.line("const int walk_id = blockIdx.x / 2, walkers = gridDim.x / 2;  // the runtime launches an even grid");
+  e.line(
+      "const int walk_id = blockIdx.x / 2, walkers = gridDim.x / 2;  // the runtime launches an "
+      "even grid");
   e.line(format("const int stiles_m = (tiles_m + %d) / %d, stiles_n = (tiles_n + %d) / %d;",
                 w.cluster_m - 1, w.cluster_m, w.cluster_n - 1, w.cluster_n));
   e.line("const int my_tiles = (stiles_m * stiles_n - walk_id + walkers - 1) / walkers;");

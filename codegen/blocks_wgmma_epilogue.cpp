@@ -34,7 +34,6 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
-
 namespace {
 
 // T's two-element vector and the rounding pack of two floats into it.
@@ -75,8 +74,8 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("inside C and C unread: no checks, stmatrix (four 8x8 matrices: the register pairs");
   e.comment("4c, 4c + 2, 4c + 4, 4c + 6, i.e. rows 0-7 / 8-15 of 8-column blocks c and c + 1)");
-  e.open_scope(format("if (beta == 0.0f && row0 - lr0 + %d <= M && col0 - lc0 + %d <= N)", w.wg_m,
-                      w.wg_n));
+  e.open_scope(
+      format("if (beta == 0.0f && row0 - lr0 + %d <= M && col0 - lc0 + %d <= N)", w.wg_m, w.wg_n));
   e.line(
       "const int sr = 16 * (threadIdx.x / 32 % 4) + 8 * (threadIdx.x / 8 % 2) + threadIdx.x % 8, "
       "sq = threadIdx.x % 32 / 16;");
@@ -91,9 +90,10 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   e.line("h[q] = *reinterpret_cast<const unsigned*>(&v);");
   e.close_scope();
   e.line(format("const int lr = sr + i * 64, lc = j * %d + 8 * (c + sq);", w.inst_n));
-  e.line(format("stmatrix_x4(sC + (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) * "
-                "16u), h[0], h[1], h[2], h[3]);",
-                w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  e.line(
+      format("stmatrix_x4(sC + (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) * "
+             "16u), h[0], h[1], h[2], h[3]);",
+             w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
   e.close_scope("c");
   e.close_scope();
   e.close_scope();
@@ -116,9 +116,10 @@ void emit_staged_copy_out(Emitter& e, const KernelPlan& p) {
                 w.b.panel_cols));
   e.line("if (row >= M || col >= N) continue;");
   e.line("unsigned v;");
-  e.line(format("asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(v) : \"r\"(sC + q * %du + "
-                "lr * 128u + (((lane / 4) ^ (lr %% 8)) * 16u) + (lane %% 4) * 4u));",
-                w.wg_m * 128));
+  e.line(
+      format("asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(v) : \"r\"(sC + q * %du + "
+             "lr * 128u + (((lane / 4) ^ (lr %% 8)) * 16u) + (lane %% 4) * 4u));",
+             w.wg_m * 128));
   e.line("unsigned short* dst = reinterpret_cast<unsigned short*>(C + (size_t)row * ldc + col);");
   e.open_scope("if (col + 1 < N && reinterpret_cast<unsigned long long>(dst) % 4 == 0)");
   e.line("*reinterpret_cast<unsigned*>(dst) = v;");

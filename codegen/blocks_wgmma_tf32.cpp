@@ -33,9 +33,10 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
   const int regs = w.inst_n / 2;
   e.comment(format("acc += A (64x%d tf32, registers: B^T) * B (%dx%d, k-major from shared memory:",
                    w.inst_k, w.inst_k, w.inst_n));
-  e.comment(format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
-                   "(compiler/wgmma_plan.h)",
-                   w.inst_n));
+  e.comment(
+      format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
+             "(compiler/wgmma_plan.h)",
+             w.inst_n));
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], "
              "unsigned long long desc_b)",
@@ -68,17 +69,19 @@ void emit_wgmma_tf32_fragments(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("B^T fragments (PTX's m64nNk8 A layout, rows along C's columns): register v holds B's");
   e.comment("(k, n) = (lane % 4 + 4 * (v / 2), 16 * warp + lane / 4 + 8 * (v % 2)) of k-step and");
-  e.comment(format("instruction 0; bt_off[v] is its byte in a stage (%d-column panels, 128-byte swizzle)",
-                   w.b.panel_cols));
+  e.comment(
+      format("instruction 0; bt_off[v] is its byte in a stage (%d-column panels, 128-byte swizzle)",
+             w.b.panel_cols));
   e.line("unsigned bt_off[4];");
   e.line("#pragma unroll");
   e.open_scope("for (int v = 0; v < 4; ++v)");
   e.line(
       "const int n = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4 + 8 * (v % 2), k = "
       "threadIdx.x % 4 + 4 * (v / 2);");
-  e.line(format("bt_off[v] = (n / %d) * %du + k * 128u + ((((n %% %d) / 4) ^ (k %% 8)) * 16u) + "
-                "(n %% 4) * 4u;",
-                w.b.panel_cols, w.b.panel_bytes(), w.b.panel_cols));
+  e.line(
+      format("bt_off[v] = (n / %d) * %du + k * 128u + ((((n %% %d) / 4) ^ (k %% 8)) * 16u) + "
+             "(n %% 4) * 4u;",
+             w.b.panel_cols, w.b.panel_bytes(), w.b.panel_cols));
   e.close_scope();
   e.line(format("unsigned frag[2][%d][4];  // k-step kk uses frag[kk %% 2]", w.m_insts));
 }
@@ -91,10 +94,10 @@ void emit_fragment_loads(Emitter& e, const WgmmaPlan& w, const std::string& buf,
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line("#pragma unroll");
-  e.line(format("for (int v = 0; v < 4; ++v) frag[%s][i][v] = tf32_from_shared(sb + bt_off[v] + "
-                "i * %du + (%s) * %du);",
-                buf.c_str(), (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), kk.c_str(),
-                w.inst_k * 128));
+  e.line(format(
+      "for (int v = 0; v < 4; ++v) frag[%s][i][v] = tf32_from_shared(sb + bt_off[v] + "
+      "i * %du + (%s) * %du);",
+      buf.c_str(), (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), kk.c_str(), w.inst_k * 128));
   e.close_scope();
 }
 
@@ -121,7 +124,8 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.line("wgmma_commit();");
   e.line(format("if (kk == %d) break;", w.k_steps - 1));
   e.line("wgmma_wait<1>();");
-  e.comment("after k-step 0's commit, every group of the previous k-tile has completed: free its stage");
+  e.comment(
+      "after k-step 0's commit, every group of the previous k-tile has completed: free its stage");
   emit_wgmma_release(e, p, "kk == 0 && k_tile > 0 && ", "(it - 1)");
   emit_fragment_loads(e, w, "(kk + 1) % 2", "kk + 1");
   e.close_scope("kk");
@@ -129,24 +133,34 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
 
 void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment("epilogue: register r of instruction (i, j) is C^T's row 16 * warp + lane / 4 + 8 * (r / 2 % 2)");
+  e.comment(
+      "epilogue: register r of instruction (i, j) is C^T's row 16 * warp + lane / 4 + 8 * (r / 2 % "
+      "2)");
   e.comment("and column 8 * (r / 4) + 2 * (lane % 4) + r % 2: C's column and row");
-  const std::string part_n = w.pingpong ? "" : format(" + (consumer %% %d) * %d", w.consumers_n, w.wg_n);
-  const std::string part_m = w.pingpong ? "" : format(" + (consumer / %d) * %d", w.consumers_n, w.wg_m);
-  e.line("const int dn = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, dm = 2 * (threadIdx.x % 4);");
+  const std::string part_n =
+      w.pingpong ? "" : format(" + (consumer %% %d) * %d", w.consumers_n, w.wg_n);
+  const std::string part_m =
+      w.pingpong ? "" : format(" + (consumer / %d) * %d", w.consumers_n, w.wg_m);
+  e.line(
+      "const int dn = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, dm = 2 * (threadIdx.x % "
+      "4);");
   e.line("const int n0 = tile_n0" + part_n + " + dn, m0 = tile_m0" + part_m + " + dm;");
   e.comment("inside C and C unread (beta 0): no checks; a warp's store is 4 rows of 32 bytes");
-  e.open_scope(format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
+  e.open_scope(
+      format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
   open_accumulator_loops(e, w);
-  e.line(format("const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
-                w.inst_n, w.inst_m));
+  e.line(format(
+      "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+      w.inst_n, w.inst_m));
   e.line("C[(size_t)m * ldc + n] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
   for (int i = 0; i < 4; ++i) e.close_scope();
   e.open_scope("else");
   open_accumulator_loops(e, w);
-  e.line(format("const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
-                w.inst_n, w.inst_m));
-  e.line("if (m < M && n < N) store_c(C + (size_t)m * ldc + n, n, acc[i][j][r], alpha, beta, bias);");
+  e.line(format(
+      "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+      w.inst_n, w.inst_m));
+  e.line(
+      "if (m < M && n < N) store_c(C + (size_t)m * ldc + n, n, acc[i][j][r], alpha, beta, bias);");
   for (int i = 0; i < 4; ++i) e.close_scope();
 }
 

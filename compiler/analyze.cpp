@@ -426,10 +426,10 @@ bool Analyzer::threads_ok() {
   const BlockTile& t = *s_.tile;
   if (s_.uses_wgmma()) {
     sp = warp_arg_;
-    how = s_.pingpong ? std::string("(two ping-pong consumer warpgroups of 128)")
-                      : "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
-                            std::to_string(t.n) + "/" + std::to_string(s_.warp->n) +
-                            ") warpgroups of 128";
+    how = s_.pingpong
+              ? std::string("(two ping-pong consumer warpgroups of 128)")
+              : "(" + std::to_string(t.m) + "/" + std::to_string(s_.warp->m) + ") x (" +
+                    std::to_string(t.n) + "/" + std::to_string(s_.warp->n) + ") warpgroups of 128";
     how += s_.warp_specialize ? " and a producer warpgroup" : "";
   } else if (s_.mma) {
     sp = warp_arg_;

@@ -160,7 +160,8 @@ void Analyzer::hopper_presence_rules() {
   }
   // The cluster's CTAs walk their tiles in step (the persistent scheduler),
   // and the producer warpgroup issues the multicast copies.
-  if (const Directive* d = given("cluster"); d && s_.uses_wgmma() && s_.cluster_m * s_.cluster_n > 1)
+  if (const Directive* d = given("cluster");
+      d && s_.uses_wgmma() && s_.cluster_m * s_.cluster_n > 1)
     for (const char* need : {"warp_specialize", "persistent"})
       if (!given(need))
         error(d->keyword_span, "'cluster' needs '" + std::string(need) +
@@ -410,10 +411,10 @@ bool Analyzer::wgmma_tf32_tiles(const BlockTile& t) {
 bool Analyzer::pingpong_tile_rule(const BlockTile& t) {
   const WarpTile& w = *s_.warp;
   if (!s_.pingpong || (w.m == t.m && w.n == t.n)) return true;
-  auto& e = error(warp_arg_, "'warp_specialize pingpong' gives each consumer warpgroup whole "
-                             "block tiles: the warpgroup tile must be the block tile " +
-                                 dims_text({t.m, t.n}) + " (it is " + dims_text({w.m, w.n}) +
-                                 ")");
+  auto& e = error(warp_arg_,
+                  "'warp_specialize pingpong' gives each consumer warpgroup whole "
+                  "block tiles: the warpgroup tile must be the block tile " +
+                      dims_text({t.m, t.n}) + " (it is " + dims_text({w.m, w.n}) + ")");
   note(e, tile_note(), "block tile set here");
   return false;
 }

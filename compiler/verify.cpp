@@ -150,10 +150,10 @@ void verify_wgmma_swapped(const KernelPlan& p) {
       for (int j = 0; j < w.n_insts; ++j)
         for (int r = 0; r < w.inst_n; ++r)
           for (int k = 0; k < w.inst_k; ++k)
-            VERIFY(wgmma_kmajor_byte(w.a_operand_start(c, j, kk), w.a.sbo_bytes, w.elem_bytes, r,
-                                     k) ==
-                       w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
-                   "A descriptor reads where TMA wrote");
+            VERIFY(
+                wgmma_kmajor_byte(w.a_operand_start(c, j, kk), w.a.sbo_bytes, w.elem_bytes, r, k) ==
+                    w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
+                "A descriptor reads where TMA wrote");
       std::vector<int> held(size_t(w.inst_k) * w.wg_n, 0);
       for (int t = 0; t < 128; ++t)
         for (int i = 0; i < w.m_insts; ++i)
@@ -179,7 +179,7 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(w.consumers_m * w.wg_m == p.block_m && w.consumers_n * w.wg_n == p.block_n,
          "consumer tiles cover the block tile");
   VERIFY((w.swapped ? w.m_insts * w.inst_m == w.wg_n && w.n_insts * w.inst_n == w.wg_m
-                     : w.m_insts * w.inst_m == w.wg_m && w.n_insts * w.inst_n == w.wg_n) &&
+                    : w.m_insts * w.inst_m == w.wg_m && w.n_insts * w.inst_n == w.wg_n) &&
              w.k_steps * w.inst_k == p.block_k,
          "instructions cover the warpgroup tile");
   VERIFY(w.accumulators == w.m_insts * w.n_insts * w.inst_n / 2, "accumulators per thread");

@@ -59,10 +59,10 @@ struct WgmmaPlan {
   // of instruction (i, j) is C (consumer_row0 + j * inst_n + col,
   // consumer_col0 + i * 64 + row).
   bool swapped = false;
-  int wg_m = 64, wg_n = 256;                   // C tile of one consumer warpgroup
-  int consumers_m = 1, consumers_n = 1;        // warpgroup tiles over the block tile
-  int m_insts = 1, n_insts = 1;                // instructions per warpgroup tile
-  int k_steps = 4;                             // instructions along BK
+  int wg_m = 64, wg_n = 256;             // C tile of one consumer warpgroup
+  int consumers_m = 1, consumers_n = 1;  // warpgroup tiles over the block tile
+  int m_insts = 1, n_insts = 1;          // instructions per warpgroup tile
+  int k_steps = 4;                       // instructions along BK
   int stages = 2;
   // warp_specialize: warpgroup 0 produces (one thread issues TMA), the
   // others consume; setmaxnreg moves registers from producer to consumers.

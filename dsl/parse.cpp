@@ -141,13 +141,13 @@ struct extents_action {
     }
     if (a.values.size() != Count) {
       const std::string& kw = st.current().keyword;
-      std::string form = kw == "shape"   ? "MxNxK"
-                         : kw == "tile"  ? "BMxBNxBK"
-                         : kw == "wmma"  ? "MxNxK"
-                         : kw == "warp"  ? "WMxWN"
-                         : kw == "block" ? "XxY"
+      std::string form = kw == "shape"     ? "MxNxK"
+                         : kw == "tile"    ? "BMxBNxBK"
+                         : kw == "wmma"    ? "MxNxK"
+                         : kw == "warp"    ? "WMxWN"
+                         : kw == "block"   ? "XxY"
                          : kw == "cluster" ? "CMxCN"
-                                         : "MxN";
+                                           : "MxN";
       if (kw == "thread") form = st.current().args.empty() ? "TMxTN" : "PMxPN";
       throw SyntaxError{st.offset_of(in.begin()), uint32_t(in.size()),
                         "'" + kw + "' needs " + std::to_string(Count) + " extents " + form +
@@ -175,8 +175,10 @@ struct shape_word_action {
     }
   }
 };
-template <> struct action<g::mma_shape> : shape_word_action {};
-template <> struct action<g::wgmma_shape> : shape_word_action {};
+template <>
+struct action<g::mma_shape> : shape_word_action {};
+template <>
+struct action<g::wgmma_shape> : shape_word_action {};
 
 struct unknown_directive_action {
   template <typename ActionInput>

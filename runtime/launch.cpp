@@ -218,9 +218,10 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
   const int64_t cluster = int64_t(e.cluster_m) * e.cluster_n;
   if (e.persistent && cluster > 1) {
     // An even grid: two blocks per super-tile, at most as many clusters as fit.
-    const int64_t tiles_m = (p.m + e.tile_m - 1) / e.tile_m, tiles_n = (p.n + e.tile_n - 1) / e.tile_n;
-    const int64_t supers = ((tiles_m + e.cluster_m - 1) / e.cluster_m) *
-                           ((tiles_n + e.cluster_n - 1) / e.cluster_n);
+    const int64_t tiles_m = (p.m + e.tile_m - 1) / e.tile_m,
+                  tiles_n = (p.n + e.tile_n - 1) / e.tile_n;
+    const int64_t supers =
+        ((tiles_m + e.cluster_m - 1) / e.cluster_m) * ((tiles_n + e.cluster_n - 1) / e.cluster_n);
     const int64_t fit = max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_);
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {

@@ -87,13 +87,15 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
 // is the block tile, and the consumers take turns over a persistent walk.
 TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
   std::string diags;
-  EXPECT_FALSE(plan_of(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize pingpong\npersistent\n"),
-                       &diags));
+  EXPECT_FALSE(plan_of(
+      schedule("f16", 128, 256, 64, 256, 3, "warp_specialize pingpong\npersistent\n"), &diags));
   EXPECT_NE(diags.find("the warpgroup tile must be the block tile 128x256 (it is 64x256)"),
             std::string::npos)
       << diags;
-  EXPECT_FALSE(plan_of(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
-  EXPECT_NE(diags.find("'warp_specialize pingpong' needs 'persistent'"), std::string::npos) << diags;
+  EXPECT_FALSE(
+      plan_of(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
+  EXPECT_NE(diags.find("'warp_specialize pingpong' needs 'persistent'"), std::string::npos)
+      << diags;
   std::optional<KernelPlan> p = plan_of(
       schedule("f16", 128, 128, 128, 128, 4, "warp_specialize pingpong\npersistent\ntma_store\n"));
   ASSERT_TRUE(p);
@@ -218,8 +220,8 @@ TEST(WgmmaPlan, Tf32ComputesCTransposedAndVerifies) {
     for (int bn : {64, 128, 256})
       for (int wm : {64, 128, 192, 256})
         for (int wn : {64, 128})
-          for (const char* extra : {"", "warp_specialize\npersistent\n",
-                                    "warp_specialize pingpong\npersistent\n"}) {
+          for (const char* extra :
+               {"", "warp_specialize\npersistent\n", "warp_specialize pingpong\npersistent\n"}) {
             if (bm % wm || bn % wn) continue;
             std::ostringstream o;
             o << "dtype f32\ntile " << bm << "x" << bn << "x32\nwarp " << wm << "x" << wn
@@ -289,9 +291,8 @@ TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
   std::string diags;
   EXPECT_FALSE(plan_of(schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("'cluster' needs 'warp_specialize'"), std::string::npos) << diags;
-  EXPECT_FALSE(plan_of(schedule("f16", 128, 64, 64, 64, 3,
-                                "warp_specialize\npersistent\ncluster 2x1\n"),
-                       &diags));
+  EXPECT_FALSE(plan_of(
+      schedule("f16", 128, 64, 64, 64, 3, "warp_specialize\npersistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("BN must be a multiple of 128"), std::string::npos) << diags;
 }
 
