@@ -3,6 +3,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "runtime/cuda_libs.h"
+
 namespace schedc::runtime {
 
 void check_cuda(int status, const char* call) {
@@ -15,8 +17,8 @@ void check_cuda(int status, const char* call) {
 void check_cublas(int status, const char* call) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
   auto st = static_cast<cublasStatus_t>(status);
-  throw Error(Error::Kind::cuda, std::string(call) + " failed: " + cublasGetStatusName(st) + " (" +
-                                     cublasGetStatusString(st) + ")");
+  throw Error(Error::Kind::cuda, std::string(call) + " failed: " + cublas().GetStatusName(st) +
+                                     " (" + cublas().GetStatusString(st) + ")");
 }
 
 }  // namespace schedc::runtime

@@ -8,6 +8,7 @@
 #include <regex>
 #include <sstream>
 
+#include "runtime/cuda_libs.h"
 #include "runtime/cuda_paths.h"
 #include "runtime/error.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 void check_nvrtc(nvrtcResult r, const char* call) {
   if (r != NVRTC_SUCCESS)
-    throw Error(Error::Kind::nvrtc, std::string(call) + " failed: " + nvrtcGetErrorString(r));
+    throw Error(Error::Kind::nvrtc, std::string(call) + " failed: " + nvrtc().GetErrorString(r));
 }
 
 // What NVRTC's log and our messages call the source: the person's file, or
@@ -30,11 +31,11 @@ std::string source_name(const codegen::GeneratedKernel& kernel) {
 struct Program {
   nvrtcProgram prog = nullptr;
   explicit Program(const codegen::GeneratedKernel& kernel) {
-    check_nvrtc(nvrtcCreateProgram(&prog, kernel.source.c_str(), source_name(kernel).c_str(), 0,
-                                   nullptr, nullptr),
+    check_nvrtc(nvrtc().CreateProgram(&prog, kernel.source.c_str(), source_name(kernel).c_str(), 0,
+                                      nullptr, nullptr),
                 "nvrtcCreateProgram");
   }
-  ~Program() { nvrtcDestroyProgram(&prog); }
+  ~Program() { nvrtc().DestroyProgram(&prog); }
   Program(const Program&) = delete;
   Program& operator=(const Program&) = delete;
 
@@ -42,11 +43,11 @@ struct Program {
   nvrtcResult compile(const std::vector<std::string>& options, std::string& log) {
     std::vector<const char*> argv;
     for (const std::string& o : options) argv.push_back(o.c_str());
-    nvrtcResult r = nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+    nvrtcResult r = nvrtc().CompileProgram(prog, int(argv.size()), argv.data());
     size_t size = 0;
-    check_nvrtc(nvrtcGetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
+    check_nvrtc(nvrtc().GetProgramLogSize(prog, &size), "nvrtcGetProgramLogSize");
     log.assign(size, '\0');
-    if (size) check_nvrtc(nvrtcGetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
+    if (size) check_nvrtc(nvrtc().GetProgramLog(prog, log.data()), "nvrtcGetProgramLog");
     while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
     return r;
   }
@@ -69,7 +70,7 @@ int to_int(const std::string& s) {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  check_nvrtc(nvrtc().Version(&major, &minor), "nvrtcVersion");
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -103,9 +104,9 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
     r = p.compile(nvrtc_options(kernel, arch, true), out.log);
     if (r == NVRTC_SUCCESS) {
       size_t size = 0;
-      check_nvrtc(nvrtcGetCUBINSize(p.prog, &size), "nvrtcGetCUBINSize");
+      check_nvrtc(nvrtc().GetCUBINSize(p.prog, &size), "nvrtcGetCUBINSize");
       out.cubin.resize(size);
-      check_nvrtc(nvrtcGetCUBIN(p.prog, out.cubin.data()), "nvrtcGetCUBIN");
+      check_nvrtc(nvrtc().GetCUBIN(p.prog, out.cubin.data()), "nvrtcGetCUBIN");
     }
   }
   if (r != NVRTC_SUCCESS) {
@@ -117,7 +118,7 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
     std::ostringstream msg;
     msg << "NVRTC rejected "
         << (generated ? "the generated kernel" : "the kernel source " + kernel.source_file)
-        << " for " << arch << " (" << nvrtcGetErrorString(r) << ").\n";
+        << " for " << arch << " (" << nvrtc().GetErrorString(r) << ").\n";
     if (generated)
       msg << "This is a bug in schedc's code generator; please report it with the .sched file.\n";
     msg << "--- NVRTC log ---\n"

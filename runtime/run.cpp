@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "runtime/cuda_libs.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
 
@@ -110,14 +111,14 @@ GpuSession::GpuSession(const DeviceInfo& device) : device_(device) {
   check_cuda(cudaStreamCreate(&s), "cudaStreamCreate");
   stream_ = s;
   cublasHandle_t h = nullptr;
-  check_cublas(cublasCreate(&h), "cublasCreate");
+  check_cublas(cublas().Create(&h), "cublasCreate");
   cublas_ = h;
-  check_cublas(cublasSetStream(h, s), "cublasSetStream");
+  check_cublas(cublas().SetStream(h, s), "cublasSetStream");
   init_ms_ = ms_since(t0);
 }
 
 GpuSession::~GpuSession() {
-  if (cublas_) cublasDestroy(static_cast<cublasHandle_t>(cublas_));
+  if (cublas_) cublas().Destroy(static_cast<cublasHandle_t>(cublas_));
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 

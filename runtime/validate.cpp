@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "runtime/cuda_libs.h"
 #include "runtime/error.h"
 
 namespace schedc::runtime {
@@ -186,13 +187,13 @@ void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Proble
     case RefMode::bf16: compute = CUBLAS_COMPUTE_32F; break;
   }
   auto h = static_cast<cublasHandle_t>(handle);
-  check_cublas(cublasSetMathMode(
+  check_cublas(cublas().SetMathMode(
                    h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
-  check_cublas(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &alpha, b, t,
-                            int(p.b_ld()), a, t, int(p.a_ld()), &beta, c, c_f32 ? CUDA_R_32F : t,
-                            int(ldc), compute, CUBLAS_GEMM_DEFAULT),
+  check_cublas(cublas().GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &alpha, b,
+                               t, int(p.b_ld()), a, t, int(p.a_ld()), &beta, c,
+                               c_f32 ? CUDA_R_32F : t, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
 }
 

@@ -7,8 +7,7 @@ stderr through, and fail unless it stayed within the bounds given:
   --max-rss-mb M       CMD's peak resident memory (getrusage of the child)
   --max-rss-growth-mb M  CMD's peak resident memory less that of `CMD[0]
                        --version` (the binary with its shared libraries
-                       loaded, doing nothing: schedc maps cuBLAS and NVRTC,
-                       about 250 MB resident before it reads a byte)
+                       loaded, doing nothing)
   --max-errors N       at most N lines of CMD's stderr contain ': error: '
   --fifo PATH          make PATH a FIFO and write to it from a thread while
                        CMD runs: --feed TEXT once, or forever with --forever
