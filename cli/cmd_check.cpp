@@ -52,6 +52,7 @@ Json schedule_json(const Schedule& s) {
     if (s.uses_wgmma()) {  // the Hopper kernel's choices
       o["warp_specialize"] = s.warp_specialize;
       if (s.warp_specialize) o["consumer_order"] = s.pingpong ? "pingpong" : "cooperative";
+      o["cluster"] = {s.cluster_m, s.cluster_n};
       o["persistent"] = s.persistent;
       o["tma_store"] = s.tma_store;
     }

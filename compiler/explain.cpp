@@ -278,6 +278,38 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
   e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
 }
 
+// ---- wgmma ----
+
+// Threads touch A and B in shared memory only for tf32's B^T fragments: TMA
+// writes the stages and wgmma reads them by descriptor, both in the 128-byte
+// swizzle, so no bank model applies and the shared roofline is left out.
+void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
+  e.notes.push_back(
+      w.swapped
+          ? "wgmma tf32 computes C^T = B^T A^T: TMA writes A and B into shared memory, wgmma "
+            "reads A by descriptor, and each thread loads its B^T fragment (4 floats per 64 "
+            "columns per k-step, 2-way bank conflicts in the 128-byte swizzle) into registers; "
+            "the shared-memory roofline is left out"
+          : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
+            "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
+            "(the shared-memory roofline is left out)");
+  std::string epilogue =
+      w.swapped ? "f32 stores straight from the accumulators (a warp's store: 4 rows of 32 bytes)"
+      : w.tma_store
+          ? "C staged in shared memory (stmatrix where the tile is inside C and beta is 0) and "
+            "stored by TMA boxes when C, ldc and N are 16-byte multiples, else copied out by "
+            "the warps 128 contiguous bytes at a time"
+          : "4-byte pair stores straight from the accumulators";
+  e.notes.push_back("wgmma epilogue: " + epilogue);
+  if (w.pingpong)
+    e.notes.push_back(
+        "pingpong: two consumer warpgroups take whole tiles in turn; one's epilogue runs under "
+        "the other's wgmma");
+  if (w.cluster_size() > 1)
+    e.notes.push_back(std::string("cluster: two CTAs share ") + (w.shares_b() ? "B" : "A") +
+                      " by TMA multicast, so the L2 delivers it once per pair");
+}
+
 // ---- roofline ----
 
 Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
@@ -293,8 +325,9 @@ Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
   // FLOPs for (bm + bn) bk elements read from global memory.
   r.intensity_global = 2.0 * bm * bn / ((bm + bn) * es);
   if (p.wgmma) {
-    r.peak_tflops = t.f16_tflops;
-    r.unit = "tensor cores (f16/bf16, wgmma)";
+    const bool tf32 = p.wgmma->type == MmaType::tf32;
+    r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;
+    r.unit = tf32 ? "tensor cores (tf32, wgmma)" : "tensor cores (f16/bf16, wgmma)";
   } else if (p.mma) {
     bool tf32 = p.mma->type == MmaType::tf32;
     r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;
@@ -338,18 +371,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
   } else if (plan.mma) {
     mma_accesses(e, plan, shape);
   } else if (plan.wgmma) {
-    // No thread touches A or B in shared memory: TMA writes the stages and
-    // wgmma reads them by descriptor, both in the 128-byte swizzle.
-    e.notes.push_back(
-        "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, both "
-        "in the 128-byte swizzle; no thread accesses them, so no bank model applies (the "
-        "shared-memory roofline is left out)");
-    e.notes.push_back(
-        "wgmma epilogue: " +
-        std::string(plan.wgmma->tma_store
-                        ? "C staged in shared memory and stored by TMA boxes when C, ldc and N "
-                          "are 16-byte multiples, else 4-byte pair stores"
-                        : "4-byte pair stores straight from the accumulators"));
+    wgmma_notes(e, *plan.wgmma);
   } else {
     simt_copy(e, plan, plan.copy_a, plan.smem_a, shape.k, "A");
     simt_copy(e, plan, plan.copy_b, plan.smem_b, shape.n, "B");
