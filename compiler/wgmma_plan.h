@@ -20,6 +20,8 @@
 // starts kk * 32 bytes into the row (LBO unused). MN-major B: 8-k-row groups
 // SBO = 1024 bytes apart, 64-column panels LBO = BK * 128 bytes apart; the
 // k-step kk starts kk * 16 rows (2048 bytes) into the panel.
+// tf32 (4-byte elements: BK 32, 32-column panels) reads B not by descriptor
+// but into registers, and A as wgmma's k-major B operand (`swapped` below).
 
 #include "compiler/schedule.h"
 
