@@ -314,17 +314,22 @@ bool Analyzer::tensor_core_tiles(const BlockTile& t) {
   return ok;
 }
 
+bool Analyzer::warpgroup_tile_divides(const BlockTile& t) {
+  const WarpTile& w = *s_.warp;
+  const std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+  return divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                 tile_note(), "block tile set here") &&
+         divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
+                 tile_note(), "block tile set here");
+}
+
 bool Analyzer::wgmma_tiles(const BlockTile& t) {
   if (s_.mma->type == MmaType::tf32) return wgmma_tf32_tiles(t);
   const WarpTile& w = *s_.warp;
   MmaSpec& m = *s_.mma;
-  std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
+  const std::string wt = dims_text({w.m, w.n});
   const int panel = 128 / size_of(s_.dtype);
-  bool ok =
-      divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-              tile_note(), "block tile set here") &&
-      divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-              tile_note(), "block tile set here");
+  bool ok = warpgroup_tile_divides(t);
   ok = divides(64, w.m, warp_arg_,
                "warpgroup tile " + wt +
                    ": wgmma computes 64 rows per instruction, so WM must "
@@ -369,12 +374,8 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
 bool Analyzer::wgmma_tf32_tiles(const BlockTile& t) {
   const WarpTile& w = *s_.warp;
   MmaSpec& m = *s_.mma;
-  std::string wt = dims_text({w.m, w.n}), bt = dims_text({t.m, t.n});
-  bool ok =
-      divides(w.m, t.m, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-              tile_note(), "block tile set here") &&
-      divides(w.n, t.n, warp_arg_, "warpgroup tile " + wt + " does not divide block tile " + bt,
-              tile_note(), "block tile set here");
+  const std::string wt = dims_text({w.m, w.n});
+  bool ok = warpgroup_tile_divides(t);
   ok = divides(64, w.n, warp_arg_,
                "warpgroup tile " + wt +
                    ": wgmma tf32 computes C transposed, 64 columns of C per instruction, so WN "

@@ -243,6 +243,8 @@ class Analyzer {
   // panels (64 f16), and an instruction's N starts at a panel.
   bool wgmma_tiles(const BlockTile& t);
   bool wgmma_tf32_tiles(const BlockTile& t);
+  // The warpgroup tile divides the block tile (both wgmma types).
+  bool warpgroup_tile_divides(const BlockTile& t);
   // pingpong: each consumer computes whole block tiles.
   bool pingpong_tile_rule(const BlockTile& t);
 
