@@ -175,6 +175,16 @@ section_cache() {
 # satisfies every vectorized entry's alignment.
 ld_aligned() { echo $(( ($1 + 15) / 16 * 16 + 16 )); }
 
+# True when a racecheck log's every reported error is a race between two
+# accesses of kernels that are not schedc's (named schedc_*): cuBLAS's,
+# which the validation runs as the reference.
+reference_races_only() {
+  local errors races
+  errors=$(grep -c "Error:" "$1")
+  races=$(grep -c "Error: Race reported between" "$1")
+  [ "$errors" -gt 0 ] && [ "$errors" -eq "$races" ] && ! grep -q "access at schedc_" "$1"
+}
+
 section_sanitize() {
   local cs
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -184,7 +194,7 @@ section_sanitize() {
   local shape=${SANITIZE_SHAPE:-127x129x65} sn sk
   sn=$(echo "$shape" | cut -dx -f2); sk=$(echo "$shape" | cut -dx -f3)
   for tool in memcheck racecheck synccheck; do
-    local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0
+    local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0 ref=0
     : >"$log"
     for f in "${list[@]}"; do
       # synccheck checks barrier use: the tensor-core and cp.async pipelines.
@@ -203,12 +213,17 @@ section_sanitize() {
         cat "$LOGS/cs.tmp" >>"$log"
         if [ $rc -eq 0 ] && ! grep -qE "ERROR SUMMARY: [1-9]|[1-9][0-9]* errors?\)|Hazard" "$LOGS/cs.tmp"; then
           clean=$((clean + 1))
+        elif reference_races_only "$LOGS/cs.tmp"; then
+          # racecheck reported hazards, all of them in cuBLAS's kernels (the
+          # validation's reference; seen at 1000^3: nvjet_sm90_*), none in schedc's.
+          echo "CLEAN in schedc's kernels (hazards only in the cuBLAS reference's)" >>"$log"
+          clean=$((clean + 1)); ref=$((ref + 1))
         else
           echo "NOT CLEAN (rc $rc)" >>"$log"; dirty=$((dirty + 1))
         fi
       done
     done
-    note "$tool" "$clean of $total runs clean at $shape (fallback and main entries), $dirty not clean"
+    note "$tool" "$clean of $total runs clean at $shape (fallback and main entries), $dirty not clean$([ "$ref" -gt 0 ] && echo "; $ref of the clean ones with hazards in cuBLAS's reference kernels only")"
   done
 }
 

@@ -247,7 +247,12 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   k.swizzle_group = uint32_t(p.swizzle_group);
   k.stream_k = p.stream_k;
   k.tile_k = uint32_t(p.block_k);
-  if (p.stream_k) k.stream_k_tail = compiler::stream_k_tail_name(p.name);
+  if (p.stream_k) {
+    k.stream_k_tail = compiler::stream_k_tail_name(p.name);
+    k.tail_block = k.block;
+    k.tail_dynamic_smem = k.dynamic_smem;
+    k.stream_k_slice_cost = uint32_t(p.stream_k_slice_cost);
+  }
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));
     k.ld_multiple = uint32_t(p.vec);

@@ -46,11 +46,12 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   const int regs = w.inst_n / 2;
   e.comment(format("acc += A (64x%d, k-major) * B (%dx%d, n-major: transposed), both from shared",
                    w.inst_k, w.inst_k, w.inst_n));
-  e.comment(format("memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h)",
+  e.comment(format("memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h);",
                    w.inst_n));
+  e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "
-             "desc_a, unsigned long long desc_b)",
+             "desc_a, unsigned long long desc_b, int scale_d)",
              inst_name(w).c_str(), regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
@@ -61,7 +62,7 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   e.line("    \"{" + list + "},\"");
   e.line(format("    \" %%%d, %%%d, p, 1, 1, 0, 1;\\n}\\n\"", regs, regs + 1));
   emit_wgmma_accumulator_operands(e, regs);
-  e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(1));");
+  e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));");
   e.close_scope();
   e.line();
 }
@@ -179,7 +180,13 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
                 w.b.offset_bytes, w.stages, w.b.panels(), w.b.rows, w.b.panel_cols));
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
-  e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  if (p.stream_k_tail)
+    e.line("const int num_k_tiles = k_last - k_first;  // this slice's, from k-tile k_first");
+  else
+    e.line("const int num_k_tiles = (K + BK - 1) / BK;");
+  // stream_k: the main entry computes the tiles before sk_whole_tiles (the
+  // launch's split), the tail the others.
+  const std::string tiles = p.stream_k ? "sk_whole_tiles" : "tiles_m * tiles_n";
   if (w.cluster_size() > 1) {
     emit_wgmma_cluster_walk(e, p);
     e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
@@ -187,9 +194,8 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
     e.comment(
         format("persistent %s: this block computes tiles blockIdx.x, blockIdx.x + gridDim.x, ...",
                origin_note(p.schedule, p.schedule.persistent_at).c_str()));
-    e.line(
-        "const int my_tiles = (tiles_m * tiles_n - (int)blockIdx.x + (int)gridDim.x - 1) / "
-        "(int)gridDim.x;");
+    e.line("const int my_tiles = (" + tiles +
+           " - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x;");
     e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
   } else {
     e.line("const int iters = num_k_tiles;  // pipeline iterations: one tile");
@@ -226,7 +232,7 @@ void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
 // tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
 void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const std::string& it) {
   const WgmmaPlan& w = *p.wgmma;
-  std::string k_tile = "(" + it + ")";
+  std::string k_tile = p.stream_k_tail ? "(k_first + " + it + ")" : "(" + it + ")";
   if (w.persistent) {
     emit_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";
@@ -266,7 +272,7 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
                 (w.inst_n / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128, w.b.lbo_bytes,
                 w.b.sbo_bytes));
-  e.line(inst_name(w) + "(acc[i][j], da, db);");
+  e.line(inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
   e.close_scope();
   e.close_scope();
   e.close_scope("kk");
@@ -356,6 +362,8 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   }
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
+  e.comment("(not zeroed: a tile's first k-step writes them whole, scale_d 0; ptxas serialized");
+  e.comment("the wgmma of a non-persistent kernel that zeroed them, its warning C7515)");
   if (w.swapped) emit_wgmma_tf32_fragments(e, p);
   if (w.pingpong) {
     e.comment(format("warp_specialize pingpong %s: tiles alternate between the two consumers",
@@ -373,14 +381,6 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   if (w.pingpong) {
     emit_walk_tile(e, p, "t");
   }
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line("#pragma unroll");
-  e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line("#pragma unroll");
-  e.line(format("for (int r = 0; r < %d; ++r) acc[i][j][r] = 0.0f;", R));
-  e.close_scope();
-  e.close_scope();
   if (w.pingpong) {
     e.comment("wait for the turn: the other consumer has issued its tile t - 1 (its waits saw");
     e.comment("every earlier iteration land, so this tile's barrier phases are the current ones)");

@@ -46,8 +46,20 @@ void emit_wgmma_producer(Emitter& e, const compiler::KernelPlan& plan);
 // the expression of this warpgroup's consumer index.
 void emit_wgmma_consumer(Emitter& e, const compiler::KernelPlan& plan);
 
-// The accumulators to C (predicated at the matrix edges).
+// The accumulators to C (predicated at the matrix edges): the tile's stores,
+// then the end of the tile scope that emit_wgmma_consumer opened (and, with
+// tma_store, the wait for the last store). The stream_k tail puts its
+// fix-up between the consumer and the stores.
 void emit_wgmma_epilogue(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_tile_stores(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_tile_end(Emitter& e, const compiler::KernelPlan& plan);
+
+// stream_k (codegen/blocks_wgmma_stream_k.cpp), in the tail entry after the
+// consumer's k loop: every consumer thread publishes its accumulators as the
+// block's partial sums, the block counts its arrival, and in the last of the
+// tile's slices to arrive (`bool write_c`) the accumulators become the sum
+// of all the tile's slices, in slice order.
+void emit_wgmma_stream_k_fixup(Emitter& e, const compiler::KernelPlan& plan);
 
 // Frees pipeline iteration `x`'s stage (`cond`: a condition prefix, "" or
 // "expr && "): one arrival per consumer warp; without warp_specialize,

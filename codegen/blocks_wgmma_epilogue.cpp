@@ -188,13 +188,9 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
 
 }  // namespace
 
-void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
+void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  if (w.swapped) {
-    emit_wgmma_tf32_stores(e, p);
-    e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
-    return;
-  }
+  if (w.swapped) return emit_wgmma_tf32_stores(e, p);
   e.comment(
       "epilogue: register r of instruction (i, j) is row 16 * warp + lane / 4 + 8 * (r / 2 % 2),");
   e.comment("column 8 * (r / 4) + 2 * (lane % 4) + r % 2 of that instruction's tile");
@@ -215,11 +211,20 @@ void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
   } else {
     emit_direct_stores(e, w);
   }
+}
+
+void emit_wgmma_tile_end(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
   e.close_scope(w.persistent ? "t" : "");  // the tile scope opened by emit_wgmma_consumer
-  if (w.tma_store) {
+  if (w.tma_store && !w.swapped) {
     e.comment("the last store has finished before the block (and its shared memory) ends");
     e.line("if (c_tma && threadIdx.x % 128 == 0) tma_store_wait();");
   }
+}
+
+void emit_wgmma_epilogue(Emitter& e, const KernelPlan& p) {
+  emit_wgmma_tile_stores(e, p);
+  emit_wgmma_tile_end(e, p);
 }
 
 }  // namespace schedc::codegen

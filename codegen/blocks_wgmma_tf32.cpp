@@ -35,11 +35,12 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
                    w.inst_k, w.inst_k, w.inst_n));
   e.comment(
       format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
-             "(compiler/wgmma_plan.h)",
+             "(compiler/wgmma_plan.h);",
              w.inst_n));
+  e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], "
-             "unsigned long long desc_b)",
+             "unsigned long long desc_b, int scale_d)",
              inst_name(w).c_str(), regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
@@ -51,7 +52,9 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
   e.line(format("    \" {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"", regs, regs + 1,
                 regs + 2, regs + 3, regs + 4));
   emit_wgmma_accumulator_operands(e, regs);
-  e.line("    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), \"r\"(1));");
+  e.line(
+      "    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), "
+      "\"r\"(scale_d));");
   e.close_scope();
   e.line();
   e.comment("B^T fragment element from B's stage, rounded to tf32 (nearest, ties away from zero)");
@@ -118,8 +121,9 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.line(format("const unsigned long long db = wgmma_desc(sa + j * %du + kk * %du, %du, %du);",
                 w.inst_n * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
-  e.line(format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db);", w.m_insts,
-                inst_name(w).c_str()));
+  e.line(format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "
+                "kk > 0);",
+                w.m_insts, inst_name(w).c_str()));
   e.close_scope();
   e.line("wgmma_commit();");
   e.line(format("if (kk == %d) break;", w.k_steps - 1));

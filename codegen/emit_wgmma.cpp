@@ -4,14 +4,20 @@
 //                  shared memory, the epilogue from the accumulators. Needs
 //                  A and B 16-byte aligned with lda, ldb multiples of 16
 //                  bytes (TMA's rule); C may be anything.
+//   <name>_stream_k  with `stream_k`: one slice of one tile of the launch's
+//                  last, partial wave per block, summed by the last slice
+//                  to arrive (compiler/stream_k.h); the runtime runs it
+//                  after <name>, which computes the whole waves' tiles.
 //   <name>_repack  copies an operand that breaks that rule into aligned
 //                  scratch; the runtime runs it before <name> (and counts
 //                  its time), so every shape runs on the tensor cores.
 #include "codegen/emit_wgmma.h"
 
 #include "codegen/blocks_common.h"
+#include "codegen/blocks_stream_k.h"
 #include "codegen/blocks_tma.h"
 #include "codegen/blocks_wgmma.h"
+#include "compiler/lower.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::codegen {
@@ -42,7 +48,20 @@ void emit_header(Emitter& e, const KernelPlan& p) {
 })");
 }
 
-void emit_main_kernel(Emitter& e, const KernelPlan& p) {
+// The parameters after bias: the tensor maps (C's with tma_store, and
+// always with stream_k, whose entries take more after it), then with
+// stream_k the main entry's tile count or the tail's split and workspace.
+std::string entry_params(const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  std::string params =
+      "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b";
+  if (w.tma_store || p.stream_k) params += ", const __grid_constant__ TmaMap tma_c";
+  if (p.stream_k_tail) return params + ", " + stream_k_params();
+  if (p.stream_k) params += ", int sk_whole_tiles";
+  return params;
+}
+
+void emit_kernel_start(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded by");
   e.comment("the runtime for each launch (zeros past the edges)");
@@ -50,15 +69,36 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
     e.comment(
         "tma_c: C's (M x N) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
         "bytes (else unused)");
-  emit_kernel_open(e, p, p.name,
-                   std::string("const __grid_constant__ TmaMap tma_a, const __grid_constant__ "
-                               "TmaMap tma_b") +
-                       (w.tma_store ? ", const __grid_constant__ TmaMap tma_c" : ""),
-                   w.warp_specialize ? 1 : 0,
+  if (p.stream_k && !p.stream_k_tail)
+    e.comment("sk_whole_tiles: the tiles this entry computes (the launch's stream_k split)");
+  emit_kernel_open(e, p, p.name, entry_params(p), w.warp_specialize ? 1 : 0,
                    w.cluster_size() > 1 ? "__cluster_dims__(2, 1, 1)" : "");
   emit_tile_constants(e, p);
   e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),
                 w.warpgroups()));
+}
+
+// Barriers, then the producer and the consumers' k loop (the consumers'
+// scope stays open: `else {` under warp_specialize, and the tile's scope).
+void emit_pipeline(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  emit_wgmma_barriers(e, p);
+  if (w.warp_specialize) {
+    e.open_scope("if (threadIdx.x < 128)");
+    emit_wgmma_producer(e, p);
+    e.close_scope();
+    e.open_scope("else");
+    e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));
+  } else {
+    emit_wgmma_producer(e, p);
+  }
+  emit_wgmma_consumer(e, p);
+}
+
+void emit_main_kernel(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  emit_kernel_start(e, p);
+  if (p.stream_k) emit_stream_k_launch_tail(e, p);
   if (w.persistent) {
     if (p.swizzle_group > 1) {
       e.comment(
@@ -73,22 +113,30 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   } else {
     emit_block_index(e, p);
   }
-  emit_wgmma_barriers(e, p);
-  if (w.warp_specialize) {
-    e.open_scope("if (threadIdx.x < 128)");
-    emit_wgmma_producer(e, p);
-    e.close_scope();
-    e.open_scope("else");
-    e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));
-  } else {
-    emit_wgmma_producer(e, p);
-  }
-  emit_wgmma_consumer(e, p);
+  emit_pipeline(e, p);
   emit_wgmma_epilogue(e, p);
   if (w.warp_specialize) e.close_scope();
   if (w.cluster_size() > 1)
     e.line("cluster_sync();  // no CTA leaves while the other may still arrive on its barriers");
   e.close_scope(p.name);
+}
+
+// The stream_k tail of `main` (compiler/lower_wgmma.h): one slice of one
+// shared tile per block, the fix-up, and the last slice's epilogue.
+void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
+  const KernelPlan p = compiler::lower_stream_k_tail(main);
+  const WgmmaPlan& w = *p.wgmma;
+  emit_kernel_start(e, p);
+  emit_stream_k_slice(e, p);
+  emit_block_index(e, p);
+  emit_pipeline(e, p);
+  emit_wgmma_stream_k_fixup(e, p);
+  e.open_scope("if (write_c)");
+  emit_wgmma_tile_stores(e, p);
+  e.close_scope();
+  emit_wgmma_tile_end(e, p);
+  if (w.warp_specialize) e.close_scope();
+  emit_stream_k_tail_end(e, p);
 }
 
 }  // namespace
@@ -103,8 +151,13 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_wgmma_tma_copy(e, p);
   emit_epilogue_helpers(e, p);
   if (!w.swapped) emit_wgmma_store_pair(e, p);
+  if (p.stream_k) emit_stream_k_helpers(e, p);
   emit_main_kernel(e, p);
   e.line();
+  if (p.stream_k) {
+    emit_stream_k_tail_kernel(e, p);
+    e.line();
+  }
   const std::string repack = p.name + "_repack";
   emit_wgmma_repack_kernel(e, p, repack);
 
@@ -128,6 +181,11 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.cluster_n = uint32_t(w.cluster_n);
   if (w.shares_a()) k.main.tma_a.box_rows /= 2;  // each CTA multicasts half of A's rows
   if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.wg_m), uint32_t(w.b.panel_cols)};
+  if (p.stream_k) {
+    const KernelPlan tail = compiler::lower_stream_k_tail(p);
+    k.main.tail_block = Dim3{uint32_t(tail.block_threads), 1, 1};
+    k.main.tail_dynamic_smem = uint32_t(tail.smem_bytes);
+  }
   k.repack = repack;
   return k;
 }

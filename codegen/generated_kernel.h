@@ -30,6 +30,10 @@
 // per tile past sk_whole_tiles, zero at launch; the tail leaves them zero).
 // On sm_90 the main entry lets the tail launch as its last blocks start
 // (programmatic dependent launch): the two write different tiles.
+// A wgmma stream_k module (TMA entries) takes the tensor maps first: the
+// main entry `tma_a, tma_b, tma_c, int sk_whole_tiles` after bias (tma_c
+// always, read only with tma_store; a persistent main walks tiles 0 ..
+// sk_whole_tiles-1), the tail `tma_a, tma_b, tma_c` and then the five above.
 
 #include <cstdint>
 #include <string>
@@ -65,6 +69,12 @@ struct KernelEntry {
   bool stream_k = false;
   uint32_t tile_k = 1;
   std::string stream_k_tail;
+  uint32_t stream_k_slice_cost = 2;  // the split policy's, in k-tiles (compiler/stream_k.h)
+  // The tail's threads per block and dynamic shared memory: the entry's,
+  // except on the Hopper path, whose tail has no pingpong (one consumer
+  // warpgroup fewer, and its C staging area).
+  Dim3 tail_block;
+  uint32_t tail_dynamic_smem = 0;
   // Preconditions of this entry, checked at launch: the pointers of the
   // operands in `aligned` aligned to align_bytes and their leading dimensions
   // multiples of ld_multiple. An entry whose preconditions fail is not

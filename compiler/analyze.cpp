@@ -262,10 +262,21 @@ void Analyzer::presence_rules() {
 void Analyzer::stream_k_rules() {
   const Directive* d = given("stream_k");
   if (!d || !mma_dir_) return;
-  auto& e = error(d->keyword_span, "'stream_k' is not implemented with '" + mma_dir_->keyword +
-                                       "' yet: only the SIMT (f32 FMA) kernels split their k "
-                                       "loop");
-  e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+  if (!s_.uses_wgmma()) {
+    auto& e = error(d->keyword_span, "'stream_k' is not implemented with '" + mma_dir_->keyword +
+                                         "' yet: only the SIMT (f32 FMA) and 'wgmma' kernels "
+                                         "split their k loop");
+    e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+    return;
+  }
+  // The tail computes one slice per block, alone: a cluster's two CTAs would
+  // need slices of neighbouring tiles with the same k range.
+  if (const Directive* c = given("cluster"); c && s_.cluster_m * s_.cluster_n > 1) {
+    auto& e = error(d->keyword_span,
+                    "'stream_k' is not implemented with 'cluster' yet: the stream_k tail's "
+                    "blocks each compute one slice of one tile alone");
+    e.notes.push_back({c->span, "'cluster' given here"});
+  }
 }
 
 void Analyzer::dtype_rules() {

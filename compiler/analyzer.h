@@ -195,8 +195,9 @@ class Analyzer {
   // `warp_specialize`, `persistent` and `tma_store` shape the wgmma kernel only.
   void hopper_presence_rules();
 
-  // `stream_k` splits the k loop of the SIMT tiled kernels; the tensor-core
-  // kernels do not take its workspace yet.
+  // `stream_k` splits the k loop of the SIMT tiled and the wgmma kernels
+  // (not with `cluster`); the wmma and mma.sync kernels do not take its
+  // workspace yet.
   void stream_k_rules();
 
   // `tma` fills the stages of the mma.sync pipeline with TMA boxes written in

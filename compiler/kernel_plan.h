@@ -199,6 +199,8 @@ struct KernelPlan {
   // k-tiles of the remaining tiles, shared among its blocks.
   bool stream_k = false;
   bool stream_k_tail = false;
+  // The split policy's cost of a slice, in k-tiles (compiler/stream_k.h).
+  int stream_k_slice_cost = 2;
 
   // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
   int block_x = 1, block_y = 1;

@@ -86,6 +86,7 @@ KernelPlan lower_stream_k_tail(const KernelPlan& plan) {
   // A separate entry, not a branch of the main one: with the tail's code in
   // the same function, ptxas scheduled sgemm_best's k loop differently, and
   // whole tiles ran 6-7% slower on an H100 (bench/NOTES.md, session 8).
+  if (plan.wgmma) return lower_wgmma_stream_k_tail(plan);
   KernelPlan p = plan;
   p.stream_k_tail = true;
   p.name = stream_k_tail_name(plan.name);

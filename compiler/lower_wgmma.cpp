@@ -11,6 +11,8 @@
 #include <algorithm>
 
 #include "compiler/analyze.h"
+#include "compiler/lower.h"
+#include "compiler/stream_k.h"
 #include "dsl/diagnostics.h"
 
 namespace schedc::compiler {
@@ -104,6 +106,28 @@ KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   SCHEDC_INTERNAL_ASSERT(s.uses_wgmma() && s.tile && s.warp, "lower_wgmma needs wgmma, tile, warp");
   KernelPlan p = tiled_plan_header(s, t, KernelKind::wgmma);
   p = wgmma_pipeline(wgmma_operands(wgmma_roles(p)));
+  // stream_k (compiler/stream_k.h): the module gets a tail entry, below; a
+  // k-tile on the tensor cores is short beside the partial sums' round trip.
+  p.stream_k = s.stream_k;
+  const double speedup = (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops : t.f16_tflops) /
+                         t.fp32_tflops;
+  p.stream_k_slice_cost = int(stream_k_slice_cost(p.block_k, speedup));
+  verify(p);
+  return p;
+}
+
+KernelPlan lower_wgmma_stream_k_tail(const KernelPlan& main) {
+  SCHEDC_INTERNAL_ASSERT(main.wgmma && main.stream_k, "a stream_k tail of a wgmma stream_k plan");
+  // Each tail block computes one slice of one tile, so it walks nothing
+  // (not persistent), and pingpong's two consumers, each computing a whole
+  // tile in turn, become one consumer of that tile. The rest (tile,
+  // instruction, stages, epilogue) stays the main entry's.
+  Schedule s = main.schedule;
+  s.persistent = false;
+  s.pingpong = false;
+  KernelPlan p = lower_wgmma(s, main.target);
+  p.stream_k_tail = true;
+  p.name = stream_k_tail_name(main.name);
   verify(p);
   return p;
 }

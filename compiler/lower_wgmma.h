@@ -9,6 +9,10 @@ namespace schedc::compiler {
 
 KernelPlan lower_wgmma(const Schedule& s, const Target& t);
 
+// The stream_k tail entry of a wgmma plan with stream_k: one slice of one
+// tile per block, so not persistent and, under pingpong, one consumer.
+KernelPlan lower_wgmma_stream_k_tail(const KernelPlan& main);
+
 // The repack kernel of a wgmma module copies an operand whose pointer or
 // leading dimension TMA cannot take into a scratch matrix whose rows start
 // every wgmma_repack_ld(cols) elements (16-byte multiples).

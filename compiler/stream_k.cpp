@@ -2,6 +2,7 @@
 #include "compiler/stream_k.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace schedc::compiler {
@@ -14,13 +15,19 @@ int64_t ceil_div(int64_t a, int64_t b) {
 
 }  // namespace
 
-StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices) {
+int64_t stream_k_slice_cost(int block_k, double speedup) {
+  const double c = double(kStreamKSliceCostKTiles) * 16.0 / double(block_k) * speedup;
+  return std::max<int64_t>(1, std::llround(c));
+}
+
+StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices,
+                            int64_t slice_cost) {
   const StreamKSplit whole{std::max<int64_t>(tiles, 0), 0, 0, 0};
   if (tiles <= 0 || k_tiles <= 0 || slots <= 0) return whole;
   const int64_t rest = tiles % slots;  // tiles of the partial wave
   if (rest == 0) return whole;
   const int64_t free_slots = slots - rest;  // what the leads leave to the trails
-  const int64_t c = kStreamKSliceCostKTiles;
+  const int64_t c = std::max<int64_t>(1, slice_cost);
   StreamKSplit best = whole;
   int64_t best_cost = k_tiles;  // the last wave's whole tiles
   // More slices a tile than slots cannot help: one tile's slices would

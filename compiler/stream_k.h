@@ -54,8 +54,17 @@ struct StreamKSplit {
 inline constexpr int64_t kStreamKMinSliceKTiles = 4;
 
 // What a slice costs beyond its k-tiles, in k-tiles, in the policy's model:
-// the pipeline's fill and the partial sums' round trip. An estimate.
+// the pipeline's fill and the partial sums' round trip. For the SIMT kernels
+// (BK 16 at sgemm_best's rate): an estimate that the measurements of session
+// 9 bore out (bench/NOTES.md).
 inline constexpr int64_t kStreamKSliceCostKTiles = 2;
+
+// The same for a kernel whose k-tile is `block_k` deep and whose multiply
+// unit peaks `speedup` times higher than the FFMA pipes (tensor cores: 7.4x
+// for tf32, 14.8x for f16 on an H100): the partial sums' round trip moves
+// the same BM x BN floats, while a k-tile takes block_k / 16 / speedup of the
+// SIMT one's time. Rounded, at least 1. wgmma f16 (BK 64): 7; tf32 (BK 32): 7.
+int64_t stream_k_slice_cost(int block_k, double speedup);
 
 // The split for `tiles` C tiles of `k_tiles` k-tiles each on `slots`
 // concurrent blocks, with at most `max_slices` slices a tile (0: no limit
@@ -66,7 +75,8 @@ inline constexpr int64_t kStreamKSliceCostKTiles = 2;
 // slice count the lead is chosen so that the two are even, and the cheapest
 // split is taken if it beats k_tiles. No split when the tiles fill whole
 // waves or every slice count leaves slices under kStreamKMinSliceKTiles.
-StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices = 0);
+StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices = 0,
+                            int64_t slice_cost = kStreamKSliceCostKTiles);
 
 // Slice `slice`'s first k-tile (slice == slices: k_tiles, the end).
 inline int64_t stream_k_slice_begin(int64_t slice, int64_t k_tiles, int64_t lead_k_tiles,

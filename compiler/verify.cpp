@@ -212,6 +212,12 @@ void verify_wgmma(const KernelPlan& p) {
              (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
               (!w.shares_b() || w.b.panels() % 2 == 0) && (!w.shares_a() || p.block_m % 16 == 0)),
          "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
+  // stream_k: partial sums move as float4 per consumer thread; the tail
+  // computes one slice per block, alone (compiler/lower_wgmma.cpp).
+  VERIFY(!p.stream_k || (w.cluster_size() == 1 && w.accumulators % 4 == 0),
+         "stream_k: no cluster, accumulators in float4s");
+  VERIFY(!p.stream_k_tail || (p.stream_k && !w.persistent && !w.pingpong),
+         "stream_k tail: one slice per block, cooperative consumers");
   if (w.swapped)
     verify_wgmma_swapped(p);
   else
@@ -240,7 +246,7 @@ void verify(const KernelPlan& p) {
          "smem bytes");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(p.swizzle_group >= 1, "swizzle group");
-  VERIFY(!p.stream_k || p.kind == KernelKind::tiled, "stream_k on a tiled SIMT plan");
+  VERIFY(!p.stream_k || p.kind == KernelKind::tiled, "stream_k on a tiled SIMT plan (or wgmma)");
   VERIFY(!p.stream_k_tail || p.stream_k, "a stream_k tail of a stream_k plan");
   // The late half's copies must be committed before the last step's wait,
   // and the two halves must be whole warps.

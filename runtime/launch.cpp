@@ -40,6 +40,14 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
   return "";
 }
 
+// The launch shape of entry `e`'s stream_k tail (codegen/generated_kernel.h).
+codegen::KernelEntry tail_entry(const codegen::KernelEntry& e) {
+  codegen::KernelEntry t = e;
+  t.block = e.tail_block;
+  t.dynamic_smem = e.tail_dynamic_smem;
+  return t;
+}
+
 }  // namespace
 
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
@@ -95,7 +103,6 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
   library_ = lib;
   check_cuda(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, device),
              "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
-  // A stream_k entry's tail has the entry's block and shared memory.
   auto get = [&](const codegen::KernelEntry& e, const std::string& name) -> void* {
     cudaKernel_t k = nullptr;
     check_cuda(cudaLibraryGetKernel(&k, lib, name.c_str()),
@@ -112,11 +119,12 @@ Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& 
   try {
     main_ = get(kernel_.main, kernel_.main.name);
     if (kernel_.has_repack()) repack_ = get(codegen::KernelEntry{}, kernel_.repack);
-    if (kernel_.main.stream_k) main_tail_ = get(kernel_.main, kernel_.main.stream_k_tail);
+    if (kernel_.main.stream_k)
+      main_tail_ = get(tail_entry(kernel_.main), kernel_.main.stream_k_tail);
     if (kernel_.has_fallback()) {
       fallback_ = get(kernel_.fallback, kernel_.fallback.name);
       if (kernel_.fallback.stream_k)
-        fallback_tail_ = get(kernel_.fallback, kernel_.fallback.stream_k_tail);
+        fallback_tail_ = get(tail_entry(kernel_.fallback), kernel_.fallback.stream_k_tail);
     }
   } catch (...) {
     cudaLibraryUnload(lib);
@@ -188,6 +196,18 @@ int64_t stream_k_max_slices() {
   return (*end == '\0' && n > 0) ? int64_t(n) : 0;
 }
 
+// The entry's slice cost, or SCHEDC_STREAM_K_SLICE_COST=N (docs/runtime.md):
+// for measuring the policy's model.
+int64_t stream_k_slice_cost(const codegen::KernelEntry& e) {
+  const char* v = std::getenv("SCHEDC_STREAM_K_SLICE_COST");
+  if (v && *v) {
+    char* end = nullptr;
+    const long long n = std::strtoll(v, &end, 10);
+    if (*end == '\0' && n > 0) return int64_t(n);
+  }
+  return int64_t(e.stream_k_slice_cost);
+}
+
 }  // namespace
 
 Module::~Module() {
@@ -207,9 +227,10 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   // of its tail, whichever has fewer (the tail may need more registers).
   void* fn = handle_for(choice.entry);
   const int64_t slots =
-      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), e))) * num_sms_;
+      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), tail_entry(e)))) *
+      num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots,
-                                  stream_k_max_slices());
+                                  stream_k_max_slices(), stream_k_slice_cost(e));
 }
 
 codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -225,17 +246,21 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
     const int64_t fit = max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_);
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {
-    g.x = uint32_t(
-        std::min<int64_t>(g.x, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_));
+    g.x = uint32_t(persistent_blocks(choice, g.x));
   }
   return g;
+}
+
+int64_t Module::persistent_blocks(const EntryChoice& choice, int64_t tiles) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  return std::min<int64_t>(tiles, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_);
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   std::ostringstream o;
-  if (e.persistent) {
+  if (e.persistent && !e.stream_k) {
     const codegen::Dim3 g = grid_for(choice, p);
     o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
       << blocks_per_sm(handle_for(choice.entry), e) << ") over " << tiles.x << " C tiles";
@@ -250,12 +275,18 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   }
   const compiler::StreamKSplit split = stream_k_split(choice, p);
   const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = k_tiles_of(e, p);
-  o << "stream_k on " << num_sms_ << " SMs: ";
+  o << "stream_k on " << num_sms_ << " SMs (a slice costs " << stream_k_slice_cost(e)
+    << " k-tiles more in the split's model): ";
   if (!split.splits()) {
     o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
     return o.str();
   }
-  if (split.whole_tiles > 0) o << e.name << " on " << split.whole_tiles << " tiles whole, then ";
+  if (split.whole_tiles > 0) {
+    o << e.name << " on " << split.whole_tiles << " tiles whole";
+    if (e.persistent)
+      o << " (a persistent grid of " << persistent_blocks(choice, split.whole_tiles) << " blocks)";
+    o << ", then ";
+  }
   const int64_t trail = k_tiles - split.lead_k_tiles;
   o << e.stream_k_tail << " on the other " << split.shared_tiles << " (" << k_tiles
     << " k-tiles each), cut in " << split.slices << " slices: " << split.units()
@@ -376,42 +407,34 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.n * elem) % 16 == 0)
     map_c = encode_tma_map(kernel_.dtype, c, p.m, p.n, ldc, e.tma_c);
-  void* params[] = {&m,   &n,     &k,    &a,    &lda,   &b,     &ldb,  &c,
-                    &ldc, &alpha, &beta, &bias, &map_a, &map_b, &map_c};
+  // A TMA entry with stream_k takes its tile count after the maps
+  // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
+  const compiler::StreamKSplit split =
+      e.stream_k ? stream_k_split(choice, p) : compiler::StreamKSplit{};
+  int sk_whole_tiles = int(split.whole_tiles);  // all of them when the split splits none
+  void* params[] = {&m,   &n,     &k,    &a,     &lda,   &b,     &ldb,          &c,
+                    &ldc, &alpha, &beta, &bias, &map_a, &map_b, &map_c, &sk_whole_tiles};
   if (!e.stream_k) {
     launch_kernel(fn, e.name, g, e, params, stream, false);
     return;
   }
   // stream_k: the whole tiles on the entry, then the shared ones on its tail.
-  const compiler::StreamKSplit split = stream_k_split(choice, p);
-  if (split.whole_tiles > 0)
-    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(split.whole_tiles), 1, 1}, e, params, stream,
-                  false);
+  if (split.whole_tiles > 0) {
+    const int64_t blocks =
+        e.persistent ? persistent_blocks(choice, split.whole_tiles) : split.whole_tiles;
+    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(blocks), 1, 1}, e, params, stream, false);
+  }
   if (!split.splits()) return;
   ensure_stream_k_workspace(e, split);
-  int sk_whole_tiles = int(split.whole_tiles), sk_slices = int(split.slices),
-      sk_lead_k_tiles = int(split.lead_k_tiles);
+  int sk_slices = int(split.slices), sk_lead_k_tiles = int(split.lead_k_tiles);
   void* sk_partials = sk_partials_;
   void* sk_counters = sk_counters_;
-  void* sk_params[] = {&m,
-                       &n,
-                       &k,
-                       &a,
-                       &lda,
-                       &b,
-                       &ldb,
-                       &c,
-                       &ldc,
-                       &alpha,
-                       &beta,
-                       &bias,
-                       &sk_whole_tiles,
-                       &sk_slices,
-                       &sk_lead_k_tiles,
-                       &sk_partials,
-                       &sk_counters};
-  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units()), 1, 1}, e,
-                sk_params, stream, split.whole_tiles > 0 && cc_major_ >= 9);
+  std::vector<void*> sk_params = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
+  if (e.uses_tma()) sk_params.insert(sk_params.end(), {&map_a, &map_b, &map_c});
+  sk_params.insert(sk_params.end(),
+                   {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
+  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units()), 1, 1},
+                tail_entry(e), sk_params.data(), stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 
 }  // namespace schedc::runtime

@@ -69,6 +69,8 @@ class Module {
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
+  // Blocks of a persistent grid over `tiles` tiles: at most one per slot.
+  int64_t persistent_blocks(const EntryChoice& choice, int64_t tiles) const;
   // The stream_k tail of the entry whose handle is `entry_handle`.
   void* tail_for(void* entry_handle) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,

@@ -236,8 +236,9 @@ TEST(Analyze, DirectivesThatNeedTile) {
   expect_error("tile 128x128x32\nmma tf32\n", "'mma' needs 'warp WMxWN'", 2, 1);
 }
 
-// `stream_k`: a flag with its place; once; SIMT only (the tensor-core kernels
-// do not take its workspace yet), with a note at the wmma/mma directive.
+// `stream_k`: a flag with its place; once; SIMT and wgmma only (the wmma
+// and mma.sync kernels do not take its workspace yet), with a note at the
+// wmma/mma directive; with wgmma, not with `cluster`.
 TEST(Analyze, StreamK) {
   Result plain = check(kSgemm);
   ASSERT_TRUE(plain.schedule) << plain.printed;
@@ -269,14 +270,30 @@ TEST(Analyze, StreamK) {
     ASSERT_EQ(tc.diags.size(), 1u) << mma << "\n" << tc.printed;
     const std::string api = std::string(mma).substr(0, std::string(mma).find(' '));
     EXPECT_EQ(tc.diags[0].message, "'stream_k' is not implemented with '" + api +
-                                       "' yet: only the SIMT (f32 FMA) kernels split their k "
-                                       "loop");
+                                       "' yet: only the SIMT (f32 FMA) and 'wgmma' kernels "
+                                       "split their k loop");
     EXPECT_EQ(tc.diags[0].span.line, 4u);
     EXPECT_EQ(tc.diags[0].span.col, 1u);
     ASSERT_EQ(tc.diags[0].notes.size(), 1u);
     EXPECT_EQ(tc.diags[0].notes[0].span.line, 3u);
     EXPECT_EQ(tc.diags[0].notes[0].message, "'" + api + "' given here");
   }
+
+  const std::string hopper =
+      "dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16\ntma\nstages 3\nswizzle smem\n"
+      "warp_specialize\npersistent\n";
+  Result wg = check(hopper + "stream_k\n", sm90());
+  ASSERT_TRUE(wg.schedule) << wg.printed;
+  EXPECT_TRUE(wg.schedule->stream_k);
+  Result cl = check(hopper + "cluster 2x1\nstream_k\n", sm90());
+  EXPECT_FALSE(cl.schedule);
+  ASSERT_EQ(cl.diags.size(), 1u) << cl.printed;
+  EXPECT_EQ(cl.diags[0].message,
+            "'stream_k' is not implemented with 'cluster' yet: the stream_k tail's blocks each "
+            "compute one slice of one tile alone");
+  EXPECT_EQ(cl.diags[0].span.line, 11u);
+  ASSERT_EQ(cl.diags[0].notes.size(), 1u);
+  EXPECT_EQ(cl.diags[0].notes[0].span.line, 10u);
 }
 
 TEST(Analyze, TypesAndTargets) {

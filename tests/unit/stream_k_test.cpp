@@ -334,3 +334,101 @@ TEST(StreamKModule, EntriesAndTheirTails) {
   EXPECT_TRUE(plain->kernel.main.stream_k_tail.empty());
   EXPECT_EQ(plain->kernel.source.find("stream_k"), std::string::npos);
 }
+
+// The Hopper path (codegen/emit_wgmma.cpp): the main entry takes the tile
+// count of the split after its tensor maps and walks (or is launched over)
+// only those tiles; the tail is its own plan, one slice per block: not
+// persistent, one consumer under pingpong, so its block and shared memory
+// are the entry's tail_block / tail_dynamic_smem. The fix-up's partial sums
+// (codegen/blocks_wgmma_stream_k.cpp) give every element of the tile one
+// float of the block's slot, and SK_ACC numbers every accumulator once.
+TEST(StreamKModule, WgmmaEntriesAndTheirTails) {
+  compiler::Target t;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", t));
+  for (const char* file : {"wgmma_stream_k", "wgmma_stream_k_pingpong", "wgmma_stream_k_inline",
+                           "wgmma_stream_k_tf32"}) {
+    SCOPED_TRACE(file);
+    const std::string path =
+        std::string(SCHEDC_SOURCE_DIR) + "/tests/gpu/schedules/" + file + ".sched";
+    std::ostringstream err;
+    std::optional<cli::Compiled> k = cli::compile_file(path, t, err);
+    ASSERT_TRUE(k) << err.str();
+    ASSERT_TRUE(k->plan.wgmma);
+    EXPECT_TRUE(k->plan.stream_k);
+    const std::string name = std::string("schedc_") + file;
+    EXPECT_TRUE(k->kernel.main.stream_k);
+    EXPECT_EQ(k->kernel.main.stream_k_tail, name + "_stream_k");
+    const std::string& src = k->kernel.source;
+    EXPECT_NE(src.find("\n" + name + "(int M"), std::string::npos);
+    EXPECT_NE(src.find("TmaMap tma_c, int sk_whole_tiles) {"), std::string::npos);
+    EXPECT_NE(src.find("TmaMap tma_c, int sk_whole_tiles, int sk_slices, int sk_lead_k_tiles, "
+                       "float* __restrict__ sk_partials, int* __restrict__ sk_counters) {"),
+              std::string::npos);
+    EXPECT_NE(src.find("\n" + name + "_stream_k(int M"), std::string::npos);
+    if (k->plan.wgmma->persistent)
+      EXPECT_NE(src.find("const int my_tiles = (sk_whole_tiles - (int)blockIdx.x"),
+                std::string::npos);
+
+    // A k-tile on the tensor cores is short beside the partial sums' round trip.
+    EXPECT_EQ(k->kernel.main.stream_k_slice_cost, 7u);
+
+    const compiler::KernelPlan tail = compiler::lower_stream_k_tail(k->plan);
+    ASSERT_TRUE(tail.wgmma);
+    const compiler::WgmmaPlan& w = *tail.wgmma;
+    EXPECT_TRUE(tail.stream_k_tail);
+    EXPECT_EQ(tail.name, k->kernel.main.stream_k_tail);
+    EXPECT_FALSE(w.persistent);
+    EXPECT_FALSE(w.pingpong);
+    EXPECT_EQ(w.cluster_size(), 1);
+    EXPECT_EQ(tail.block_m, k->plan.block_m);
+    EXPECT_EQ(tail.block_n, k->plan.block_n);
+    EXPECT_EQ(tail.block_k, k->plan.block_k);
+    EXPECT_EQ(k->kernel.main.tail_block.x, uint32_t(tail.block_threads));
+    EXPECT_EQ(k->kernel.main.tail_dynamic_smem, uint32_t(tail.smem_bytes));
+    if (k->plan.wgmma->pingpong) {
+      EXPECT_EQ(w.consumers(), 1);
+      EXPECT_LT(tail.block_threads, k->plan.block_threads);
+    } else {
+      EXPECT_EQ(tail.block_threads, k->plan.block_threads);
+    }
+
+    // Partial sums: float4 v of consumer thread ctid at (v * threads + ctid) * 4.
+    const int threads = 128 * w.consumers(), R = w.inst_n / 2;
+    ASSERT_EQ(w.accumulators % 4, 0);
+    std::vector<int> slot(size_t(tail.block_m) * tail.block_n, 0);
+    for (int ctid = 0; ctid < threads; ++ctid)
+      for (int v = 0; v < w.accumulators / 4; ++v)
+        for (int c = 0; c < 4; ++c) {
+          const size_t f = size_t(v * threads + ctid) * 4 + c;
+          ASSERT_LT(f, slot.size());
+          ++slot[f];
+        }
+    for (int n : slot) ASSERT_EQ(n, 1);
+    // SK_ACC(x) = acc[x / (n_insts * R)][x / R % n_insts][x % R].
+    std::vector<int> reg(size_t(w.m_insts) * w.n_insts * R, 0);
+    for (int x = 0; x < w.accumulators; ++x) {
+      const int i = x / (w.n_insts * R), j = x / R % w.n_insts, r = x % R;
+      ASSERT_LT(i, w.m_insts);
+      ++reg[size_t((i * w.n_insts + j) * R + r)];
+    }
+    for (int n : reg) ASSERT_EQ(n, 1);
+  }
+}
+
+// The slice cost scales the SIMT path's measured 2 k-tiles (BK 16) by how much
+// shorter a k-tile is: deeper k-tiles cost fewer, faster units more.
+TEST(StreamKSplit, SliceCostByKernel) {
+  EXPECT_EQ(compiler::stream_k_slice_cost(16, 1.0), 2);
+  EXPECT_EQ(compiler::stream_k_slice_cost(8, 1.0), 4);
+  EXPECT_EQ(compiler::stream_k_slice_cost(64, 1.0), 1);  // at least 1
+  EXPECT_EQ(compiler::stream_k_slice_cost(64, 989.4 / 66.9), 7);  // wgmma f16, H100
+  EXPECT_EQ(compiler::stream_k_slice_cost(32, 494.7 / 66.9), 7);  // wgmma tf32, H100
+  // A dearer slice splits less: 116 tiles of 64 k-tiles on 132 slots (4096^3 in
+  // 128x256 tiles) split with the SIMT cost, not with the tensor cores'.
+  EXPECT_TRUE(split_stream_k(512, 64, 132, 0, 2).splits());
+  EXPECT_FALSE(split_stream_k(512, 64, 132, 0, 7).splits());
+  // 32 tiles of 256 k-tiles (1024x1024x16384) still split in four.
+  const StreamKSplit deep = split_stream_k(32, 256, 132, 0, 7);
+  EXPECT_EQ(deep.slices, 4);
+  EXPECT_EQ(deep.whole_tiles, 0);
+}
