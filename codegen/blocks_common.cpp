@@ -252,6 +252,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
     k.tail_block = k.block;
     k.tail_dynamic_smem = k.dynamic_smem;
     k.stream_k_slice_cost = uint32_t(p.stream_k_slice_cost);
+    k.stream_k_sum_cost = uint32_t(p.stream_k_sum_cost);
   }
   if (p.vec > 1 && !p.fallback) {  // the fallback checks alignment itself
     k.align_bytes = uint32_t(p.vec * compiler::elem_bytes(p.dtype));

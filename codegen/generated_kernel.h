@@ -69,7 +69,9 @@ struct KernelEntry {
   bool stream_k = false;
   uint32_t tile_k = 1;
   std::string stream_k_tail;
-  uint32_t stream_k_slice_cost = 2;  // the split policy's, in k-tiles (compiler/stream_k.h)
+  // The split policy's costs of a slice and of summing one, in k-tiles
+  // (compiler/stream_k.h).
+  uint32_t stream_k_slice_cost = 2, stream_k_sum_cost = 0;
   // The tail's threads per block and dynamic shared memory: the entry's,
   // except on the Hopper path, whose tail has no pingpong (one consumer
   // warpgroup fewer, and its C staging area).

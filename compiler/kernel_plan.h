@@ -199,8 +199,9 @@ struct KernelPlan {
   // k-tiles of the remaining tiles, shared among its blocks.
   bool stream_k = false;
   bool stream_k_tail = false;
-  // The split policy's cost of a slice, in k-tiles (compiler/stream_k.h).
-  int stream_k_slice_cost = 2;
+  // The split policy's costs of a slice and of summing one, in k-tiles
+  // (compiler/stream_k.h).
+  int stream_k_slice_cost = 2, stream_k_sum_cost = 0;
 
   // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
   int block_x = 1, block_y = 1;

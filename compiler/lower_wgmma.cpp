@@ -112,6 +112,7 @@ KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   const double speedup = (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops : t.f16_tflops) /
                          t.fp32_tflops;
   p.stream_k_slice_cost = int(stream_k_slice_cost(p.block_k, speedup));
+  p.stream_k_sum_cost = (p.stream_k_slice_cost + 1) / 2;
   verify(p);
   return p;
 }

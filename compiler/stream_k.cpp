@@ -21,7 +21,7 @@ int64_t stream_k_slice_cost(int block_k, double speedup) {
 }
 
 StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices,
-                            int64_t slice_cost) {
+                            int64_t slice_cost, int64_t sum_cost) {
   const StreamKSplit whole{std::max<int64_t>(tiles, 0), 0, 0, 0};
   if (tiles <= 0 || k_tiles <= 0 || slots <= 0) return whole;
   const int64_t rest = tiles % slots;  // tiles of the partial wave
@@ -42,7 +42,7 @@ StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64
     // More slices only shorten them: stop at the first that is too short.
     if (lead < kStreamKMinSliceKTiles || (k_tiles - lead) / (p - 1) < kStreamKMinSliceKTiles) break;
     const int64_t trail = ceil_div(k_tiles - lead, p - 1);
-    const int64_t cost = std::max(lead + c, rounds * (trail + c));
+    const int64_t cost = std::max(lead + c, rounds * (trail + c)) + (p - 1) * sum_cost;
     if (cost < best_cost) {
       best_cost = cost;
       best = StreamKSplit{tiles - rest, rest, p, lead};

@@ -75,8 +75,15 @@ int64_t stream_k_slice_cost(int block_k, double speedup);
 // slice count the lead is chosen so that the two are even, and the cheapest
 // split is taken if it beats k_tiles. No split when the tiles fill whole
 // waves or every slice count leaves slices under kStreamKMinSliceKTiles.
+//
+// `sum_cost`: what the last slice to arrive pays per other slice for reading
+// its partial sums, in k-tiles, added once per split (the sum is one block's
+// work, so it grows with the slices). 0 for the SIMT kernels (their measured
+// splits of session 9 were chosen without it); for the tensor cores, half
+// the slice cost: on an H100, wgmma f16 at 5120x5120x4096 (8 tiles past six
+// whole waves) cut in 16 slices without it and gained nothing.
 StreamKSplit split_stream_k(int64_t tiles, int64_t k_tiles, int64_t slots, int64_t max_slices = 0,
-                            int64_t slice_cost = kStreamKSliceCostKTiles);
+                            int64_t slice_cost = kStreamKSliceCostKTiles, int64_t sum_cost = 0);
 
 // Slice `slice`'s first k-tile (slice == slices: k_tiles, the end).
 inline int64_t stream_k_slice_begin(int64_t slice, int64_t k_tiles, int64_t lead_k_tiles,

@@ -230,7 +230,8 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
       int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), tail_entry(e)))) *
       num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots,
-                                  stream_k_max_slices(), stream_k_slice_cost(e));
+                                  stream_k_max_slices(), stream_k_slice_cost(e),
+                                  int64_t(e.stream_k_sum_cost));
 }
 
 codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -275,8 +276,10 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   }
   const compiler::StreamKSplit split = stream_k_split(choice, p);
   const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = k_tiles_of(e, p);
-  o << "stream_k on " << num_sms_ << " SMs (a slice costs " << stream_k_slice_cost(e)
-    << " k-tiles more in the split's model): ";
+  o << "stream_k on " << num_sms_ << " SMs (in the split's model a slice costs "
+    << stream_k_slice_cost(e) << " k-tiles more";
+  if (e.stream_k_sum_cost > 0) o << ", and " << e.stream_k_sum_cost << " to sum";
+  o << "): ";
   if (!split.splits()) {
     o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
     return o.str();

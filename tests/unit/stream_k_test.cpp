@@ -371,6 +371,7 @@ TEST(StreamKModule, WgmmaEntriesAndTheirTails) {
 
     // A k-tile on the tensor cores is short beside the partial sums' round trip.
     EXPECT_EQ(k->kernel.main.stream_k_slice_cost, 7u);
+    EXPECT_EQ(k->kernel.main.stream_k_sum_cost, 4u);
 
     const compiler::KernelPlan tail = compiler::lower_stream_k_tail(k->plan);
     ASSERT_TRUE(tail.wgmma);
@@ -428,7 +429,11 @@ TEST(StreamKSplit, SliceCostByKernel) {
   EXPECT_TRUE(split_stream_k(512, 64, 132, 0, 2).splits());
   EXPECT_FALSE(split_stream_k(512, 64, 132, 0, 7).splits());
   // 32 tiles of 256 k-tiles (1024x1024x16384) still split in four.
-  const StreamKSplit deep = split_stream_k(32, 256, 132, 0, 7);
+  const StreamKSplit deep = split_stream_k(32, 256, 132, 0, 7, 4);
   EXPECT_EQ(deep.slices, 4);
   EXPECT_EQ(deep.whole_tiles, 0);
+  // Summing the slices is one block's work: 8 tiles past six waves of 132
+  // (5120x5120x4096) in 4 slices with it, 16 without.
+  EXPECT_EQ(split_stream_k(800, 64, 132, 0, 7, 0).slices, 16);
+  EXPECT_EQ(split_stream_k(800, 64, 132, 0, 7, 4).slices, 4);
 }
