@@ -17,6 +17,7 @@
 
 #include "cli/pipeline.h"
 #include "compiler/lower.h"
+#include "compiler/wgmma_plan.h"
 
 using namespace schedc;
 using compiler::split_stream_k;
@@ -436,4 +437,49 @@ TEST(StreamKSplit, SliceCostByKernel) {
   // (5120x5120x4096) in 4 slices with it, 16 without.
   EXPECT_EQ(split_stream_k(800, 64, 132, 0, 7, 0).slices, 16);
   EXPECT_EQ(split_stream_k(800, 64, 132, 0, 7, 4).slices, 4);
+}
+
+// The Hopper path: a persistent main entry (grid of at most `slots` blocks,
+// block b walking tiles b, b + grid, … of the whole ones, pipeline iteration
+// by iteration as its producer computes them: compiler/wgmma_plan.h) and the
+// tail's slices together compute every (tile, k-tile) exactly once, with the
+// tensor cores' slice costs, on shapes that split and shapes that do not.
+TEST(StreamKSplit, PersistentMainAndTailComputeEveryKTileOnce) {
+  using compiler::WgmmaPlan;
+  struct Case {
+    int64_t tiles, k_tiles, slots;
+  };
+  int splits = 0;
+  for (const Case& c : {Case{32, 256, 132}, Case{96, 128, 132}, Case{800, 64, 132},
+                        Case{512, 64, 132}, Case{2048, 128, 132}, Case{1, 16, 132},
+                        Case{133, 40, 132}, Case{300, 9, 66}}) {
+    SCOPED_TRACE(::testing::Message() << c.tiles << " tiles of " << c.k_tiles << " on "
+                                      << c.slots);
+    const StreamKSplit split = split_stream_k(c.tiles, c.k_tiles, c.slots, 0, 7, 4);
+    splits += split.splits();
+    ASSERT_EQ(split.whole_tiles + split.shared_tiles, c.tiles);
+    std::vector<int> done(size_t(c.tiles * c.k_tiles), 0);
+    const int whole = int(split.whole_tiles), k_tiles = int(c.k_tiles);
+    const int grid = int(std::min<int64_t>(split.whole_tiles, c.slots));
+    for (int b = 0; b < grid; ++b) {
+      const int iters = WgmmaPlan::tiles_of_block(whole, grid, b) * k_tiles;
+      for (int it = 0; it < iters; ++it) {
+        const int tile = WgmmaPlan::tile_of_iteration(it, k_tiles, grid, b);
+        ASSERT_LT(tile, whole);
+        ++done[size_t(tile) * k_tiles + it % k_tiles];
+      }
+    }
+    for (int64_t u = 0; u < split.units(); ++u) {
+      const int64_t slice = u / split.shared_tiles, tile = whole + u % split.shared_tiles;
+      const int64_t first = stream_k_slice_begin(slice, c.k_tiles, split.lead_k_tiles,
+                                                 split.slices),
+                    last = stream_k_slice_begin(slice + 1, c.k_tiles, split.lead_k_tiles,
+                                                split.slices);
+      ASSERT_GE(last - first, compiler::kStreamKMinSliceKTiles);
+      for (int64_t k = first; k < last; ++k) ++done[size_t(tile * c.k_tiles + k)];
+    }
+    for (size_t i = 0; i < done.size(); ++i)
+      ASSERT_EQ(done[i], 1) << "tile " << i / c.k_tiles << ", k-tile " << i % c.k_tiles;
+  }
+  EXPECT_GE(splits, 4);  // the cases cover splits, not only whole launches
 }
