@@ -36,9 +36,11 @@ struct CubinResult {
 std::string nvrtc_version();
 
 // The exact NVRTC options used for `kernel` on `arch` ("sm_90"). `verbose`
-// adds --ptxas-options=-v. Part of the cache key.
+// adds --ptxas-options=-v, `split` --split-compile=0 (the optimizer on every
+// core). Part of the cache key.
 std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
-                                       const std::string& arch, bool verbose = true);
+                                       const std::string& arch, bool verbose = true,
+                                       bool split = true);
 
 // Compiles kernel.source to a CUBIN for `arch`. Throws Error(nvrtc) on failure.
 CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch);
