@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
       "against cuBLAS and time them beside it.\n"
       "Exit codes: 0 ok, 1 wrong result, 2 bad input, 3 toolchain/device failure."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "schedc 0.1");
+  app.set_version_flag("--version", "schedc " SCHEDC_VERSION_STRING);
 
   std::vector<Command> commands = {
       add_check_command(app), add_emit_command(app),    add_run_command(app),

@@ -49,7 +49,8 @@ void lower_and_emit(Compiled& c) {
 }  // namespace
 
 std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
-                                     const compiler::Target& target, std::ostream& err) {
+                                     const compiler::Target& target, std::ostream& err,
+                                     std::vector<dsl::Diagnostic>* kept) {
   Compiled c;
   c.file = std::move(file);
   dsl::Diagnostics diags(c.file.get(), g_error_limit);
@@ -63,6 +64,7 @@ std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
     c.times.analyze_ms = ms_since(t0);
   }
   diags.print(err);
+  if (kept) kept->insert(kept->end(), diags.all().begin(), diags.all().end());
   if (!schedule || diags.has_errors()) return std::nullopt;
   c.schedule = *schedule;
   c.target = target;
@@ -70,8 +72,9 @@ std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
 }
 
 std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
-                                       const compiler::Target& target, std::ostream& err) {
-  std::optional<Compiled> c = check_source(std::move(file), target, err);
+                                       const compiler::Target& target, std::ostream& err,
+                                       std::vector<dsl::Diagnostic>* kept) {
+  std::optional<Compiled> c = check_source(std::move(file), target, err, kept);
   if (c) lower_and_emit(*c);
   return c;
 }

@@ -6,11 +6,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "codegen/generated_kernel.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/schedule.h"
 #include "compiler/target.h"
+#include "dsl/diagnostics.h"
 #include "dsl/source.h"
 
 namespace schedc::cli {
@@ -34,12 +36,16 @@ std::optional<Compiled> check_file(const std::string& path, const compiler::Targ
                                    std::ostream& err);
 
 // check_file for text already in memory (`name` is used in diagnostics).
+// With `kept`, the diagnostics printed to `err` are also appended there as
+// values (the library API returns them: include/schedc/schedc.h).
 std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
-                                     const compiler::Target& target, std::ostream& err);
+                                     const compiler::Target& target, std::ostream& err,
+                                     std::vector<dsl::Diagnostic>* kept = nullptr);
 
 // check_source, then lower and emit.
 std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
-                                       const compiler::Target& target, std::ostream& err);
+                                       const compiler::Target& target, std::ostream& err,
+                                       std::vector<dsl::Diagnostic>* kept = nullptr);
 
 // check_file, then lower and emit.
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,

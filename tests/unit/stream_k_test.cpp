@@ -366,9 +366,10 @@ TEST(StreamKModule, WgmmaEntriesAndTheirTails) {
                        "float* __restrict__ sk_partials, int* __restrict__ sk_counters) {"),
               std::string::npos);
     EXPECT_NE(src.find("\n" + name + "_stream_k(int M"), std::string::npos);
-    if (k->plan.wgmma->persistent)
+    if (k->plan.wgmma->persistent) {
       EXPECT_NE(src.find("const int my_tiles = (sk_whole_tiles - (int)blockIdx.x"),
                 std::string::npos);
+    }
 
     // A k-tile on the tensor cores is short beside the partial sums' round trip.
     EXPECT_EQ(k->kernel.main.stream_k_slice_cost, 7u);

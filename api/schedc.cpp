@@ -1,0 +1,191 @@
+// The library API (include/schedc/schedc.h) over the pipeline the command
+// line runs (cli/pipeline.h) and the runtime's JIT and launch
+// (runtime/jit.h, runtime/launch.h).
+#include "schedc/schedc.h"
+
+#include <cuda_runtime.h>
+
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "cli/pipeline.h"
+#include "compiler/schedule.h"
+#include "compiler/target.h"
+#include "runtime/error.h"
+#include "runtime/jit.h"
+#include "runtime/launch.h"
+
+namespace schedc {
+
+namespace {
+
+SourceLocation location(const dsl::SourceSpan& span, const std::string& file) {
+  SourceLocation l;
+  l.file = file;
+  if (span.valid()) {
+    l.line = int(span.line);
+    l.column = int(span.col);
+    l.length = int(span.length);
+  }
+  return l;
+}
+
+Diagnostic convert(const dsl::Diagnostic& d, const std::string& file) {
+  Diagnostic out;
+  out.severity = d.severity == dsl::Severity::warning ? Diagnostic::Severity::warning
+                                                      : Diagnostic::Severity::error;
+  out.where = location(d.span, file);
+  out.message = d.message;
+  for (const dsl::Note& n : d.notes) out.notes.push_back({location(n.span, file), n.message});
+  return out;
+}
+
+// The problem's sizes and leading dimensions as the kernels' ABI takes them
+// (int), checked.
+compiler::Problem problem_of(const Gemm& g, compiler::DType dtype) {
+  auto check = [](int64_t v, const char* what, int64_t least) {
+    if (v < least || v > 2147483647)
+      throw Error(std::string("schedc: ") + what + " = " + std::to_string(v) + " is out of range (" +
+                  std::to_string(least) + " .. 2^31-1)");
+  };
+  check(g.m, "M", 1);
+  check(g.n, "N", 1);
+  check(g.k, "K", 1);
+  check(g.lda, "lda", 0);
+  check(g.ldb, "ldb", 0);
+  check(g.ldc, "ldc", 0);
+  compiler::Problem p{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype};
+  if (p.a_ld() < p.k || p.b_ld() < p.n || p.c_ld() < p.n)
+    throw Error("schedc: a leading dimension is smaller than its row (lda >= K, ldb >= N, ldc >= N)");
+  if (!g.a || !g.b || !g.c) throw Error("schedc: A, B and C must be device pointers, not null");
+  return p;
+}
+
+int current_device() {
+  int device = 0;
+  runtime::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
+}  // namespace
+
+// What a Kernel holds: the pipeline's result and, per device, the loaded module.
+class KernelImpl {
+ public:
+  explicit KernelImpl(cli::Compiled c) : c_(std::move(c)) {}
+
+  static std::shared_ptr<const Kernel> make(cli::Compiled c) {
+    return std::shared_ptr<const Kernel>(new Kernel(std::make_unique<KernelImpl>(std::move(c))));
+  }
+
+  const cli::Compiled& compiled() const { return c_; }
+
+  // The module of the current device, compiled and loaded at its first use.
+  const runtime::Module& module(int device) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = modules_.find(device);
+    if (it != modules_.end()) return *it->second;
+    int major = 0, minor = 0;
+    runtime::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                        "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
+    runtime::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
+                        "cudaDeviceGetAttribute(ComputeCapabilityMinor)");
+    const int sm = major * 10 + minor;
+    const int want = c_.target.sm;
+    // A kernel for one architecture runs on its own; one of sm_80's family
+    // (no wgmma) on any later device.
+    if (sm < want || (c_.kernel.arch_specific && sm != want))
+      throw Error("schedc: the kernel was generated for sm_" + std::to_string(want) +
+                  " and device " + std::to_string(device) + " is sm_" + std::to_string(sm) +
+                  (c_.kernel.arch_specific ? " (wgmma and setmaxnreg run on that architecture only)"
+                                           : ""));
+    runtime::JitResult jit = runtime::jit(c_.kernel, "sm_" + std::to_string(sm));
+    auto m = std::make_unique<runtime::Module>(c_.kernel, jit.cubin, device);
+    return *modules_.emplace(device, std::move(m)).first->second;
+  }
+
+ private:
+  cli::Compiled c_;
+  mutable std::mutex mutex_;
+  mutable std::map<int, std::unique_ptr<runtime::Module>> modules_;
+};
+
+Kernel::Kernel(std::unique_ptr<KernelImpl> impl) : impl_(std::move(impl)) {}
+Kernel::~Kernel() = default;
+
+std::string Kernel::schedule_text() const {
+  return compiler::to_sched_text(impl_->compiled().schedule);
+}
+const std::string& Kernel::cuda_source() const { return impl_->compiled().kernel.source; }
+const std::string& Kernel::entry_name() const { return impl_->compiled().kernel.main.name; }
+const std::string& Kernel::dtype() const { return impl_->compiled().kernel.dtype; }
+std::string Kernel::arch() const { return impl_->compiled().target.arch_name(); }
+int Kernel::block_threads() const {
+  const codegen::Dim3& b = impl_->compiled().kernel.main.block;
+  return int(b.x * b.y * b.z);
+}
+int64_t Kernel::shared_memory_bytes() const {
+  return int64_t(impl_->compiled().plan.smem_bytes);
+}
+
+void Kernel::launch(const Gemm& gemm, void* stream) const {
+  const cli::Compiled& c = impl_->compiled();
+  const compiler::Problem p = problem_of(gemm, c.schedule.dtype);
+  try {
+    const runtime::Module& module = impl_->module(current_device());
+    const runtime::EntryChoice choice = runtime::choose_entry(c.kernel, p, gemm.a, gemm.b, gemm.c);
+    runtime::GemmArgs args{gemm.a, gemm.b, gemm.c, gemm.alpha, gemm.beta, gemm.bias};
+    module.launch(choice, p, args, stream);
+  } catch (const runtime::Error& e) {
+    throw Error(e.what());
+  }
+}
+
+namespace {
+
+CompileResult compile_checked(std::shared_ptr<dsl::SourceFile> file, const CompileOptions& o) {
+  CompileResult r;
+  compiler::Target target;
+  if (!compiler::target_for_arch(o.arch, target)) {
+    Diagnostic d;
+    d.where.file = file->name();
+    d.message = "unknown architecture '" + o.arch + "' (sm_80, sm_86, sm_89 or sm_90)";
+    r.rendered = file->name() + ": error: " + d.message + "\n";
+    r.diagnostics.push_back(std::move(d));
+    return r;
+  }
+  std::ostringstream printed;
+  std::vector<dsl::Diagnostic> kept;
+  std::optional<cli::Compiled> c = cli::compile_source(file, target, printed, &kept);
+  for (const dsl::Diagnostic& d : kept) r.diagnostics.push_back(convert(d, file->name()));
+  r.rendered = printed.str();
+  if (c) r.kernel = KernelImpl::make(std::move(*c));
+  return r;
+}
+
+}  // namespace
+
+CompileResult compile(std::string_view text, const CompileOptions& options) {
+  return compile_checked(std::make_shared<dsl::SourceFile>(options.file_name, std::string(text)),
+                         options);
+}
+
+CompileResult compile_file(const std::string& path, const CompileOptions& options) {
+  std::string why;
+  std::optional<std::string> text = cli::read_file(path, why);
+  if (!text) {
+    CompileResult r;
+    Diagnostic d;
+    d.where.file = path;
+    d.message = why;
+    r.rendered = path + ": error: " + why + "\n";
+    r.diagnostics.push_back(std::move(d));
+    return r;
+  }
+  return compile_checked(std::make_shared<dsl::SourceFile>(path, std::move(*text)), options);
+}
+
+const char* version() { return SCHEDC_VERSION_STRING; }
+
+}  // namespace schedc

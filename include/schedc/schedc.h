@@ -1,0 +1,136 @@
+#pragma once
+// schedc as a library: compile a GEMM schedule (the text of a .sched file)
+// into a CUDA kernel, inspect what it became, and launch it on device
+// pointers the caller owns. docs/api.md has the guide; the command line
+// (`schedc check`, `emit`, `run`) runs the same pipeline.
+//
+//   schedc::CompileResult r = schedc::compile("tile 128x128x8; thread 8x8\n");
+//   if (!r.ok()) { std::cerr << r.rendered; return 1; }   // located diagnostics
+//   std::cout << r.kernel->cuda_source();                  // what `schedc emit` prints
+//   r.kernel->launch({M, N, K, dA, lda, dB, ldb, dC, ldc}, stream);  // needs a GPU
+//
+// Bad input never exits the process or throws: it comes back as
+// diagnostics. Errors of CUDA, NVRTC or the device (no GPU, a failed launch)
+// throw schedc::Error. Everything here is thread-compatible: one Kernel may
+// be launched from several threads; its first launch on a device compiles
+// it (NVRTC, through the same on-disk cache as the command line) and loads it.
+//
+// This header includes no CUDA header: pointers and streams are void*.
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#if defined(SCHEDC_BUILDING_LIBRARY)
+#define SCHEDC_API __attribute__((visibility("default")))
+#else
+#define SCHEDC_API
+#endif
+
+namespace schedc {
+
+// A place in the schedule's text (1-based; line 0: no place, e.g. a default).
+struct SourceLocation {
+  std::string file;
+  int line = 0, column = 0, length = 0;
+};
+
+struct DiagnosticNote {
+  SourceLocation where;
+  std::string message;
+};
+
+struct Diagnostic {
+  enum class Severity { error, warning };
+  Severity severity = Severity::error;
+  SourceLocation where;
+  std::string message;
+  std::vector<DiagnosticNote> notes;
+};
+
+struct CompileOptions {
+  std::string arch = "sm_90";          // the target: sm_80, sm_86, sm_89, sm_90
+  std::string file_name = "gemm.sched";  // the text's name in diagnostics and the kernel's name
+};
+
+// The problem of one launch. Row-major A (M x K), B (K x N), C (M x N);
+// leading dimensions in elements (0: packed). Elements are the schedule's
+// dtype (float, __half or __nv_bfloat16); bias is N floats or null. Whether
+// C is read (beta) and bias or relu are applied is the schedule's epilogue;
+// alpha and beta are its values unless given here.
+struct Gemm {
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0;
+  void* c = nullptr;
+  int64_t ldc = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* bias = nullptr;
+};
+
+// A failure outside the schedule's text: CUDA, NVRTC, the device, a launch
+// argument out of range. what() says which and why.
+class SCHEDC_API Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class KernelImpl;
+
+// A checked, lowered and generated schedule.
+class SCHEDC_API Kernel {
+ public:
+  ~Kernel();
+  Kernel(const Kernel&) = delete;
+  Kernel& operator=(const Kernel&) = delete;
+
+  // The schedule as schedc resolved it, defaults filled in, one directive a
+  // line (what `schedc check` prints).
+  std::string schedule_text() const;
+  // The generated CUDA C++ module (what `schedc emit` prints, without its
+  // closing launch comments).
+  const std::string& cuda_source() const;
+  // The main entry's extern "C" name, and the element type ("f32", "f16", "bf16").
+  const std::string& entry_name() const;
+  const std::string& dtype() const;
+  // The architecture it was generated for ("sm_90").
+  std::string arch() const;
+  // Threads per block and dynamic shared memory of the main entry.
+  int block_threads() const;
+  int64_t shared_memory_bytes() const;
+
+  // Launches C = alpha * A * B (+ beta * C, bias, relu: the schedule's
+  // epilogue) on `stream` (a cudaStream_t; null: the default stream) of the
+  // current device, asynchronously. The first launch on a device compiles
+  // the kernel for it. Throws Error when the device cannot run the kernel's
+  // architecture, when an argument is out of range, or when CUDA fails.
+  void launch(const Gemm& gemm, void* stream = nullptr) const;
+
+ private:
+  friend class KernelImpl;
+  explicit Kernel(std::unique_ptr<KernelImpl> impl);
+  std::unique_ptr<KernelImpl> impl_;
+};
+
+struct CompileResult {
+  std::shared_ptr<const Kernel> kernel;  // null when there are errors
+  std::vector<Diagnostic> diagnostics;   // errors and warnings, in order
+  std::string rendered;                  // the same, printed as schedc prints them
+  bool ok() const { return kernel != nullptr; }
+};
+
+// Parses, checks, lowers and generates the schedule `text`.
+SCHEDC_API CompileResult compile(std::string_view text, const CompileOptions& options = {});
+// The same for the file at `path` (its name in the diagnostics); a file that
+// cannot be read is one diagnostic without a place.
+SCHEDC_API CompileResult compile_file(const std::string& path, const CompileOptions& options = {});
+
+// "0.3.0": this library's version; the CMake package's too.
+SCHEDC_API const char* version();
+
+}  // namespace schedc

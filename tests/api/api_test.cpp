@@ -1,0 +1,147 @@
+// The library API (include/schedc/schedc.h) as a program uses it, linked
+// against libschedc alone: compile from text and from a file, the
+// diagnostics as values, the queries; and on a GPU (SKIPPED without one) a
+// launch on the program's own device buffers, checked exactly.
+#include "schedc/schedc.h"
+
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+const char* kSgemm = "tile 64x64x8\nthread 4x4\nvectorize 4\n";
+
+TEST(Api, CompilesTextAndAnswersQueries) {
+  schedc::CompileOptions o;
+  o.file_name = "small.sched";
+  schedc::CompileResult r = schedc::compile(kSgemm, o);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  EXPECT_TRUE(r.diagnostics.empty());
+  const schedc::Kernel& k = *r.kernel;
+  EXPECT_EQ(k.entry_name(), "schedc_small");
+  EXPECT_EQ(k.dtype(), "f32");
+  EXPECT_EQ(k.arch(), "sm_90");
+  EXPECT_EQ(k.block_threads(), 256);
+  EXPECT_EQ(k.shared_memory_bytes(), (64 * 8 + 8 * 64) * 4);
+  EXPECT_NE(k.cuda_source().find("extern \"C\" __global__"), std::string::npos);
+  EXPECT_NE(k.cuda_source().find("schedc_small("), std::string::npos);
+  EXPECT_NE(k.schedule_text().find("tile 64x64x8\n"), std::string::npos);
+  EXPECT_NE(k.schedule_text().find("vectorize 4\n"), std::string::npos);
+  EXPECT_STREQ(schedc::version(), SCHEDC_EXPECTED_VERSION);
+}
+
+TEST(Api, BadInputComesBackAsLocatedDiagnostics) {
+  schedc::CompileResult r = schedc::compile("tile 100x128x8\nthread 8x8\n");
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.kernel, nullptr);
+  ASSERT_FALSE(r.diagnostics.empty()) << r.rendered;
+  const schedc::Diagnostic& d = r.diagnostics[0];
+  EXPECT_EQ(d.severity, schedc::Diagnostic::Severity::error);
+  EXPECT_EQ(d.where.file, "gemm.sched");
+  EXPECT_EQ(d.where.line, 2);
+  EXPECT_EQ(d.where.column, 8);
+  EXPECT_NE(d.message.find("does not divide"), std::string::npos) << d.message;
+  ASSERT_FALSE(d.notes.empty());
+  EXPECT_EQ(d.notes[0].where.line, 1);
+  // The same, printed as the command line prints it: place, caret, note.
+  EXPECT_NE(r.rendered.find("gemm.sched:2:8: error:"), std::string::npos) << r.rendered;
+  EXPECT_NE(r.rendered.find("^~~"), std::string::npos) << r.rendered;
+
+  schedc::CompileResult syntax = schedc::compile("tile 64x64x8 thread 4x4\n");
+  EXPECT_FALSE(syntax.ok());
+  ASSERT_FALSE(syntax.diagnostics.empty());
+  EXPECT_EQ(syntax.diagnostics[0].where.line, 1);
+}
+
+TEST(Api, ArchitectureAndFileErrorsAreDiagnosticsToo) {
+  schedc::CompileOptions o;
+  o.arch = "sm_42";
+  schedc::CompileResult r = schedc::compile(kSgemm, o);
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_NE(r.diagnostics[0].message.find("unknown architecture 'sm_42'"), std::string::npos);
+
+  schedc::CompileResult missing = schedc::compile_file("/nonexistent/x.sched");
+  EXPECT_FALSE(missing.ok());
+  ASSERT_EQ(missing.diagnostics.size(), 1u);
+  EXPECT_EQ(missing.diagnostics[0].where.file, "/nonexistent/x.sched");
+  EXPECT_EQ(missing.diagnostics[0].where.line, 0);
+
+  schedc::CompileResult file = schedc::compile_file(SCHEDC_SOURCE_DIR "/examples/sgemm_best.sched");
+  ASSERT_TRUE(file.ok()) << file.rendered;
+  EXPECT_EQ(file.kernel->entry_name(), "schedc_sgemm_best");
+
+  // wgmma needs sm_90: for sm_80 it is refused, with the reason.
+  o.arch = "sm_80";
+  schedc::CompileResult hopper = schedc::compile_file(SCHEDC_SOURCE_DIR "/examples/hgemm_best.sched", o);
+  EXPECT_FALSE(hopper.ok());
+  EXPECT_NE(hopper.rendered.find("wgmma"), std::string::npos) << hopper.rendered;
+}
+
+// compile may run on several threads at once, and gives the same kernel.
+TEST(Api, CompilesOnSeveralThreadsAtOnce) {
+  const std::string want = schedc::compile(kSgemm).kernel->cuda_source();
+  std::vector<std::string> got(4);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] {
+      for (int rep = 0; rep < 5; ++rep) {
+        schedc::CompileResult r = schedc::compile(kSgemm);
+        got[i] = r.ok() ? r.kernel->cuda_source() : r.rendered;
+        if (got[i] != want) return;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::string& g : got) EXPECT_EQ(g, want);
+}
+
+// Integers small enough that every product and sum is exact in f32.
+TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+  schedc::CompileResult r = schedc::compile(kSgemm);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  for (int64_t ld_pad : {0, 1}) {
+    const int64_t M = 127, N = 129, K = 65, lda = K + ld_pad, ldb = N + ld_pad, ldc = N + ld_pad;
+    std::vector<float> a(M * lda, 0.f), b(K * ldb, 0.f), c(M * ldc, -1.f), want(M * ldc, -1.f);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t k = 0; k < K; ++k) a[i * lda + k] = float((i * 3 + k * 5) % 7 - 3);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) b[k * ldb + j] = float((k * 2 + j) % 5 - 2);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float s = 0;
+        for (int64_t k = 0; k < K; ++k) s += a[i * lda + k] * b[k * ldb + j];
+        want[i * ldc + j] = s;
+      }
+    float *da = nullptr, *db = nullptr, *dc = nullptr;
+    ASSERT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&dc, c.size() * 4), cudaSuccess);
+    cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    r.kernel->launch({M, N, K, da, lda, db, ldb, dc, ldc}, stream);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
+    EXPECT_EQ(c, want) << "ld + " << ld_pad;  // padding columns stay -1 too
+    cudaStreamDestroy(stream);
+    cudaFree(da);
+    cudaFree(db);
+    cudaFree(dc);
+  }
+  // Out of range arguments throw schedc::Error, not crash.
+  EXPECT_THROW(r.kernel->launch({0, 1, 1, nullptr, 0, nullptr, 0, nullptr, 0}), schedc::Error);
+}
+
+}  // namespace

@@ -1,0 +1,44 @@
+// Built against the installed schedc package (tests/package/CMakeLists.txt):
+// compiles a schedule and a broken one through the API, on the CPU, and
+// exits non-zero at the first thing that is not as documented.
+#include <schedc/schedc.h>
+
+#include <cstdio>
+#include <string>
+
+static int fails = 0;
+static void expect(bool ok, const char* what) {
+  if (!ok) {
+    std::fprintf(stderr, "consumer: FAILED: %s\n", what);
+    ++fails;
+  }
+}
+
+int main() {
+  std::printf("schedc %s\n", schedc::version());
+  schedc::CompileOptions o;
+  o.file_name = "consumer.sched";
+  schedc::CompileResult r =
+      schedc::compile("tile 128x128x8; thread 8x8 split 2x2; warp 32x64\nvectorize 4\n", o);
+  expect(r.ok(), "a valid schedule compiles");
+  if (r.ok()) {
+    expect(r.kernel->entry_name() == "schedc_consumer", "the kernel is named after the file");
+    expect(r.kernel->cuda_source().find("schedc_consumer(") != std::string::npos,
+           "the CUDA source holds the entry");
+    expect(r.kernel->schedule_text().find("thread 8x8 split 2x2") != std::string::npos,
+           "the resolved schedule is printed");
+    std::printf("%s: %d threads, %lld bytes of shared memory, %zu bytes of CUDA\n",
+                r.kernel->entry_name().c_str(), r.kernel->block_threads(),
+                (long long)r.kernel->shared_memory_bytes(), r.kernel->cuda_source().size());
+  }
+  schedc::CompileResult bad = schedc::compile("tile 128x128x8\nthread 8x8 split 3x2\n", o);
+  expect(!bad.ok() && !bad.diagnostics.empty(), "a broken schedule gives diagnostics");
+  if (!bad.diagnostics.empty()) {
+    const schedc::Diagnostic& d = bad.diagnostics[0];
+    expect(d.where.file == "consumer.sched" && d.where.line == 2, "the diagnostic has its place");
+    std::printf("diagnostic as a value: %s:%d:%d: %s\n", d.where.file.c_str(), d.where.line,
+                d.where.column, d.message.c_str());
+  }
+  std::printf("%s\n", fails ? "consumer: FAILED" : "consumer: ok");
+  return fails ? 1 : 0;
+}
