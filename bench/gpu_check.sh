@@ -88,6 +88,16 @@ section_tests() {
   [ $rc -eq 124 ] && s="$s (TIMED OUT)"
   note tests "$s"
   grep '^\[  FAILED  \] [A-Za-z].*(' "$log" | head -20 >"$LOGS/tests.failed"
+  # The library API's tests (tests/api/), linked against libschedc.
+  local api=$BIN/schedc_api_tests
+  [ -x "$api" ] || api=$BIN/tests/schedc_api_tests
+  if [ -x "$api" ]; then
+    local alog=$LOGS/api_tests.log
+    LD_LIBRARY_PATH="$BIN:$BIN/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$(left)" "$api" \
+      --gtest_color=no --gtest_filter="${API_FILTER:-*}" >"$alog" 2>&1
+    local arc=$?
+    note api "rc $arc: $(grep -c '^\[       OK \]' "$alog") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$alog") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$alog") skipped"
+  fi
 }
 
 section_lit() {
