@@ -2,7 +2,8 @@
 # The whole test suite in one command (CI runs exactly this): install, build,
 # unit tests, golden lit tests, NVRTC compiles of every example, GPU tests
 # (SKIPPED without a device), the installed CMake package built against by
-# a consumer project, random schedules through `schedc emit`,
+# a consumer project, the Python module (pip install . in a fresh venv,
+# pytest), random schedules through `schedc emit`,
 # sanitizer build of the unit tests, bounded fuzz. Each step prints its time
 # on stderr; the whole must stay well under CI's 15 minutes on 2 cores.
 set -euo pipefail
@@ -17,6 +18,7 @@ step scripts/install-deps.sh
 step scripts/build.sh
 step bash -c 'set -o pipefail; ctest --test-dir build --output-on-failure -j"$(nproc)" | tee build/ctest.log' 
 step scripts/test-package.sh
+step scripts/test-python.sh
 step python3 scripts/test-random-emit.py --count "${SCHEDC_RANDOM_EMIT_COUNT:-300}"
 if [ -x scripts/test-sanitize.sh ]; then step scripts/test-sanitize.sh; fi
 if [ -x scripts/test-fuzz.sh ]; then step scripts/test-fuzz.sh; fi

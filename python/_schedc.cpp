@@ -1,0 +1,95 @@
+// The Python extension `schedc._schedc`: the C++ API (include/schedc/schedc.h)
+// bound with nanobind. python/schedc/__init__.py builds the Python interface
+// (exceptions, tensors) on top of it.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/vector.h>
+
+#include "schedc/schedc.h"
+
+namespace nb = nanobind;
+
+NB_MODULE(_schedc, m) {
+  m.doc() = "schedc's C++ API (include/schedc/schedc.h); use the schedc package";
+
+  nb::class_<schedc::SourceLocation>(m, "SourceLocation")
+      .def_ro("file", &schedc::SourceLocation::file)
+      .def_ro("line", &schedc::SourceLocation::line)
+      .def_ro("column", &schedc::SourceLocation::column)
+      .def_ro("length", &schedc::SourceLocation::length);
+  nb::class_<schedc::DiagnosticNote>(m, "DiagnosticNote")
+      .def_ro("where", &schedc::DiagnosticNote::where)
+      .def_ro("message", &schedc::DiagnosticNote::message);
+  nb::class_<schedc::Diagnostic>(m, "Diagnostic")
+      .def_prop_ro("severity",
+                   [](const schedc::Diagnostic& d) {
+                     return d.severity == schedc::Diagnostic::Severity::warning ? "warning"
+                                                                                 : "error";
+                   })
+      .def_ro("where", &schedc::Diagnostic::where)
+      .def_ro("message", &schedc::Diagnostic::message)
+      .def_ro("notes", &schedc::Diagnostic::notes);
+
+  nb::class_<schedc::Kernel>(m, "Kernel")
+      .def_prop_ro("schedule_text", &schedc::Kernel::schedule_text)
+      .def_prop_ro("cuda_source", &schedc::Kernel::cuda_source)
+      .def_prop_ro("entry_name", &schedc::Kernel::entry_name)
+      .def_prop_ro("dtype", &schedc::Kernel::dtype)
+      .def_prop_ro("arch", &schedc::Kernel::arch)
+      .def_prop_ro("block_threads", &schedc::Kernel::block_threads)
+      .def_prop_ro("shared_memory_bytes", &schedc::Kernel::shared_memory_bytes)
+      .def(
+          "launch",
+          [](const schedc::Kernel& k, int64_t m, int64_t n, int64_t kk, uintptr_t a, int64_t lda,
+             uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc, float alpha, float beta,
+             uintptr_t bias, uintptr_t stream) {
+            schedc::Gemm g{m,     n,   kk,  reinterpret_cast<const void*>(a),
+                           lda,   reinterpret_cast<const void*>(b),
+                           ldb,   reinterpret_cast<void*>(c),
+                           ldc,   alpha,
+                           beta,  reinterpret_cast<const float*>(bias)};
+            nb::gil_scoped_release release;
+            k.launch(g, reinterpret_cast<void*>(stream));
+          },
+          nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("lda"), nb::arg("b"),
+          nb::arg("ldb"), nb::arg("c"), nb::arg("ldc"), nb::arg("alpha"), nb::arg("beta"),
+          nb::arg("bias"), nb::arg("stream"),
+          "Launches on raw device pointers (integers) and a cudaStream_t (0: the default stream)");
+
+  nb::class_<schedc::CompileResult>(m, "CompileResult")
+      .def_prop_ro("kernel",
+                   [](const schedc::CompileResult& r) {
+                     return std::const_pointer_cast<schedc::Kernel>(r.kernel);
+                   })
+      .def_ro("diagnostics", &schedc::CompileResult::diagnostics)
+      .def_ro("rendered", &schedc::CompileResult::rendered)
+      .def_prop_ro("ok", &schedc::CompileResult::ok);
+
+  m.def(
+      "compile",
+      [](std::string_view text, const std::string& arch, const std::string& file_name) {
+        schedc::CompileOptions o;
+        o.arch = arch;
+        o.file_name = file_name;
+        return schedc::compile(text, o);
+      },
+      nb::arg("text"), nb::arg("arch"), nb::arg("file_name"));
+  m.def(
+      "compile_file",
+      [](const std::string& path, const std::string& arch) {
+        schedc::CompileOptions o;
+        o.arch = arch;
+        return schedc::compile_file(path, o);
+      },
+      nb::arg("path"), nb::arg("arch"));
+  m.def("version", &schedc::version);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const schedc::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}

@@ -1,0 +1,145 @@
+"""schedc: GEMM schedules compiled to CUDA kernels (docs/api.md).
+
+    import schedc
+    print(schedc.check("tile 128x128x8; thread 8x8\\n"))   # the resolved schedule
+    print(schedc.emit(text))                                # the generated CUDA C++
+    k = schedc.compile(open("examples/hgemm_best.sched").read())
+    c = k(a, b)                  # torch (or CuPy) CUDA matrices: C = A @ B
+
+Bad schedules raise ScheduleError, whose .diagnostics say where and why.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from . import _schedc
+
+__version__ = _schedc.version()
+
+__all__ = ["check", "emit", "compile", "compile_file", "Kernel", "ScheduleError", "Diagnostic",
+           "__version__"]
+
+Diagnostic = _schedc.Diagnostic
+
+
+class ScheduleError(ValueError):
+    """A schedule that does not parse or check. str() is the diagnostics as
+    schedc prints them (place, source line, caret); .diagnostics holds them
+    as values (severity, where.file/line/column/length, message, notes)."""
+
+    def __init__(self, rendered: str, diagnostics: List[Diagnostic]):
+        super().__init__(rendered.rstrip("\n"))
+        self.diagnostics = diagnostics
+
+
+_DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2)}
+
+
+def _compiled(result) -> "Kernel":
+    if not result.ok:
+        raise ScheduleError(result.rendered, list(result.diagnostics))
+    return Kernel(result.kernel)
+
+
+def compile(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> "Kernel":
+    """Parses, checks, lowers and generates the schedule `text` for `arch`.
+    `name` is the text's name in diagnostics and gives the kernel its name."""
+    return _compiled(_schedc.compile(text, arch, name))
+
+
+def compile_file(path: str, arch: str = "sm_90") -> "Kernel":
+    return _compiled(_schedc.compile_file(path, arch))
+
+
+def check(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> str:
+    """The schedule as schedc resolves it (defaults filled in), one directive
+    a line; raises ScheduleError when it is not a valid schedule."""
+    return compile(text, arch, name).schedule_text
+
+
+def emit(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> str:
+    """The CUDA C++ module the schedule compiles to."""
+    return compile(text, arch, name).cuda_source
+
+
+def _matrix(x: Any, what: str):
+    """(pointer, rows, cols, leading dimension, dtype name, stream) of a CUDA
+    matrix: a torch tensor, or anything with __cuda_array_interface__."""
+    stream = 0
+    if hasattr(x, "data_ptr") and hasattr(x, "is_cuda"):  # torch
+        import torch
+
+        if not x.is_cuda:
+            raise ValueError(f"{what} must be on a CUDA device")
+        if x.dim() != 2:
+            raise ValueError(f"{what} must be a matrix (2 dimensions), not {x.dim()}")
+        if x.stride(1) != 1:
+            raise ValueError(f"{what} must be row-major (its rows contiguous): stride {tuple(x.stride())}")
+        stream = torch.cuda.current_stream(x.device).cuda_stream
+        name = str(x.dtype).replace("torch.", "")
+        return x.data_ptr(), x.shape[0], x.shape[1], max(x.stride(0), x.shape[1]), name, stream
+    cai = getattr(x, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError(f"{what} must be a CUDA matrix (a torch tensor or an object with "
+                        "__cuda_array_interface__)")
+    shape, typestr = cai["shape"], cai["typestr"]
+    if len(shape) != 2:
+        raise ValueError(f"{what} must be a matrix (2 dimensions), not {len(shape)}")
+    size = int(typestr[2:])
+    strides = cai.get("strides") or (shape[1] * size, size)
+    if strides[1] != size or strides[0] % size:
+        raise ValueError(f"{what} must be row-major (its rows contiguous): strides {strides}")
+    kind = {"f4": "float32", "f2": "float16"}.get(typestr[1:], typestr)
+    if cai.get("stream") not in (None, 1, 2):
+        stream = int(cai["stream"])
+    return int(cai["data"][0]), shape[0], shape[1], max(strides[0] // size, shape[1]), kind, stream
+
+
+class Kernel:
+    """A compiled schedule: its text, its CUDA source, and a call that runs
+    it on CUDA matrices."""
+
+    def __init__(self, impl):
+        self._k = impl
+
+    schedule_text = property(lambda self: self._k.schedule_text)
+    cuda_source = property(lambda self: self._k.cuda_source)
+    entry_name = property(lambda self: self._k.entry_name)
+    dtype = property(lambda self: self._k.dtype)
+    arch = property(lambda self: self._k.arch)
+    block_threads = property(lambda self: self._k.block_threads)
+    shared_memory_bytes = property(lambda self: self._k.shared_memory_bytes)
+
+    def __repr__(self) -> str:
+        return f"<schedc.Kernel {self.entry_name} {self.dtype} {self.arch}>"
+
+    def __call__(self, a: Any, b: Any, c: Optional[Any] = None, alpha: float = 1.0,
+                 beta: float = 0.0, bias: Optional[Any] = None) -> Any:
+        """C = alpha * A @ B (+ beta * C, bias, relu as the schedule's epilogue
+        says) on the current CUDA stream of A's device (torch) or the stream
+        A's __cuda_array_interface__ names. With c None, C is a new matrix
+        (torch tensors only). Returns C."""
+        want, _ = _DTYPES[self.dtype]
+        pa, m, ka, lda, ta, stream = _matrix(a, "a")
+        pb, kb, n, ldb, tb, _ = _matrix(b, "b")
+        if ka != kb:
+            raise ValueError(f"a is {m}x{ka} and b {kb}x{n}: their inner sizes differ")
+        for t, what in ((ta, "a"), (tb, "b")):
+            if t != want:
+                raise TypeError(f"{what} is {t}; this kernel takes {want} (dtype {self.dtype})")
+        if c is None:
+            import torch
+
+            c = torch.empty((m, n), dtype=a.dtype, device=a.device)
+        pc, mc, nc, ldc, tc, _ = _matrix(c, "c")
+        if (mc, nc) != (m, n) or tc != want:
+            raise ValueError(f"c must be a {m}x{n} {want} matrix, not {mc}x{nc} {tc}")
+        pbias = 0
+        if bias is not None:
+            pbias, rows, cols, _, tbias, _ = _matrix(bias.reshape(1, -1), "bias")
+            if tbias != "float32" or rows * cols != n:
+                raise ValueError(f"bias must be {n} float32 values")
+        self._k.launch(m, n, ka, pa, lda, pb, ldb, pc, ldc, float(alpha), float(beta), pbias,
+                       stream)
+        return c

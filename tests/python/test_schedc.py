@@ -1,0 +1,92 @@
+"""The Python module (`pip install .`): check, emit and compile without a
+GPU, diagnostics as Python exceptions with their places; on a GPU with torch,
+a schedule run on torch tensors equals torch.matmul (SKIPPED otherwise)."""
+
+import os
+
+import pytest
+
+import schedc
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+SGEMM = "tile 64x64x8\nthread 4x4\nvectorize 4\n"
+
+
+def test_check_returns_the_resolved_schedule():
+    text = schedc.check(SGEMM)
+    assert "tile 64x64x8\n" in text
+    assert "vectorize 4\n" in text
+    assert schedc.__version__ == "0.2.0"
+
+
+def test_emit_returns_cuda_named_after_the_text():
+    src = schedc.emit(SGEMM, name="small.sched")
+    assert 'extern "C" __global__' in src
+    assert "schedc_small(" in src
+
+
+def test_compile_gives_a_kernel_with_its_figures():
+    k = schedc.compile(SGEMM)
+    assert k.entry_name == "schedc_gemm"
+    assert k.dtype == "f32"
+    assert k.arch == "sm_90"
+    assert k.block_threads == 256
+    assert k.shared_memory_bytes == (64 * 8 + 8 * 64) * 4
+    assert "schedc.Kernel schedc_gemm" in repr(k)
+    best = schedc.compile_file(os.path.join(ROOT, "examples", "hgemm_best.sched"))
+    assert best.dtype == "f16"
+
+
+def test_bad_schedule_raises_with_located_diagnostics():
+    with pytest.raises(schedc.ScheduleError) as e:
+        schedc.check("tile 100x128x8\nthread 8x8\n")
+    err = e.value
+    assert isinstance(err, ValueError)
+    assert "gemm.sched:2:8: error:" in str(err)
+    d = err.diagnostics[0]
+    assert d.severity == "error"
+    assert (d.where.file, d.where.line, d.where.column) == ("gemm.sched", 2, 8)
+    assert "does not divide" in d.message
+    assert d.notes and d.notes[0].where.line == 1
+
+
+def test_unknown_architecture_and_missing_file_raise_too():
+    with pytest.raises(schedc.ScheduleError, match="unknown architecture 'sm_42'"):
+        schedc.compile(SGEMM, arch="sm_42")
+    with pytest.raises(schedc.ScheduleError) as e:
+        schedc.compile_file("/nonexistent/x.sched")
+    assert e.value.diagnostics[0].where.line == 0
+    with pytest.raises(schedc.ScheduleError, match="wgmma"):
+        schedc.compile_file(os.path.join(ROOT, "examples", "hgemm_best.sched"), arch="sm_80")
+
+
+def _torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        pytest.skip("torch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return torch
+
+
+def test_sgemm_best_on_torch_tensors_equals_matmul():
+    torch = _torch_cuda()
+    k = schedc.compile_file(os.path.join(ROOT, "examples", "sgemm_best.sched"))
+    a = torch.randint(-3, 4, (300, 70), device="cuda").float()
+    b = torch.randint(-3, 4, (70, 260), device="cuda").float()
+    c = k(a, b)
+    torch.cuda.synchronize()
+    assert torch.equal(c, a @ b)  # small integers: exact
+
+
+def test_wrong_inputs_raise_before_launching():
+    torch = _torch_cuda()
+    k = schedc.compile(SGEMM)
+    a = torch.zeros((8, 4), device="cuda")
+    with pytest.raises(ValueError, match="inner sizes differ"):
+        k(a, torch.zeros((5, 8), device="cuda"))
+    with pytest.raises(TypeError, match="takes float32"):
+        k(a.half(), torch.zeros((4, 8), device="cuda").half())
+    with pytest.raises(ValueError, match="row-major"):
+        k(a, torch.zeros((8, 4), device="cuda").t())
