@@ -46,8 +46,8 @@ Diagnostic convert(const dsl::Diagnostic& d, const std::string& file) {
 compiler::Problem problem_of(const Gemm& g, compiler::DType dtype) {
   auto check = [](int64_t v, const char* what, int64_t least) {
     if (v < least || v > 2147483647)
-      throw Error(std::string("schedc: ") + what + " = " + std::to_string(v) + " is out of range (" +
-                  std::to_string(least) + " .. 2^31-1)");
+      throw Error(std::string("schedc: ") + what + " = " + std::to_string(v) +
+                  " is out of range (" + std::to_string(least) + " .. 2^31-1)");
   };
   check(g.m, "M", 1);
   check(g.n, "N", 1);
@@ -57,7 +57,8 @@ compiler::Problem problem_of(const Gemm& g, compiler::DType dtype) {
   check(g.ldc, "ldc", 0);
   compiler::Problem p{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype};
   if (p.a_ld() < p.k || p.b_ld() < p.n || p.c_ld() < p.n)
-    throw Error("schedc: a leading dimension is smaller than its row (lda >= K, ldb >= N, ldc >= N)");
+    throw Error(
+        "schedc: a leading dimension is smaller than its row (lda >= K, ldb >= N, ldc >= N)");
   if (!g.a || !g.b || !g.c) throw Error("schedc: A, B and C must be device pointers, not null");
   return p;
 }
@@ -96,10 +97,10 @@ class KernelImpl {
     // A kernel for one architecture runs on its own; one of sm_80's family
     // (no wgmma) on any later device.
     if (sm < want || (c_.kernel.arch_specific && sm != want))
-      throw Error("schedc: the kernel was generated for sm_" + std::to_string(want) +
-                  " and device " + std::to_string(device) + " is sm_" + std::to_string(sm) +
-                  (c_.kernel.arch_specific ? " (wgmma and setmaxnreg run on that architecture only)"
-                                           : ""));
+      throw Error(
+          "schedc: the kernel was generated for sm_" + std::to_string(want) + " and device " +
+          std::to_string(device) + " is sm_" + std::to_string(sm) +
+          (c_.kernel.arch_specific ? " (wgmma and setmaxnreg run on that architecture only)" : ""));
     runtime::JitResult jit = runtime::jit(c_.kernel, "sm_" + std::to_string(sm));
     auto m = std::make_unique<runtime::Module>(c_.kernel, jit.cubin, device);
     return *modules_.emplace(device, std::move(m)).first->second;
@@ -117,10 +118,18 @@ Kernel::~Kernel() = default;
 std::string Kernel::schedule_text() const {
   return compiler::to_sched_text(impl_->compiled().schedule);
 }
-const std::string& Kernel::cuda_source() const { return impl_->compiled().kernel.source; }
-const std::string& Kernel::entry_name() const { return impl_->compiled().kernel.main.name; }
-const std::string& Kernel::dtype() const { return impl_->compiled().kernel.dtype; }
-std::string Kernel::arch() const { return impl_->compiled().target.arch_name(); }
+const std::string& Kernel::cuda_source() const {
+  return impl_->compiled().kernel.source;
+}
+const std::string& Kernel::entry_name() const {
+  return impl_->compiled().kernel.main.name;
+}
+const std::string& Kernel::dtype() const {
+  return impl_->compiled().kernel.dtype;
+}
+std::string Kernel::arch() const {
+  return impl_->compiled().target.arch_name();
+}
 int Kernel::block_threads() const {
   const codegen::Dim3& b = impl_->compiled().kernel.main.block;
   return int(b.x * b.y * b.z);
@@ -186,6 +195,8 @@ CompileResult compile_file(const std::string& path, const CompileOptions& option
   return compile_checked(std::make_shared<dsl::SourceFile>(path, std::move(*text)), options);
 }
 
-const char* version() { return SCHEDC_VERSION_STRING; }
+const char* version() {
+  return SCHEDC_VERSION_STRING;
+}
 
 }  // namespace schedc

@@ -46,8 +46,8 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   const int regs = w.inst_n / 2;
   e.comment(format("acc += A (64x%d, k-major) * B (%dx%d, n-major: transposed), both from shared",
                    w.inst_k, w.inst_k, w.inst_n));
-  e.comment(format("memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h);",
-                   w.inst_n));
+  e.comment(format(
+      "memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h);", w.inst_n));
   e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "

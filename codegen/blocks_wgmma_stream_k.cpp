@@ -44,28 +44,29 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
                 128 * w.producers(), threads));
   e.comment(format("partial sums as float4: number v * %d + ctid, coalesced", threads));
-  e.line(
-      "float4* mine = reinterpret_cast<float4*>(sk_partials + (size_t)blockIdx.x * (BM * BN));");
+  e.line("float4* mine = reinterpret_cast<float4*>(sk_partials + (size_t)blockIdx.x * (BM * BN));");
   e.line("#pragma unroll");
-  e.line(format("for (int v = 0; v < %d; ++v) __stcg(&mine[v * %d + ctid], make_float4(SK_ACC(4 * "
-                "v), SK_ACC(4 * v + 1), SK_ACC(4 * v + 2), SK_ACC(4 * v + 3)));",
-                vecs, threads));
+  e.line(
+      format("for (int v = 0; v < %d; ++v) __stcg(&mine[v * %d + ctid], make_float4(SK_ACC(4 * "
+             "v), SK_ACC(4 * v + 1), SK_ACC(4 * v + 2), SK_ACC(4 * v + 3)));",
+             vecs, threads));
   e.line("__threadfence();  // the partial sums reach the device before the arrival counts");
   e.comment("The arrival's place goes through A's stage 0, free now: every k-tile of the slice");
   e.comment("has been read (wgmma_wait<0> above, in every consumer before the barrier).");
   e.line("volatile int* sk_arrival = reinterpret_cast<volatile int*>(smem);");
-  e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier,
-                threads));
+  e.line(
+      format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier, threads));
   e.line("if (ctid == 0) *sk_arrival = atomicAdd(&sk_counters[shared_tile], 1);");
-  e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier,
-                threads));
+  e.line(
+      format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier, threads));
   e.line("const bool write_c = *sk_arrival == sk_slices - 1;  // the last to arrive");
   e.open_scope("if (write_c)");
   e.line("__threadfence();  // the other slices' partial sums are visible");
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = 0; v < %d; ++v)", vecs));
-  e.line(format("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = "
-                "0.0f;"));
+  e.line(
+      format("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = "
+             "0.0f;"));
   e.close_scope();
   e.comment(format("%d float4 loads in flight per slice, not all %d: registers", kSumChunk, vecs));
   e.line("#pragma unroll");
@@ -77,8 +78,9 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = v0; v < v0 + %d && v < %d; ++v)", kSumChunk, vecs));
   e.line(format("const float4 x = __ldcg(&part[v * %d + ctid]);", threads));
-  e.line("SK_ACC(4 * v) += x.x; SK_ACC(4 * v + 1) += x.y; SK_ACC(4 * v + 2) += x.z; "
-         "SK_ACC(4 * v + 3) += x.w;");
+  e.line(
+      "SK_ACC(4 * v) += x.x; SK_ACC(4 * v + 1) += x.y; SK_ACC(4 * v + 2) += x.z; "
+      "SK_ACC(4 * v + 3) += x.w;");
   e.close_scope();
   e.close_scope();
   e.close_scope();

@@ -121,9 +121,10 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.line(format("const unsigned long long db = wgmma_desc(sa + j * %du + kk * %du, %du, %du);",
                 w.inst_n * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
-  e.line(format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "
-                "kk > 0);",
-                w.m_insts, inst_name(w).c_str()));
+  e.line(
+      format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "
+             "kk > 0);",
+             w.m_insts, inst_name(w).c_str()));
   e.close_scope();
   e.line("wgmma_commit();");
   e.line(format("if (kk == %d) break;", w.k_steps - 1));

@@ -53,8 +53,7 @@ void emit_header(Emitter& e, const KernelPlan& p) {
 // stream_k the main entry's tile count or the tail's split and workspace.
 std::string entry_params(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  std::string params =
-      "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b";
+  std::string params = "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b";
   if (w.tma_store || p.stream_k) params += ", const __grid_constant__ TmaMap tma_c";
   if (p.stream_k_tail) return params + ", " + stream_k_params();
   if (p.stream_k) params += ", int sk_whole_tiles";

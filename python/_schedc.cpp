@@ -26,7 +26,7 @@ NB_MODULE(_schedc, m) {
       .def_prop_ro("severity",
                    [](const schedc::Diagnostic& d) {
                      return d.severity == schedc::Diagnostic::Severity::warning ? "warning"
-                                                                                 : "error";
+                                                                                : "error";
                    })
       .def_ro("where", &schedc::Diagnostic::where)
       .def_ro("message", &schedc::Diagnostic::message)
@@ -45,11 +45,12 @@ NB_MODULE(_schedc, m) {
           [](const schedc::Kernel& k, int64_t m, int64_t n, int64_t kk, uintptr_t a, int64_t lda,
              uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc, float alpha, float beta,
              uintptr_t bias, uintptr_t stream) {
-            schedc::Gemm g{m,     n,   kk,  reinterpret_cast<const void*>(a),
-                           lda,   reinterpret_cast<const void*>(b),
-                           ldb,   reinterpret_cast<void*>(c),
-                           ldc,   alpha,
-                           beta,  reinterpret_cast<const float*>(bias)};
+            schedc::Gemm g{m,    n,
+                           kk,   reinterpret_cast<const void*>(a),
+                           lda,  reinterpret_cast<const void*>(b),
+                           ldb,  reinterpret_cast<void*>(c),
+                           ldc,  alpha,
+                           beta, reinterpret_cast<const float*>(bias)};
             nb::gil_scoped_release release;
             k.launch(g, reinterpret_cast<void*>(stream));
           },

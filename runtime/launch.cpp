@@ -229,9 +229,8 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   const int64_t slots =
       int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), tail_entry(e)))) *
       num_sms_;
-  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots,
-                                  stream_k_max_slices(), stream_k_slice_cost(e),
-                                  int64_t(e.stream_k_sum_cost));
+  return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
+                                  stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
 }
 
 codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -415,7 +414,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const compiler::StreamKSplit split =
       e.stream_k ? stream_k_split(choice, p) : compiler::StreamKSplit{};
   int sk_whole_tiles = int(split.whole_tiles);  // all of them when the split splits none
-  void* params[] = {&m,   &n,     &k,    &a,     &lda,   &b,     &ldb,          &c,
+  void* params[] = {&m,   &n,     &k,    &a,    &lda,   &b,     &ldb,   &c,
                     &ldc, &alpha, &beta, &bias, &map_a, &map_b, &map_c, &sk_whole_tiles};
   if (!e.stream_k) {
     launch_kernel(fn, e.name, g, e, params, stream, false);

@@ -109,7 +109,8 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
     Program p(kernel);
     r = p.compile(nvrtc_options(kernel, arch, true), out.log);
     // An NVRTC without --split-compile (older than 12.x) compiles serially.
-    if (r == NVRTC_ERROR_INVALID_OPTION) r = p.compile(nvrtc_options(kernel, arch, true, false), out.log);
+    if (r == NVRTC_ERROR_INVALID_OPTION)
+      r = p.compile(nvrtc_options(kernel, arch, true, false), out.log);
     if (r == NVRTC_SUCCESS) {
       size_t size = 0;
       check_nvrtc(nvrtc().GetCUBINSize(p.prog, &size), "nvrtcGetCUBINSize");

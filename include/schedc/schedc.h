@@ -52,7 +52,7 @@ struct Diagnostic {
 };
 
 struct CompileOptions {
-  std::string arch = "sm_90";          // the target: sm_80, sm_86, sm_89, sm_90
+  std::string arch = "sm_90";            // the target: sm_80, sm_86, sm_89, sm_90
   std::string file_name = "gemm.sched";  // the text's name in diagnostics and the kernel's name
 };
 

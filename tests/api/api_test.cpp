@@ -2,8 +2,6 @@
 // against libschedc alone: compile from text and from a file, the
 // diagnostics as values, the queries; and on a GPU (SKIPPED without one) a
 // launch on the program's own device buffers, checked exactly.
-#include "schedc/schedc.h"
-
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +9,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "schedc/schedc.h"
 
 namespace {
 
@@ -78,7 +78,8 @@ TEST(Api, ArchitectureAndFileErrorsAreDiagnosticsToo) {
 
   // wgmma needs sm_90: for sm_80 it is refused, with the reason.
   o.arch = "sm_80";
-  schedc::CompileResult hopper = schedc::compile_file(SCHEDC_SOURCE_DIR "/examples/hgemm_best.sched", o);
+  schedc::CompileResult hopper =
+      schedc::compile_file(SCHEDC_SOURCE_DIR "/examples/hgemm_best.sched", o);
   EXPECT_FALSE(hopper.ok());
   EXPECT_NE(hopper.rendered.find("wgmma"), std::string::npos) << hopper.rendered;
 }

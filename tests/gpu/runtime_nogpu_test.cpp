@@ -103,7 +103,7 @@ TEST(Nvrtc, OptionsCarryArchAndPtxasVerbose) {
   EXPECT_TRUE(has("--gpu-architecture=sm_80"));
   EXPECT_TRUE(has("--ptxas-options=-v"));
   EXPECT_TRUE(has("-lineinfo"));
-  EXPECT_FALSE(has("-O3"));  // NVRTC rejects it
+  EXPECT_FALSE(has("-O3"));               // NVRTC rejects it
   EXPECT_TRUE(has("--split-compile=0"));  // the optimizer on every core
   auto serial = nvrtc_options(testing::naive_kernel(), "sm_80", true, false);
   EXPECT_EQ(std::find(serial.begin(), serial.end(), "--split-compile=0"), serial.end());

@@ -423,7 +423,7 @@ TEST(StreamKModule, WgmmaEntriesAndTheirTails) {
 TEST(StreamKSplit, SliceCostByKernel) {
   EXPECT_EQ(compiler::stream_k_slice_cost(16, 1.0), 2);
   EXPECT_EQ(compiler::stream_k_slice_cost(8, 1.0), 4);
-  EXPECT_EQ(compiler::stream_k_slice_cost(64, 1.0), 1);  // at least 1
+  EXPECT_EQ(compiler::stream_k_slice_cost(64, 1.0), 1);           // at least 1
   EXPECT_EQ(compiler::stream_k_slice_cost(64, 989.4 / 66.9), 7);  // wgmma f16, H100
   EXPECT_EQ(compiler::stream_k_slice_cost(32, 494.7 / 66.9), 7);  // wgmma tf32, H100
   // A dearer slice splits less: 116 tiles of 64 k-tiles on 132 slots (4096^3 in
@@ -451,11 +451,10 @@ TEST(StreamKSplit, PersistentMainAndTailComputeEveryKTileOnce) {
     int64_t tiles, k_tiles, slots;
   };
   int splits = 0;
-  for (const Case& c : {Case{32, 256, 132}, Case{96, 128, 132}, Case{800, 64, 132},
-                        Case{512, 64, 132}, Case{2048, 128, 132}, Case{1, 16, 132},
-                        Case{133, 40, 132}, Case{300, 9, 66}}) {
-    SCOPED_TRACE(::testing::Message() << c.tiles << " tiles of " << c.k_tiles << " on "
-                                      << c.slots);
+  for (const Case& c :
+       {Case{32, 256, 132}, Case{96, 128, 132}, Case{800, 64, 132}, Case{512, 64, 132},
+        Case{2048, 128, 132}, Case{1, 16, 132}, Case{133, 40, 132}, Case{300, 9, 66}}) {
+    SCOPED_TRACE(::testing::Message() << c.tiles << " tiles of " << c.k_tiles << " on " << c.slots);
     const StreamKSplit split = split_stream_k(c.tiles, c.k_tiles, c.slots, 0, 7, 4);
     splits += split.splits();
     ASSERT_EQ(split.whole_tiles + split.shared_tiles, c.tiles);
@@ -472,8 +471,8 @@ TEST(StreamKSplit, PersistentMainAndTailComputeEveryKTileOnce) {
     }
     for (int64_t u = 0; u < split.units(); ++u) {
       const int64_t slice = u / split.shared_tiles, tile = whole + u % split.shared_tiles;
-      const int64_t first = stream_k_slice_begin(slice, c.k_tiles, split.lead_k_tiles,
-                                                 split.slices),
+      const int64_t first =
+                        stream_k_slice_begin(slice, c.k_tiles, split.lead_k_tiles, split.slices),
                     last = stream_k_slice_begin(slice + 1, c.k_tiles, split.lead_k_tiles,
                                                 split.slices);
       ASSERT_GE(last - first, compiler::kStreamKMinSliceKTiles);

@@ -1,0 +1,156 @@
+// The mma.sync / WMMA generator's epilogue, accumulators -> C
+// (codegen/mma_context.h): the pair and quad stores through epilogue_value,
+// and the two fragment layouts' store loops.
+#include <string>
+#include <vector>
+
+#include "codegen/mma_context.h"
+
+namespace schedc::codegen::mma {
+
+using compiler::DType;
+
+void epilogue_helpers(MmaContext& cx) {
+  emit_epilogue_helpers(cx.e, cx.p);
+  cx.e.comment(
+      "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
+      "skipped");
+  cx.e.line("template <bool kAligned>");
+  cx.e.open_scope(
+      "__device__ __forceinline__ void store_c_pair(T* C, int ldc, int M, int N, int row, int "
+      "col, "
+      "float v0, float v1, float alpha, float beta, const float* bias)");
+  cx.e.line("if (row >= M) return;");
+  cx.e.line("T* dst = C + (size_t)row * ldc + col;");
+  cx.e.open_scope("if (kAligned && col + 1 < N)");
+  cx.e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
+  cx.e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
+  if (cx.p.dtype == DType::f16)
+    cx.e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
+  else if (cx.p.dtype == DType::bf16)
+    cx.e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
+  else
+    cx.e.line("*reinterpret_cast<float2*>(dst) = make_float2(r0, r1);");
+  cx.e.line("return;");
+  cx.e.close_scope();
+  cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
+  cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
+  cx.e.close_scope();
+  cx.e.line();
+  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
+    cx.e.comment("C[row][col .. col + 3] (col a multiple of 4): one 16-byte store when aligned");
+    cx.e.line("template <bool kAligned>");
+    cx.e.open_scope(
+        "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int "
+        "col, "
+        "float v0, float v1, float v2, float v3, float alpha, float beta, const float* bias)");
+    cx.e.line("if (row >= M) return;");
+    cx.e.open_scope("if (kAligned && col + 3 < N)");
+    cx.e.line("T* dst = C + (size_t)row * ldc + col;");
+    cx.e.line(
+        "*reinterpret_cast<float4*>(dst) = make_float4(epilogue_value(v0, dst, col, alpha, beta, "
+        "bias), "
+        "epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias), epilogue_value(v2, dst + 2, "
+        "col + 2, "
+        "alpha, beta, bias), epilogue_value(v3, dst + 3, col + 3, alpha, beta, bias));");
+    cx.e.line("return;");
+    cx.e.close_scope();
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias);");
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, bias);");
+    cx.e.close_scope();
+    cx.e.line();
+  }
+}
+
+void epilogue_mma_sync(MmaContext& cx) {
+  const int P = cx.m.b_vec;
+  if (P > 1) {
+    cx.e.comment(
+        format("epilogue: accumulator i of fragment ni is row g + 8 * (i / 2), column %d * (2 * "
+               "tq + i %% 2)",
+               P));
+    cx.e.comment(
+        format("+ ni %% %d of its group of %d fragments (%d columns): lanes store %d consecutive "
+               "columns",
+               P, P, 8 * P, P));
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope(format("for (int q = 0; q < %d; ++q)", cx.m.frags_n / P));
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope("for (int i = 0; i < 4; ++i)");
+    cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
+    if (cx.m.b_chunk_permuted) {
+      cx.e.line(
+          "const int c = 2 * tq + i % 2;  // fragment column, stored at chunk (c & 1) * 4 + c / "
+          "2");
+      cx.e.line(
+          format("const int col = tile_n0 + warp_col0 + q * %d + %d * (((c & 1) << 2) | (c >> 1));",
+                 8 * P, P));
+    } else {
+      cx.e.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
+                       8 * P, P));
+    }
+    if (P == 4)
+      cx.e.line(
+          "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
+          "1][i], "
+          "acc[mi][4 * q + 2][i], acc[mi][4 * q + 3][i], alpha, beta, bias);");
+    else
+      cx.e.line(
+          "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][2 * q][i], acc[mi][2 * q + "
+          "1][i], "
+          "alpha, beta, bias);");
+    cx.e.close_scope();
+    cx.e.close_scope();
+    cx.e.close_scope();
+    return;
+  }
+  cx.e.comment("epilogue: accumulator i of a 16x8 fragment is (g + 8 * (i / 2), 2 * tq + i % 2)");
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope("for (int h = 0; h < 2; ++h)");
+  cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * h;");
+  cx.e.line("const int col = tile_n0 + warp_col0 + ni * 8 + 2 * tq;");
+  cx.e.line(
+      "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][ni][2 * h], acc[mi][ni][2 * h + "
+      "1], "
+      "alpha, beta, bias);");
+  cx.e.close_scope();
+  cx.e.close_scope();
+  cx.e.close_scope();
+}
+
+void epilogue_wmma(MmaContext& cx) {
+  const int fm = cx.m.inst_m, fn = cx.m.inst_n;
+  cx.e.comment("epilogue: WMMA accumulators have no documented layout; each warp stores one");
+  cx.e.comment(
+      format("(%d, %d) fragment at a time to its own f32 scratch in the (now idle) shared memory",
+             fm, fn));
+  cx.e.line("__syncthreads();  // every warp is done reading the pipeline stages");
+  cx.e.line(format("float* scratch = reinterpret_cast<float*>(smem) + warp * %d;", fm * fn));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
+  cx.e.line(format("wmma::store_matrix_sync(scratch, acc[mi][ni], %d, wmma::mem_row_major);", fn));
+  cx.e.line("__syncwarp();");
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int pair = lane; pair < %d; pair += 32)", fm * fn / 2));
+  cx.e.line(format("const int r = (2 * pair) / %d, c = (2 * pair) %% %d;", fn, fn));
+  cx.e.line(format("const int row = tile_m0 + warp_row0 + mi * %d + r;", fm));
+  cx.e.line(format("const int col = tile_n0 + warp_col0 + ni * %d + c;", fn));
+  cx.e.line(
+      "store_c_pair<kAligned>(C, ldc, M, N, row, col, scratch[2 * pair], scratch[2 * pair + 1], "
+      "alpha, "
+      "beta, bias);");
+  cx.e.close_scope();
+  cx.e.line("__syncwarp();  // scratch is reused by the next fragment");
+  cx.e.close_scope();
+  cx.e.close_scope();
+}
+
+}  // namespace schedc::codegen::mma
