@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "cli/space_check.h"
 #include "compiler/analyze.h"
 #include "compiler/copy_notes.h"
 #include "compiler/lower.h"
@@ -161,16 +162,24 @@ Command add_check_command(CLI::App& root) {
     std::vector<std::string> files;
     std::string arch = "sm_90";
     bool json = false;
+    int top = 10;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* sub = root.add_subcommand(
       "check",
       "Parse and validate schedules; print each resolved schedule (every default explicit) and "
-      "its static resources (threads, shared memory, blocks per SM).");
+      "its static resources (threads, shared memory, blocks per SM). For a search space (a file "
+      "with {a,b} sets, docs/tuning.md): its size, what analysis drops and why, and the kept "
+      "candidates ranked by the static model.");
   sub->add_option("files", opt->files, ".sched files")->required();
   sub->add_option("--arch", opt->arch, "target architecture: sm_80, sm_86, sm_89, sm_90")
       ->capture_default_str();
   sub->add_flag("--json", opt->json, "print JSON on stdout (diagnostics still on stderr)");
+  sub->add_option("--top", opt->top,
+                  "search spaces (files with {a,b} sets): how many kept candidates to list, "
+                  "best first by the static model")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
 
   return {sub, [opt] {
             Target target;
@@ -184,7 +193,27 @@ Command add_check_command(CLI::App& root) {
             for (size_t i = 0; i < opt->files.size(); ++i) {
               const std::string& path = opt->files[i];
               std::ostringstream diags;
-              std::optional<Compiled> c = check_file(path, target, diags);
+              std::optional<Compiled> c;
+              std::string why;
+              // Read once: the file may be a pipe.
+              if (std::optional<std::string> text = read_file(path, why)) {
+                if (!opt->json) {
+                  // A search space: its report instead of one schedule's.
+                  std::ostringstream report;
+                  std::optional<SpaceReport> space =
+                      check_space(path, *text, target, opt->top, report, std::cerr);
+                  if (space) {
+                    if (i) std::cout << "\n";
+                    std::cout << report.str();
+                    all_ok = all_ok && space->kept > 0;
+                    continue;
+                  }
+                }
+                c = check_source(std::make_shared<dsl::SourceFile>(path, std::move(*text)), target,
+                                 diags);
+              } else {
+                diags << path << ": error: " << why << "\n";
+              }
               std::cerr << diags.str();
               all_ok = all_ok && c.has_value();
               if (opt->json) {

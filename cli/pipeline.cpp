@@ -15,6 +15,7 @@
 #include "compiler/analyze.h"
 #include "compiler/lower.h"
 #include "dsl/parse.h"
+#include "dsl/space.h"
 
 namespace schedc::cli {
 
@@ -54,6 +55,20 @@ std::optional<Compiled> check_source(std::shared_ptr<dsl::SourceFile> file,
   Compiled c;
   c.file = std::move(file);
   dsl::Diagnostics diags(c.file.get(), g_error_limit);
+  // A search space (dsl/space.h) is many schedules: `schedc check` walks it
+  // (cli/space_check.h); everything else takes one.
+  const dsl::Space space = dsl::find_space(*c.file, diags);
+  if (!space.empty())
+    diags.error(space.sets[0].span,
+                "this file is a search space ({a,b} sets: " +
+                    (space.size() == INT64_MAX ? std::string("more than 2^63")
+                                               : std::to_string(space.size())) +
+                    " schedules); `schedc check` walks it, this command takes one schedule");
+  if (diags.has_errors()) {
+    diags.print(err);
+    if (kept) kept->insert(kept->end(), diags.all().begin(), diags.all().end());
+    return std::nullopt;
+  }
   auto t0 = Clock::now();
   std::optional<dsl::Ast> ast = dsl::parse(*c.file, diags);
   c.times.parse_ms = ms_since(t0);
