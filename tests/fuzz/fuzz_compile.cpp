@@ -19,6 +19,7 @@
 #include "compiler/analyze.h"
 #include "compiler/lower.h"
 #include "dsl/parse.h"
+#include "dsl/space.h"
 
 using namespace schedc;
 
@@ -76,10 +77,34 @@ void back_end(const compiler::Schedule& s, const compiler::Target& target,
   }
 }
 
+// Search spaces (dsl/space.h) on any bytes: the sets lie inside the text in
+// order, each has two or more choices, and the first and last candidates
+// are spaces of no set and no error (a set's choice holds no brace).
+void check_space(const std::string& text) {
+  dsl::SourceFile file("fuzz.sched", text);
+  dsl::Diagnostics diags(&file);
+  const dsl::Space space = dsl::find_space(file, diags);
+  if (!space.empty() && diags.has_errors()) std::abort();
+  size_t at = 0;
+  for (const dsl::SpaceSet& set : space.sets) {
+    if (set.span.offset < at || set.span.offset + set.span.length > text.size() ||
+        set.choices.size() < 2)
+      std::abort();
+    at = set.span.offset + set.span.length;
+  }
+  if (space.empty()) return;
+  for (int64_t i : {int64_t(0), space.size() == INT64_MAX ? int64_t(0) : space.size() - 1}) {
+    dsl::SourceFile candidate("fuzz.sched", space.candidate_text(text, i));
+    dsl::Diagnostics none(&candidate);
+    if (!dsl::find_space(candidate, none).empty() || none.has_errors()) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+  check_space(text);
   for (const char* arch : {"sm_90", "sm_80"}) {
     compiler::Target target;
     if (!compiler::target_for_arch(arch, target)) std::abort();
