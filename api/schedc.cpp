@@ -101,8 +101,14 @@ class KernelImpl {
           "schedc: the kernel was generated for sm_" + std::to_string(want) + " and device " +
           std::to_string(device) + " is sm_" + std::to_string(sm) +
           (c_.kernel.arch_specific ? " (wgmma and setmaxnreg run on that architecture only)" : ""));
-    runtime::JitResult jit = runtime::jit(c_.kernel, "sm_" + std::to_string(sm));
-    auto m = std::make_unique<runtime::Module>(c_.kernel, jit.cubin, device);
+    // Main (and its stream_k tail) now; the fallback and the repack entry
+    // when a launch first needs them (runtime/module_load.cpp).
+    auto m = std::make_unique<runtime::Module>(c_.kernel, device, "sm_" + std::to_string(sm),
+                                               runtime::JitOptions{});
+    runtime::EntryChoice first;
+    first.entry = &c_.kernel.main;
+    first.name = c_.kernel.main.name;
+    m->require(runtime::entries_for(c_.kernel, first));
     return *modules_.emplace(device, std::move(m)).first->second;
   }
 

@@ -153,7 +153,8 @@ int run_explain(const ExplainArgs& a) {
   }
   int registers = -1;
   try {
-    runtime::JitResult jit = runtime::jit(c->kernel, target.arch_name());
+    // The main entry alone (its registers are what explain models).
+    runtime::JitResult jit = runtime::jit(c->kernel, target.arch_name(), {}, c->kernel.main.name);
     auto f = jit.functions.find(c->kernel.main.name);
     if (f != jit.functions.end()) registers = f->second.registers;
   } catch (const runtime::Error& e) {

@@ -80,6 +80,22 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
        << ": copies A or B into aligned scratch first when main's alignment fails\n";
 }
 
+// "  NVRTC compile 967.4 ms for sm_90: main, main_stream_k, side by side, cached at …";
+// a module without entry guards (--kernel-source) is compiled whole.
+void print_compile(std::ostream& os, const runtime::JitResult& jit,
+                   const std::vector<std::string>& names, const std::string& arch,
+                   bool whole) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  if (whole) list = "the whole module (" + list + ")";
+  if (jit.cache_hit)
+    os << "  kernel cache hit " << ms(jit.ms) << " for " << list << " (" << jit.cache_path << ")\n";
+  else
+    os << "  NVRTC compile " << ms(jit.compile_ms) << " for " << arch << ": " << list
+       << (names.size() > 1 && !whole ? ", side by side" : "")
+       << (jit.cache_path.empty() ? " (cache off)" : ", cached at " + jit.cache_path) << "\n";
+}
+
 void print_stage_times(std::ostream& os, const StageTimes& t) {
   os << "  read " << ms(t.read_ms) << ", parse " << ms(t.parse_ms) << ", analyze "
      << ms(t.analyze_ms) << ", lower " << ms(t.lower_ms) << ", emit " << ms(t.emit_ms) << "\n";
@@ -106,10 +122,7 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
     return false;
   }
   const std::string& text = *read;
-  std::vector<std::string> names{kernel.main.name};
-  if (kernel.has_fallback()) names.push_back(kernel.fallback.name);
-  if (kernel.has_repack()) names.push_back(kernel.repack);
-  for (const std::string& name : names)
+  for (const std::string& name : kernel.entry_names())
     if (text.find(name) == std::string::npos) {
       std::cerr << path << ": error: no kernel named '" << name << "', which " << sched
                 << " launches (start from `schedc emit " << sched << "`)\n";
@@ -117,6 +130,7 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
     }
   kernel.source = text;
   kernel.source_file = path;
+  kernel.entry_guards = false;  // a person's file: compiled whole, guards or not
   std::cerr << "schedc run: note: running " << path << " in place of the CUDA emitted for " << sched
             << "\n";
   return true;
@@ -148,10 +162,26 @@ int run_command(const RunArgs& a) {
   }
   runtime::JitOptions jit_options;
   jit_options.use_cache = !a.no_cache;
+  // Without a device: compile what a launch at this shape would (packed
+  // operands at aligned addresses: the entry choose_entry picks, its
+  // stream_k tail), side by side, as GpuSession::prepare does.
+  auto compile_here = [&](std::vector<std::string>& names) {
+    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
+    names = c->kernel.entry_guards
+                ? runtime::entries_for(c->kernel, runtime::choose_entry(c->kernel, p, aligned,
+                                                                        aligned, aligned))
+                : c->kernel.entry_names();  // a person's file: compiled whole
+    const Clock::time_point t0 = Clock::now();
+    std::vector<runtime::JitResult> parts =
+        runtime::jit_entries(c->kernel, target.arch_name(), names, jit_options);
+    return runtime::combine(
+        parts, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  };
 
   try {
     if (!device && a.json) {  // stdout holds JSON alone
-      runtime::jit(c->kernel, target.arch_name(), jit_options);
+      std::vector<std::string> names;
+      compile_here(names);
       report::Json o = {
           {"file", a.file}, {"ok", false}, {"error", "no CUDA device: " + no_device_why}};
       std::cout << report::json_text(o) << "\n";
@@ -161,8 +191,10 @@ int run_command(const RunArgs& a) {
     if (!device) {
       // Show what would run, compile it for the default target, then say why it cannot.
       print_summary(std::cout, *c, p);
-      runtime::JitResult j = runtime::jit(c->kernel, target.arch_name(), jit_options);
-      std::cout << "NVRTC " << target.arch_name() << (j.cache_hit ? " (cache hit)" : "") << ":";
+      std::vector<std::string> names;
+      runtime::JitResult j = compile_here(names);
+      std::cout << "NVRTC " << target.arch_name() << (j.cache_hit ? " (cache hit)" : "")
+                << ", the entries a launch at this shape needs:";
       for (const auto& [name, f] : j.functions) {
         std::cout << "  " << name << " ";
         if (f.entry)
@@ -177,14 +209,18 @@ int run_command(const RunArgs& a) {
                 << " ----\n"
                 << c->kernel.source;
       if (!c->kernel.source.empty() && c->kernel.source.back() != '\n') std::cout << "\n";
-      if (a.verbose) print_stage_times(std::cerr, c->times);
+      if (a.verbose) {
+        print_stage_times(std::cerr, c->times);
+        print_compile(std::cerr, j, names, target.arch_name(), !c->kernel.entry_guards);
+      }
       std::cerr << "schedc: no CUDA device: " << no_device_why
                 << " (the schedule was checked, emitted and compiled, but cannot run here)\n";
       return kToolchain;
     }
 
     runtime::GpuSession session(*device);
-    std::shared_ptr<runtime::PreparedKernel> prepared = session.prepare(c->kernel, jit_options);
+    std::shared_ptr<runtime::PreparedKernel> prepared =
+        session.prepare(c->kernel, jit_options, &p);
     runtime::RunOptions opt;
     opt.problem = p;
     opt.epilogue = c->schedule.epilogue;
@@ -211,18 +247,18 @@ int run_command(const RunArgs& a) {
       v << "time breakdown (host wall clock):\n";
       print_stage_times(v, c->times);
       v << "  device init (context, stream, cuBLAS) " << ms(session.init_ms()) << "\n";
-      if (j.cache_hit)
-        v << "  kernel cache hit " << ms(j.ms) << " (" << j.cache_path << ")\n";
-      else
-        v << "  NVRTC compile " << ms(j.compile_ms) << " for " << device->arch()
-          << (j.cache_path.empty() ? " (cache off)" : ", cached at " + j.cache_path) << "\n";
+      print_compile(v, j, prepared->entries, device->arch(), !c->kernel.entry_guards);
       v << "  module load " << ms(prepared->load_ms) << "\n";
+      if (!r.late.entries.empty()) {
+        print_compile(v, r.late.jit, r.late.entries, device->arch(), !c->kernel.entry_guards);
+        v << "  module load " << ms(r.late.load_ms) << "\n";
+      }
       v << "  validate (exact + random, with cuBLAS) " << ms(r.validate_ms) << "\n";
       v << "  time (schedc + cuBLAS, " << r.kernel.runs << " + " << r.cublas.runs << " runs) "
         << ms(r.time_ms) << "\n";
       v << "  total " << ms(total_ms) << "\n";
       double host = c->times.read_ms + c->times.parse_ms + c->times.analyze_ms + c->times.lower_ms +
-                    c->times.emit_ms + j.ms + prepared->load_ms;
+                    c->times.emit_ms + j.ms + prepared->load_ms + r.late.jit.ms + r.late.load_ms;
       v << "  host work outside the GPU (pipeline + " << (j.cache_hit ? "cache" : "NVRTC")
         << " + load) " << ms(host) << "\n";
       v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name

@@ -114,6 +114,7 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
   }());
   e.comment("Kernel ABI (codegen/generated_kernel.h): (M, N, K, A, lda, B, ldb, C, ldc,");
   e.comment("alpha, beta, bias); A, B, C row-major; C = act(alpha*A*B + beta*C + bias[n]).");
+  e.comment("Each entry compiles alone with -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<its name>.");
   if (p.dtype == DType::f16) e.line("#include <cuda_fp16.h>");
   if (p.dtype == DType::bf16) e.line("#include <cuda_bf16.h>");
   e.line();
@@ -163,6 +164,14 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line("*reinterpret_cast<float4*>(c) = v;");
   e.close_scope();
   e.line();
+}
+
+void emit_entry_guard_open(Emitter& e, const std::string& name) {
+  e.line("#if !defined(SCHEDC_ONE_ENTRY) || defined(SCHEDC_ENTRY_" + name + ")");
+}
+
+void emit_entry_guard_close(Emitter& e, const std::string& name) {
+  e.line("#endif  // " + name);
 }
 
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,

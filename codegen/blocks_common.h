@@ -47,6 +47,14 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 // (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h;
 // min_blocks > 0: the minimum blocks per SM, which caps registers at entry;
 // attributes: more, after the launch bounds, e.g. __cluster_dims__(2, 1, 1))
+// Each entry (its kernel, and nothing the other entries need) sits between
+// these two: compiled whole, the module holds every entry; with
+// -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, NVRTC sees that entry alone
+// (runtime/jit.h: the runtime compiles only the entries a launch needs,
+// each cached on its own).
+void emit_entry_guard_open(Emitter& e, const std::string& name);
+void emit_entry_guard_close(Emitter& e, const std::string& name);
+
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,
                       const std::string& extra_params = "", int min_blocks = 0,
                       const std::string& attributes = "");

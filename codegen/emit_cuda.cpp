@@ -21,11 +21,13 @@ namespace {
 
 void emit_naive_kernel(Emitter& e, const KernelPlan& p) {
   e.comment("Naive kernel: one thread per C element, A and B read from global memory.");
+  emit_entry_guard_open(e, p.name);
   emit_kernel_open(e, p, p.name);
   emit_tile_constants(e, p);
   emit_block_index(e, p);
   emit_naive_body(e, p);
   e.close_scope(p.name);
+  emit_entry_guard_close(e, p.name);
 }
 
 // What a tiled kernel does once it knows its tile: the C tile's corner, the
@@ -44,6 +46,7 @@ void emit_tile_k_loop(Emitter& e, const KernelPlan& p) {
 // The stream_k tail of `main`'s entry: one slice of one shared tile per block.
 void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   const KernelPlan p = compiler::lower_stream_k_tail(main);
+  emit_entry_guard_open(e, p.name);
   emit_kernel_open(e, p, p.name, stream_k_params());
   emit_tile_constants(e, p);
   emit_thread_map(e, p);
@@ -54,6 +57,7 @@ void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   emit_store_c(e, p);
   e.close_scope();
   emit_stream_k_tail_end(e, p);
+  emit_entry_guard_close(e, p.name);
 }
 
 void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
@@ -64,6 +68,7 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
         "element otherwise: correct for any alignment.");
   else
     e.comment("Tiled kernel: block tile staged through shared memory, register tile per thread.");
+  emit_entry_guard_open(e, p.name);
   emit_kernel_open(e, p, p.name);
   emit_tile_constants(e, p);
   if (p.stream_k) emit_stream_k_launch_tail(e, p);
@@ -71,6 +76,7 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   emit_tile_k_loop(e, p);
   emit_store_c(e, p);
   e.close_scope(p.name);
+  emit_entry_guard_close(e, p.name);
   if (p.stream_k) {
     e.line();
     emit_stream_k_tail_kernel(e, p);
@@ -108,6 +114,7 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
     k.fallback = make_entry(fb, fb.name);
   }
   k.source = e.str();
+  k.entry_guards = true;
   return k;
 }
 

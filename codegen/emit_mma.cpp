@@ -86,6 +86,7 @@ void helpers(MmaContext& cx) {
 void entries(MmaContext& cx) {
   const char* call = "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias);";
   cx.e.comment("main entry: A, B, C 16-byte aligned; lda, ldb, ldc multiples of 16 bytes");
+  emit_entry_guard_open(cx.e, cx.name);
   if (cx.main_uses_tma()) {
     cx.e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded");
     cx.e.comment("by the runtime for each launch");
@@ -97,11 +98,14 @@ void entries(MmaContext& cx) {
     cx.e.line(format("gemm_body<true>%s", call));
   }
   cx.e.close_scope();
+  emit_entry_guard_close(cx.e, cx.name);
   cx.e.line();
   cx.e.comment("fallback entry: any alignment, any leading dimension");
+  emit_entry_guard_open(cx.e, cx.name + "_fallback");
   emit_kernel_open(cx.e, cx.p, cx.name + "_fallback");
   cx.e.line(format("%s<false>%s", cx.fallback_body(), call));
   cx.e.close_scope();
+  emit_entry_guard_close(cx.e, cx.name + "_fallback");
 }
 
 // The module: header, helpers, copies, epilogue helpers, the bodies, the entries.
@@ -127,6 +131,7 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   const std::string name = plan.name.empty() ? "schedc_gemm" : plan.name;
   mma::MmaContext cx(plan, name);
   k.source = run(cx);
+  k.entry_guards = true;
   k.dtype = compiler::to_string(plan.dtype);
   k.tensor_cores = true;
   k.mma_type = compiler::to_string(m.type);

@@ -151,17 +151,25 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_epilogue_helpers(e, p);
   if (!w.swapped) emit_wgmma_store_pair(e, p);
   if (p.stream_k) emit_stream_k_helpers(e, p);
+  emit_entry_guard_open(e, p.name);
   emit_main_kernel(e, p);
+  emit_entry_guard_close(e, p.name);
   e.line();
   if (p.stream_k) {
+    const std::string tail = compiler::lower_stream_k_tail(p).name;
+    emit_entry_guard_open(e, tail);
     emit_stream_k_tail_kernel(e, p);
+    emit_entry_guard_close(e, tail);
     e.line();
   }
   const std::string repack = p.name + "_repack";
+  emit_entry_guard_open(e, repack);
   emit_wgmma_repack_kernel(e, p, repack);
+  emit_entry_guard_close(e, repack);
 
   GeneratedKernel k;
   k.source = e.str();
+  k.entry_guards = true;
   k.dtype = compiler::to_string(p.dtype);
   k.tensor_cores = true;
   k.mma_type = compiler::to_string(w.type);

@@ -9,6 +9,24 @@ std::string KernelEntry::aligned_operands() const {
   return s;
 }
 
+std::vector<std::string> GeneratedKernel::entry_names() const {
+  std::vector<std::string> names;
+  for (const KernelEntry* e : {&main, &fallback}) {
+    if (e->name.empty()) continue;
+    names.push_back(e->name);
+    if (e->stream_k) names.push_back(e->stream_k_tail);
+  }
+  if (has_repack()) names.push_back(repack);
+  return names;
+}
+
+KernelEntry KernelEntry::tail_launch() const {
+  KernelEntry t = *this;
+  t.block = tail_block;
+  t.dynamic_smem = tail_dynamic_smem;
+  return t;
+}
+
 Dim3 KernelEntry::grid(int64_t m, int64_t n) const {
   uint32_t tiles_m = uint32_t((m + tile_m - 1) / tile_m);
   uint32_t tiles_n = uint32_t((n + tile_n - 1) / tile_n);

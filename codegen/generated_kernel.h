@@ -106,6 +106,9 @@ struct KernelEntry {
   uint32_t cluster_m = 1, cluster_n = 1;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
+  // The launch shape of this entry's stream_k tail: this entry with the
+  // tail's block and dynamic shared memory.
+  KernelEntry tail_launch() const;
 
   // One block per C tile (a persistent entry: the tile count, which the
   // launch caps at the device's slots): 1-D with swizzle_group > 1 or stream_k (whose
@@ -127,6 +130,10 @@ struct GeneratedKernel {
   // Uses features of one architecture only (wgmma, setmaxnreg): NVRTC compiles
   // for its "a" variant (sm_90 -> sm_90a), which runs on that architecture alone.
   bool arch_specific = false;
+  // Each entry sits in its own #if (codegen/blocks_common.h): compiled with
+  // -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, the source holds that entry
+  // alone. schedc's own modules; a person's --kernel-source is compiled whole.
+  bool entry_guards = false;
   KernelEntry main;  // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.
@@ -138,6 +145,10 @@ struct GeneratedKernel {
   // Signature: (const T* src, int rows, int cols, int ld, T* dst, int dst_ld),
   // 256 threads, one block per 256 16-byte chunks of dst.
   std::string repack;
+
+  // Every entry's name: main, its stream_k tail, fallback, its tail, repack
+  // (those the module has).
+  std::vector<std::string> entry_names() const;
 
   bool has_fallback() const { return !fallback.name.empty(); }
   bool has_repack() const { return !repack.empty(); }

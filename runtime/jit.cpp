@@ -3,14 +3,16 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <iostream>
+#include <thread>
 
 #include "runtime/kernel_cache.h"
 
 namespace schedc::runtime {
 
 JitResult jit(const codegen::GeneratedKernel& kernel, const std::string& arch,
-              const JitOptions& options) {
+              const JitOptions& options, const std::string& entry) {
   auto t0 = std::chrono::steady_clock::now();
   std::ostream& warn = options.warnings ? *options.warnings : std::cerr;
   JitResult out;
@@ -18,7 +20,8 @@ JitResult jit(const codegen::GeneratedKernel& kernel, const std::string& arch,
   bool use_cache = options.use_cache && !dir.empty();
 
   std::string version = nvrtc_version();
-  std::string key = cache_key(kernel.source, nvrtc_options(kernel, arch), version, arch);
+  std::string key =
+      cache_key(kernel.source, nvrtc_options(kernel, arch, true, true, entry), version, arch);
   std::string stem = cache_stem(key, arch, version);
   KernelCache cache(dir);
 
@@ -43,7 +46,7 @@ JitResult jit(const codegen::GeneratedKernel& kernel, const std::string& arch,
     }
   }
 
-  CubinResult compiled = compile_to_cubin(kernel, arch);
+  CubinResult compiled = compile_to_cubin(kernel, arch, entry);
   out.cubin = std::move(compiled.cubin);
   out.ptxas_log = std::move(compiled.log);
   out.functions = std::move(compiled.functions);
@@ -58,6 +61,47 @@ JitResult jit(const codegen::GeneratedKernel& kernel, const std::string& arch,
       warn << "schedc: warning: kernel source not kept: " << why << "\n";
   }
   out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+JitResult combine(const std::vector<JitResult>& parts, double wall_ms) {
+  JitResult out;
+  out.cache_hit = !parts.empty();
+  for (const JitResult& j : parts) {
+    out.cache_hit = out.cache_hit && j.cache_hit;
+    out.functions.insert(j.functions.begin(), j.functions.end());
+    out.ptxas_log += j.ptxas_log + (j.ptxas_log.empty() ? "" : "\n");
+    if (!j.cache_path.empty())
+      out.cache_path += (out.cache_path.empty() ? "" : ", ") + j.cache_path;
+  }
+  out.ms = wall_ms;
+  out.compile_ms = out.cache_hit ? 0 : wall_ms;
+  return out;
+}
+
+std::vector<JitResult> jit_entries(const codegen::GeneratedKernel& kernel, const std::string& arch,
+                                   const std::vector<std::string>& entries,
+                                   const JitOptions& options) {
+  if (!kernel.entry_guards) return {jit(kernel, arch, options)};  // compiled whole, once
+  std::vector<JitResult> out(entries.size());
+  if (entries.size() == 1) {
+    out[0] = jit(kernel, arch, options, entries[0]);
+    return out;
+  }
+  nvrtc_version();  // opens NVRTC (or throws) before the threads start
+  std::vector<std::exception_ptr> errors(entries.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < entries.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        out[i] = jit(kernel, arch, options, entries[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

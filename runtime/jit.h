@@ -1,5 +1,7 @@
 #pragma once
-// runtime::jit: generated kernel -> CUBIN, through the on-disk cache.
+// runtime::jit: generated kernel -> CUBIN, through the on-disk cache: the
+// whole module, or one entry alone (a module with entry guards), each cached
+// on its own; jit_entries compiles several entries at once, one thread each.
 
 #include <iosfwd>
 #include <map>
@@ -27,8 +29,24 @@ struct JitResult {
   std::string cache_path;  // "" when the cache was not used
 };
 
-// Throws Error(nvrtc) when NVRTC rejects the source.
+// The whole module (entry ""), or `entry` alone. Throws Error(nvrtc) when
+// NVRTC rejects the source.
 JitResult jit(const codegen::GeneratedKernel& kernel, const std::string& arch,
-              const JitOptions& options = {});
+              const JitOptions& options = {}, const std::string& entry = "");
+
+// Several jit() results seen as one (what `run -v` and --json report): the
+// functions and ptxas logs of all, a cache hit when every one was, ms and
+// compile_ms the wall time `wall_ms` (compile_ms 0 when all were hits), the
+// cache paths joined by ", ". No CUBIN.
+JitResult combine(const std::vector<JitResult>& parts, double wall_ms);
+
+// jit() of each of `entries`, in parallel (NVRTC is thread-safe; one
+// function's compile runs on one core, so entries compiled side by side take
+// as long as the slowest). Results in the order of `entries`; the first
+// entry's error is rethrown after all have finished. A module without entry
+// guards (a person's --kernel-source) is compiled whole, once: one result.
+std::vector<JitResult> jit_entries(const codegen::GeneratedKernel& kernel, const std::string& arch,
+                                   const std::vector<std::string>& entries,
+                                   const JitOptions& options = {});
 
 }  // namespace schedc::runtime

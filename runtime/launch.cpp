@@ -40,14 +40,6 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
   return "";
 }
 
-// The launch shape of entry `e`'s stream_k tail (codegen/generated_kernel.h).
-codegen::KernelEntry tail_entry(const codegen::KernelEntry& e) {
-  codegen::KernelEntry t = e;
-  t.block = e.tail_block;
-  t.dynamic_smem = e.tail_dynamic_smem;
-  return t;
-}
-
 }  // namespace
 
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
@@ -93,43 +85,12 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
   return choice;
 }
 
-Module::Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& cubin, int device)
-    : kernel_(kernel) {
-  check_cuda(cudaDeviceGetAttribute(&num_sms_, cudaDevAttrMultiProcessorCount, device),
-             "cudaDeviceGetAttribute(MultiProcessorCount)");
-  cudaLibrary_t lib = nullptr;
-  check_cuda(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-             "cudaLibraryLoadData (loading the generated CUBIN)");
-  library_ = lib;
-  check_cuda(cudaDeviceGetAttribute(&cc_major_, cudaDevAttrComputeCapabilityMajor, device),
-             "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
-  auto get = [&](const codegen::KernelEntry& e, const std::string& name) -> void* {
-    cudaKernel_t k = nullptr;
-    check_cuda(cudaLibraryGetKernel(&k, lib, name.c_str()),
-               ("cudaLibraryGetKernel(\"" + name + "\")").c_str());
-    // Opt in to more than 48 KB of dynamic shared memory where needed.
-    if (e.dynamic_smem > 0)
-      check_cuda(cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 int(e.dynamic_smem), device),
-                 ("cudaKernelSetAttributeForDevice(" + name + ", MaxDynamicSharedMemorySize, " +
-                  std::to_string(e.dynamic_smem) + ")")
-                     .c_str());
-    return k;
-  };
-  try {
-    main_ = get(kernel_.main, kernel_.main.name);
-    if (kernel_.has_repack()) repack_ = get(codegen::KernelEntry{}, kernel_.repack);
-    if (kernel_.main.stream_k)
-      main_tail_ = get(tail_entry(kernel_.main), kernel_.main.stream_k_tail);
-    if (kernel_.has_fallback()) {
-      fallback_ = get(kernel_.fallback, kernel_.fallback.name);
-      if (kernel_.fallback.stream_k)
-        fallback_tail_ = get(tail_entry(kernel_.fallback), kernel_.fallback.stream_k_tail);
-    }
-  } catch (...) {
-    cudaLibraryUnload(lib);
-    throw;
-  }
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const EntryChoice& choice) {
+  std::vector<std::string> names = {choice.name};
+  if (choice.entry && choice.entry->stream_k) names.push_back(choice.entry->stream_k_tail);
+  if (choice.repack_a || choice.repack_b) names.push_back(kernel.repack);
+  return names;
 }
 
 namespace {
@@ -210,14 +171,6 @@ int64_t stream_k_slice_cost(const codegen::KernelEntry& e) {
 
 }  // namespace
 
-Module::~Module() {
-  for (void* p : scratch_)
-    if (p) cudaFree(p);
-  if (sk_partials_) cudaFree(sk_partials_);
-  if (sk_counters_) cudaFree(sk_counters_);
-  if (library_) cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));
-}
-
 compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
                                               const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
@@ -227,7 +180,7 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   // of its tail, whichever has fewer (the tail may need more registers).
   void* fn = handle_for(choice.entry);
   const int64_t slots =
-      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(tail_for(fn), tail_entry(e)))) *
+      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
       num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
                                   stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
@@ -298,16 +251,11 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
 }
 
 void* Module::handle_for(const codegen::KernelEntry* entry) const {
-  if (entry == &kernel_.main) return main_;
-  if (entry == &kernel_.fallback && fallback_) return fallback_;
-  // The choice was made on another copy of the kernel: match by name.
-  if (entry && entry->name == kernel_.main.name) return main_;
-  if (entry && fallback_ && entry->name == kernel_.fallback.name) return fallback_;
+  // The choice may have been made on another copy of the kernel: match by name.
+  if (entry && (entry->name == kernel_.main.name ||
+                (kernel_.has_fallback() && entry->name == kernel_.fallback.name)))
+    return handle(entry->name);
   throw Error(Error::Kind::cuda, "internal error: launch of an entry this module does not hold");
-}
-
-void* Module::tail_for(void* entry_handle) const {
-  return entry_handle == fallback_ ? fallback_tail_ : main_tail_;
 }
 
 namespace {
@@ -368,7 +316,7 @@ int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, i
   const int64_t chunks = rows * (dst_ld * elem / 16);
   codegen::KernelEntry e;
   e.block = codegen::Dim3{256, 1, 1};
-  launch_kernel(repack_, kernel_.repack, codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e,
+  launch_kernel(handle(kernel_.repack), kernel_.repack, codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e,
                 params, stream, false);
   return dst_ld;
 }
@@ -435,8 +383,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (e.uses_tma()) sk_params.insert(sk_params.end(), {&map_a, &map_b, &map_c});
   sk_params.insert(sk_params.end(),
                    {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
-  launch_kernel(tail_for(fn), e.stream_k_tail, codegen::Dim3{uint32_t(split.units()), 1, 1},
-                tail_entry(e), sk_params.data(), stream, split.whole_tiles > 0 && cc_major_ >= 9);
+  launch_kernel(handle(e.stream_k_tail), e.stream_k_tail,
+                codegen::Dim3{uint32_t(split.units()), 1, 1}, e.tail_launch(), sk_params.data(), stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 
 }  // namespace schedc::runtime

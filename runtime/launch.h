@@ -4,12 +4,15 @@
 // CUDA runtime's library API (cudaLibraryLoadData), never through libcuda.
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "codegen/generated_kernel.h"
 #include "compiler/problem.h"
 #include "compiler/stream_k.h"
+#include "runtime/jit.h"
 
 namespace schedc::runtime {
 
@@ -40,16 +43,41 @@ struct GemmArgs {
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
                          const void* a, const void* b, const void* c);
 
+// The entries a launch of `choice` runs: its entry, that entry's stream_k
+// tail, the repack entry when it repacks an operand.
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const EntryChoice& choice);
+
+// A generated module on one device, its entries compiled and loaded as
+// launches need them (runtime/module_load.cpp): each entry of a module with
+// entry guards from a CUBIN of its own (runtime/jit.h), all of a person's
+// --kernel-source from one.
 class Module {
  public:
-  // Loads `cubin` on the current device and looks up main (and fallback);
-  // raises their dynamic shared-memory limit where they need it.
-  Module(const codegen::GeneratedKernel& kernel, const std::vector<char>& cubin, int device);
+  // Compiles nothing yet: `arch` ("sm_90") and `jit` say how entries will be
+  // compiled for `device` (the current device).
+  Module(const codegen::GeneratedKernel& kernel, int device, const std::string& arch,
+         const JitOptions& jit);
   ~Module();
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
 
   const codegen::GeneratedKernel& kernel() const { return kernel_; }
+
+  // What require() did: the entries' compiles (or cache hits) and the wall
+  // time of those, side by side, and of loading them.
+  struct Required {
+    std::vector<std::string> entries;  // newly loaded (none: all were loaded)
+    JitResult jit;                     // runtime::combine of their compiles
+    double load_ms = 0;
+  };
+  // Compiles, side by side, and loads those of `entries` not loaded yet,
+  // raising their dynamic shared-memory limit where they need it.
+  // Thread-safe. Throws Error when NVRTC rejects the source or the CUBIN does
+  // not load.
+  Required require(const std::vector<std::string>& entries) const;
+  // Every entry compiled and loaded so far, in that order.
+  std::vector<std::string> loaded() const;
 
   // Launches asynchronously on `stream` (a cudaStream_t). Throws Error on a
   // launch failure; execution errors appear at the next synchronization.
@@ -65,27 +93,31 @@ class Module {
   std::string launch_note(const EntryChoice& choice, const compiler::Problem& p) const;
 
  private:
+  // The loaded kernel (cudaKernel_t) of the entry named `name`, compiled and
+  // loaded first when no launch has needed it yet.
+  void* handle(const std::string& name) const;
   void* handle_for(const codegen::KernelEntry* entry) const;
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
   // Blocks of a persistent grid over `tiles` tiles: at most one per slot.
   int64_t persistent_blocks(const EntryChoice& choice, int64_t tiles) const;
-  // The stream_k tail of the entry whose handle is `entry_handle`.
-  void* tail_for(void* entry_handle) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
   void ensure_stream_k_workspace(const codegen::KernelEntry& e,
                                  const compiler::StreamKSplit& split) const;
+  // Loads `cubin` and looks up `names` in it (module_load.cpp).
+  void load(const std::vector<char>& cubin, const std::vector<std::string>& names) const;
   codegen::GeneratedKernel kernel_;
+  int device_ = 0;
+  std::string arch_;
+  JitOptions jit_;
   int num_sms_ = 0;
   int cc_major_ = 0;
-  void* library_ = nullptr;  // cudaLibrary_t
-  void* main_ = nullptr;     // cudaKernel_t
-  void* fallback_ = nullptr;
-  void* repack_ = nullptr;     // wgmma modules: the repack entry (cudaKernel_t)
-  void* main_tail_ = nullptr;  // stream_k tails (cudaKernel_t)
-  void* fallback_tail_ = nullptr;
+  mutable std::mutex mutex_;                       // guards the three below
+  mutable std::vector<void*> libraries_;           // cudaLibrary_t, one per CUBIN loaded
+  mutable std::map<std::string, void*> kernels_;   // entry name -> cudaKernel_t
+  mutable std::vector<std::string> loaded_;        // in the order they were loaded
   // stream_k workspace: partial sums and per-tile arrival counters.
   mutable void* sk_partials_ = nullptr;
   mutable void* sk_counters_ = nullptr;

@@ -75,7 +75,8 @@ std::string nvrtc_version() {
 }
 
 std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
-                                       const std::string& arch, bool verbose, bool split) {
+                                       const std::string& arch, bool verbose, bool split,
+                                       const std::string& entry) {
   // NVRTC optimizes by default (it rejects -O3). -lineinfo lets
   // compute-sanitizer and ncu point at generated source lines.
   // An architecture-specific kernel (wgmma, setmaxnreg) compiles for the "a"
@@ -98,19 +99,24 @@ std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
   // PTX text and the tool note differ); sgemm_best compiled in 2.8-3.1 s
   // instead of 4.7-5.0 on 2 cores, hgemm_best in 1.1 s instead of 1.6.
   if (split) opts.push_back("--split-compile=0");
+  if (!entry.empty() && kernel.entry_guards) {
+    opts.push_back("-DSCHEDC_ONE_ENTRY");
+    opts.push_back("-DSCHEDC_ENTRY_" + entry);
+  }
   return opts;
 }
 
-CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch) {
+CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch,
+                             const std::string& entry) {
   auto t0 = std::chrono::steady_clock::now();
   CubinResult out;
   nvrtcResult r;
   {
     Program p(kernel);
-    r = p.compile(nvrtc_options(kernel, arch, true), out.log);
+    r = p.compile(nvrtc_options(kernel, arch, true, true, entry), out.log);
     // An NVRTC without --split-compile (older than 12.x) compiles serially.
     if (r == NVRTC_ERROR_INVALID_OPTION)
-      r = p.compile(nvrtc_options(kernel, arch, true, false), out.log);
+      r = p.compile(nvrtc_options(kernel, arch, true, false, entry), out.log);
     if (r == NVRTC_SUCCESS) {
       size_t size = 0;
       check_nvrtc(nvrtc().GetCUBINSize(p.prog, &size), "nvrtcGetCUBINSize");
@@ -122,12 +128,13 @@ CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::
     // With -v on, a failing ptxas loses its error line: compile again without it.
     Program p(kernel);
     std::string log;
-    p.compile(nvrtc_options(kernel, arch, false, false), log);
+    p.compile(nvrtc_options(kernel, arch, false, false, entry), log);
     const bool generated = kernel.source_file.empty();
     std::ostringstream msg;
     msg << "NVRTC rejected "
         << (generated ? "the generated kernel" : "the kernel source " + kernel.source_file)
-        << " for " << arch << " (" << nvrtc().GetErrorString(r) << ").\n";
+        << (entry.empty() || !kernel.entry_guards ? "" : " (entry " + entry + " alone)") << " for "
+        << arch << " (" << nvrtc().GetErrorString(r) << ").\n";
     if (generated)
       msg << "This is a bug in schedc's code generator; please report it with the .sched file.\n";
     msg << "--- NVRTC log ---\n"

@@ -37,13 +37,18 @@ std::string nvrtc_version();
 
 // The exact NVRTC options used for `kernel` on `arch` ("sm_90"). `verbose`
 // adds --ptxas-options=-v, `split` --split-compile=0 (the optimizer on every
-// core). Part of the cache key.
+// core); a non-empty `entry` of a module with entry guards selects that entry
+// alone (-DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<entry>, codegen/blocks_common.h).
+// Part of the cache key.
 std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
                                        const std::string& arch, bool verbose = true,
-                                       bool split = true);
+                                       bool split = true, const std::string& entry = "");
 
-// Compiles kernel.source to a CUBIN for `arch`. Throws Error(nvrtc) on failure.
-CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch);
+// Compiles kernel.source to a CUBIN for `arch`: the whole module, or with
+// `entry` (a module with entry guards) that entry alone. Throws Error(nvrtc)
+// on failure.
+CubinResult compile_to_cubin(const codegen::GeneratedKernel& kernel, const std::string& arch,
+                             const std::string& entry = "");
 
 // Parses a ptxas -v log into per-function figures (pure text; tested alone).
 std::map<std::string, PtxasInfo> parse_ptxas_log(const std::string& log);

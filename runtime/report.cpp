@@ -132,7 +132,12 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
   o["jit"] = {{"cache_hit", j.cache_hit},
               {"ms", json_number(j.ms)},
               {"cache", j.cache_path},
+              {"entries", prepared.entries},
               {"functions", std::move(functions)}};
+  if (!r.late.entries.empty())
+    o["jit"]["late"] = {{"entries", r.late.entries},
+                        {"cache_hit", r.late.jit.cache_hit},
+                        {"ms", json_number(r.late.jit.ms)}};
   for (const auto& [key, value] : extra.items()) o[key] = value;
   return o;
 }

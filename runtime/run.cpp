@@ -132,13 +132,23 @@ std::unique_ptr<GpuSession> start_session(const DeviceInfo& device, std::string&
 }
 
 std::shared_ptr<PreparedKernel> GpuSession::prepare(const codegen::GeneratedKernel& kernel,
-                                                    const JitOptions& jit_options) {
+                                                    const JitOptions& jit_options,
+                                                    const compiler::Problem* problem) {
   auto p = std::make_shared<PreparedKernel>();
   p->kernel = kernel;
-  p->jit = jit(kernel, device_.arch(), jit_options);
-  auto t0 = Clock::now();
-  p->module = std::make_unique<Module>(p->kernel, p->jit.cubin, device_.ordinal);
-  p->load_ms = ms_since(t0);
+  p->module = std::make_unique<Module>(p->kernel, device_.ordinal, device_.arch(), jit_options);
+  EntryChoice first;
+  if (problem) {
+    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));  // cudaMalloc's alignment
+    first = choose_entry(p->kernel, *problem, aligned, aligned, aligned);
+  } else {
+    first.entry = &p->kernel.main;
+    first.name = p->kernel.main.name;
+  }
+  Module::Required r = p->module->require(entries_for(p->kernel, first));
+  p->entries = std::move(r.entries);
+  p->jit = std::move(r.jit);
+  p->load_ms = r.load_ms;
   return p;
 }
 
@@ -160,6 +170,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   DeviceBuffer dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference");
   DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
   report.entry = choose_entry(kernel, p, dA.get(), dB.get(), dC.get());
+  report.late = prepared.module->require(entries_for(kernel, report.entry));
 
   GemmArgs args{dA.get(),  dB.get(), dC.get(),
                 epi.alpha, epi.beta, epi.bias ? static_cast<const float*>(dBias.get()) : nullptr};

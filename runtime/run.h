@@ -36,13 +36,19 @@ struct RunOptions {
 
 struct PreparedKernel {
   codegen::GeneratedKernel kernel;
-  JitResult jit;
+  // What prepare() compiled (or found in the cache) and loaded: the entries
+  // the first launch needs, compiled side by side (runtime/jit.h).
+  std::vector<std::string> entries;
+  JitResult jit;  // runtime::combine of their compiles: ms is the wall time
   double load_ms = 0;
-  std::unique_ptr<Module> module;
+  std::unique_ptr<Module> module;  // compiles more entries when a launch needs them
 };
 
 struct RunReport {
   EntryChoice entry;  // points into the PreparedKernel's kernel
+  // Entries this run compiled (or found in the cache) before its first
+  // launch because prepare() had not (the fallback, a repack entry).
+  Module::Required late;
   RefMode ref_mode = RefMode::f32_pedantic;
   std::vector<ValidationResult> validations;  // exact, then random
   std::string race;  // non-empty: the result changed between runs on the same inputs
@@ -68,8 +74,13 @@ class GpuSession {
   const DeviceInfo& device() const { return device_; }
   double init_ms() const { return init_ms_; }
 
+  // Compiles and loads the entries the first launch needs: for `problem`
+  // (packed operands at aligned addresses, as run() allocates them), the
+  // entry choose_entry picks; without one, main; and that entry's stream_k
+  // tail. Other entries compile when a launch first needs them.
   std::shared_ptr<PreparedKernel> prepare(const codegen::GeneratedKernel& kernel,
-                                          const JitOptions& jit = {});
+                                          const JitOptions& jit = {},
+                                          const compiler::Problem* problem = nullptr);
   RunReport run(const PreparedKernel& prepared, const RunOptions& options);
 
  private:

@@ -136,6 +136,37 @@ TEST_P(ExampleTest, NvrtcCompilesForSm80AndSm90WithoutSpills) {
   }
 }
 
+// Each entry compiles alone (-DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, what
+// the runtime does before a launch needs it) into a CUBIN that holds that
+// entry and no other: the SIMT path with stream_k tails and fallback, mma.sync
+// with TMA and its cp.async fallback, wgmma with its tail and repack, naive.
+TEST(EntryGuards, EachEntryCompilesAloneAndHoldsNoOther) {
+  for (const char* rel : {"examples/sgemm_best.sched", "examples/tc_ladder/t3_tma.sched",
+                          "examples/hgemm_best.sched", "examples/ladder/v0_naive.sched"}) {
+    SCOPED_TRACE(rel);
+    std::optional<cli::Compiled> c = compile_for(rel, "sm_90");
+    ASSERT_TRUE(c.has_value());
+    const codegen::GeneratedKernel& k = c->kernel;
+    ASSERT_TRUE(k.entry_guards);
+    const std::vector<std::string> names = k.entry_names();
+    EXPECT_GE(names.size(), std::string(rel).find("naive") != std::string::npos ? 1u : 2u);
+    for (const std::string& name : names) {
+      EXPECT_NE(k.source.find("defined(SCHEDC_ENTRY_" + name + ")"), std::string::npos) << name;
+      runtime::CubinResult r;
+      try {
+        r = runtime::compile_to_cubin(k, "sm_90", name);
+      } catch (const runtime::Error& e) {
+        ADD_FAILURE() << e.what();
+        continue;
+      }
+      std::vector<std::string> entries;
+      for (const auto& [fn, info] : r.functions)
+        if (info.entry) entries.push_back(fn);
+      EXPECT_EQ(entries, std::vector<std::string>{name}) << r.log;
+    }
+  }
+}
+
 struct GpuShape {
   int64_t m, n, k;
 };
