@@ -24,6 +24,8 @@
 #   variants  bench/variants.py: hand edits of sgemm_best's emitted CUDA
 #             (schedc run --kernel-source) timed round-robin beside the
 #             unedited kernel at $VARIANT_SHAPES (default 4096,8192,4095x4097x1023)
+#   python    the Python module built there (pip install .), tests/python on
+#             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -293,6 +295,32 @@ bench_files() {
   rows=$(grep -cE '\.sched +[0-9]+x[0-9]+x[0-9]+ +[a-z0-9]+ +(ok|FAILED|ERROR) ' "$LOGS/bench.txt")
   failed=$(grep -cE '\.sched +[0-9]+x[0-9]+x[0-9]+ +[a-z0-9]+ +(FAILED|ERROR) ' "$LOGS/bench.txt")
   note bench "worst rc $rc: $done_files of ${#files[@]} files, $rows rows, $failed FAILED/ERROR (shapes $BENCH_SHAPES)"
+}
+
+# The Python module (issue 20): built there by `pip install .` (scikit-build-core
+# and nanobind are in that machine's Python; the header-only libraries come in
+# build-gpu/deps, bench/stage_gpu.sh), then tests/python with torch and
+# bench/python_check.py (torch.matmul equality, ratio, warm-call cost) beside
+# `schedc bench` on the same schedules and shape ($PYTHON_SHAPE, default 4096).
+section_python() {
+  local site=/tmp/schedc_site shape=${PYTHON_SHAPE:-4096} rc
+  rm -rf "$site"
+  CMAKE_PREFIX_PATH="$ROOT/$BIN/deps" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) timeout "$(left)" \
+    python3 -m pip install --no-build-isolation --no-deps --no-index --target "$site" . \
+    >"$LOGS/python-build.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || { note python "pip install . failed (rc $rc): python-build.log"; return; }
+  PYTHONPATH=$site timeout "$(left)" python3 -m pytest -v -p no:cacheprovider tests/python \
+    >"$LOGS/python-tests.log" 2>&1
+  rc=$?
+  note pytest "rc $rc: $(tail -1 "$LOGS/python-tests.log")"
+  PYTHONPATH=$site PYTHONUNBUFFERED=1 timeout "$(left)" python3 bench/python_check.py \
+    --shape "$shape" >"$LOGS/python-check.log" 2>&1
+  rc=$?
+  note python "rc $rc: $(grep SUMMARY "$LOGS/python-check.log" || tail -1 "$LOGS/python-check.log")"
+  timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
+    --shapes "$shape" >"$LOGS/python-cli-bench.txt" 2>&1
+  cp "$LOGS/python-check.log" "$LOGS/python-cli-bench.txt" "$DEST/" 2>/dev/null
 }
 
 section_ablate() {

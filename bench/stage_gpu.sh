@@ -14,5 +14,11 @@ strip -o build-gpu/schedc_gpu_tests "$BUILD_DIR/tests/schedc_gpu_tests"
 # The library API's tests and libschedc (run with LD_LIBRARY_PATH=build-gpu).
 strip -o build-gpu/schedc_api_tests "$BUILD_DIR/tests/schedc_api_tests"
 strip -o build-gpu/libschedc.so.0.2 "$BUILD_DIR/api/libschedc.so.0.2"
+# The header-only libraries and their CMake files, for building the Python
+# module there (gpu_check.sh python): that machine has no package registry.
+rm -rf build-gpu/deps && mkdir -p build-gpu/deps/include build-gpu/deps/share/cmake
+cp -r /usr/include/tao /usr/include/CLI /usr/include/nlohmann build-gpu/deps/include/
+cp -r /usr/share/pegtl build-gpu/deps/share/
+cp -r /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json build-gpu/deps/share/cmake/
 git rev-parse HEAD > build-gpu/COMMIT 2>/dev/null || true
 ls -la build-gpu

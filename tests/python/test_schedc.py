@@ -80,6 +80,19 @@ def test_sgemm_best_on_torch_tensors_equals_matmul():
     assert torch.equal(c, a @ b)  # small integers: exact
 
 
+def test_hgemm_best_on_torch_tensors_equals_matmul():
+    torch = _torch_cuda()
+    k = schedc.compile_file(os.path.join(ROOT, "examples", "hgemm_best.sched"))
+    # Ragged sizes and a leading dimension that is no multiple of 8 (a view
+    # of a wider matrix): the kernel's fallback entry and edges.
+    a = torch.randint(-3, 4, (300, 75), device="cuda").half()
+    wide = torch.randint(-3, 4, (75, 270), device="cuda").half()
+    b = wide[:, :261]
+    c = k(a, b)
+    torch.cuda.synchronize()
+    assert torch.equal(c, (a.float() @ b.float()).half())  # |sums| < 2048: exact in f16
+
+
 def test_wrong_inputs_raise_before_launching():
     torch = _torch_cuda()
     k = schedc.compile(SGEMM)

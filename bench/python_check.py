@@ -1,0 +1,135 @@
+"""The Python module on a GPU (issue 20's bars), beside torch.matmul:
+
+  1. each schedule on random torch matrices equals torch.matmul within the
+     CLI's random-mode tolerance (runtime/validate.cpp: relative Frobenius
+     error <= 2^-24 (4 sqrt(K) + 8) + 2 u_out);
+  2. time per call of k(a, b, c) and of torch.matmul(a, b, out=c), CUDA
+     events, warm-up, median of rounds, the two interleaved: the ratio to
+     set beside `schedc bench`'s ratio to cuBLAS in the same call;
+  3. the Python side's cost of a warm call: 1000 calls of a small GEMM
+     through k(a, b, c) against 1000 through the binding's raw launch
+     (integer pointers, no checks), both timed with CUDA events.
+
+  python3 bench/python_check.py [--shape 4096] [SCHEDULE...]
+Prints one line per figure; the last line is a summary.
+"""
+
+import argparse
+import math
+import os
+import statistics
+import sys
+
+import torch
+
+import schedc
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TORCH = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+U_OUT = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
+
+
+def tolerance(dtype, k):
+    return 2.0**-24 * (4.0 * math.sqrt(k) + 8.0) + 2.0 * U_OUT[dtype]
+
+
+def rel_err(c, ref):
+    c, ref = c.double(), ref.double()
+    return (torch.linalg.norm(c - ref) / torch.linalg.norm(ref)).item()
+
+
+def time_pair(f, g, rounds=15, calls=10):
+    """Median ms per call of f and of g, interleaved round by round."""
+    tf, tg = [], []
+    for _ in range(3):
+        f(), g()
+    torch.cuda.synchronize()
+    for _ in range(rounds):
+        for fn, out in ((f, tf), (g, tg)):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(calls):
+                fn()
+            e.record()
+            e.synchronize()
+            out.append(s.elapsed_time(e) / calls)
+    return statistics.median(tf), statistics.median(tg)
+
+
+def per_call_us(fn, calls=1000, rounds=5):
+    fn()
+    torch.cuda.synchronize()
+    best = []
+    for _ in range(rounds):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(calls):
+            fn()
+        e.record()
+        e.synchronize()
+        best.append(s.elapsed_time(e) * 1000.0 / calls)
+    return statistics.median(best)
+
+
+def check_schedule(path, m, n, k):
+    kern = schedc.compile_file(path)
+    dt = TORCH[kern.dtype]
+    g = torch.Generator(device="cuda").manual_seed(1)
+    a = torch.randn((m, k), device="cuda", generator=g).to(dt)
+    b = torch.randn((k, n), device="cuda", generator=g).to(dt)
+    c = torch.empty((m, n), device="cuda", dtype=dt)
+    ref = torch.empty_like(c)
+    kern(a, b, c)
+    torch.matmul(a.float(), b.float(), out=ref_f32 := torch.empty((m, n), device="cuda"))
+    err, tol = rel_err(c, ref_f32), tolerance(kern.dtype, k)
+    ms_s, ms_t = time_pair(lambda: kern(a, b, c), lambda: torch.matmul(a, b, out=ref))
+    flops = 2.0 * m * n * k
+    ratio = ms_t / ms_s
+    name = os.path.basename(path)
+    print(f"{name} {m}x{n}x{k} {kern.dtype}: rel_err {err:.3g} (tolerance {tol:.3g}) "
+          f"{'ok' if err <= tol else 'WRONG'}; schedc {flops / ms_s / 1e9:.1f} TFLOP/s, "
+          f"torch.matmul {flops / ms_t / 1e9:.1f}: {ratio:.3f}x of torch.matmul")
+    return err <= tol, ratio
+
+
+def overhead():
+    kern = schedc.compile("tile 64x64x8\nthread 4x4\nvectorize 4\n", name="small.sched")
+    a = torch.randn((256, 256), device="cuda")
+    b = torch.randn((256, 256), device="cuda")
+    c = torch.empty((256, 256), device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    raw = kern._k.launch
+    args = (256, 256, 256, a.data_ptr(), 256, b.data_ptr(), 256, c.data_ptr(), 256, 1.0, 0.0, 0,
+            stream)
+    t_call = per_call_us(lambda: kern(a, b, c))
+    t_raw = per_call_us(lambda: raw(*args))
+    t_torch = per_call_us(lambda: torch.matmul(a, b, out=c))
+    print(f"warm call 256^3 f32, 1000 calls: k(a, b, c) {t_call:.2f} us, raw launch "
+          f"{t_raw:.2f} us, torch.matmul {t_torch:.2f} us: Python side {t_call - t_raw:.2f} us")
+    return t_call - t_raw
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--shape", default="4096")
+    p.add_argument("schedules", nargs="*")
+    args = p.parse_args()
+    dims = [int(x) for x in args.shape.split("x")]
+    m, n, k = (dims * 3)[:3] if len(dims) == 1 else dims
+    files = args.schedules or [os.path.join(ROOT, "examples", f)
+                               for f in ("sgemm_best.sched", "hgemm_best.sched")]
+    print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"schedc {schedc.__version__}")
+    ok, ratios = True, []
+    for f in files:
+        good, ratio = check_schedule(f, m, n, k)
+        ok &= good
+        ratios.append(f"{os.path.basename(f)} {ratio:.3f}x")
+    over = overhead()
+    print(f"SUMMARY {'ok' if ok else 'WRONG'}; vs torch.matmul: {', '.join(ratios)}; "
+          f"Python side of a warm call {over:.2f} us")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
