@@ -24,6 +24,9 @@
 #   variants  bench/variants.py: hand edits of sgemm_best's emitted CUDA
 #             (schedc run --kernel-source) timed round-robin beside the
 #             unedited kernel at $VARIANT_SHAPES (default 4096,8192,4095x4097x1023)
+#   tune      schedc tune on bench/spaces/*.sched ($TUNE_SPACES, $TUNE_SHAPES,
+#             $TUNE_GPUS, $TUNE_TOP), the hand-made bests benched beside them
+#   cold      bench/cold_compile.sh: cold NVRTC compile of the best examples
 #   python    the Python module built there (pip install .), tests/python on
 #             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
@@ -321,6 +324,37 @@ section_python() {
   timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
     --shapes "$shape" >"$LOGS/python-cli-bench.txt" 2>&1
   cp "$LOGS/python-check.log" "$LOGS/python-cli-bench.txt" "$DEST/" 2>/dev/null
+}
+
+# schedc tune (issue 19): each space of $TUNE_SPACES (default the two under
+# bench/spaces/) tuned at $TUNE_SHAPES on $TUNE_GPUS (default 0; "all" for
+# every GPU) into one database, then the hand-made bests benched at the same
+# shapes, the database as CSV. Cold compile: bench/cold_compile.sh on the
+# best examples (empty cache each).
+section_tune() {
+  local db=$LOGS/tune.sqlite shapes=${TUNE_SHAPES:-4096,2048x8192x1024,1024} rc t0
+  local spaces=(${TUNE_SPACES:-bench/spaces/sgemm_space.sched bench/spaces/hgemm_space.sched})
+  for space in "${spaces[@]}"; do
+    local name
+    name=$(basename "$space" .sched)
+    t0=$(date +%s)
+    timeout "$(left)" "$SCHEDC" tune "$space" --top "${TUNE_TOP:-0}" --shapes "$shapes" \
+      --gpus "${TUNE_GPUS:-0}" --db "$db" >"$LOGS/tune-$name.txt" 2>"$LOGS/tune-$name.progress"
+    rc=$?
+    note tune "$name: rc $rc in $(( $(date +%s) - t0 )) s; $(grep -c '^ *[0-9]' "$LOGS/tune-$name.txt") candidates; $(grep '^# best at' "$LOGS/tune-$name.txt" | sed 's/: model rank/ rank/; s/of cuBLAS.*/of cuBLAS/' | tr '\n' ';')"
+    cp "$LOGS/tune-$name.txt" "$DEST/" 2>/dev/null
+  done
+  timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
+    --shapes "$shapes" >"$LOGS/tune-hand-bests.txt" 2>&1
+  "$SCHEDC" tune --csv --db "$db" >"$DEST/tune.csv" 2>/dev/null
+  cp "$LOGS/tune-hand-bests.txt" "$DEST/" 2>/dev/null
+}
+
+section_cold() {
+  SCHEDC=$SCHEDC timeout "$(left)" bash bench/cold_compile.sh examples/sgemm_best.sched \
+    examples/hgemm_best.sched examples/bf16_best.sched examples/tf32_best.sched \
+    >"$DEST/cold_compile.md" 2>&1
+  note cold "$(grep -E 'sgemm_best' "$DEST/cold_compile.md" | tr -s ' ')"
 }
 
 section_ablate() {

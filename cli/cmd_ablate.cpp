@@ -40,13 +40,6 @@ struct StepResult {
   double median_ms = NAN, tflops = NAN, cublas_tflops = NAN, percent = NAN;
 };
 
-std::string num(const char* f, double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 double speedup(const StepResult& now, const StepResult* before) {
   return before && std::isfinite(before->median_ms) && std::isfinite(now.median_ms)
              ? before->median_ms / now.median_ms
@@ -68,15 +61,18 @@ void print_table(std::ostream& os, const std::vector<StepResult>& rows, bool loo
   const StepResult* first = rows.empty() || rows[0].status != "ok" ? nullptr : &rows[0];
   for (size_t i = 0; i < rows.size(); ++i) {
     const StepResult& r = rows[i];
-    std::vector<std::string> c = {
-        std::to_string(i),        r.step.label,          r.status,
-        num("%.3f", r.median_ms), num("%.1f", r.tflops), num("%.1f", r.percent)};
+    std::vector<std::string> c = {std::to_string(i),
+                                  r.step.label,
+                                  r.status,
+                                  report::number("%.3f", r.median_ms),
+                                  report::number("%.1f", r.tflops),
+                                  report::number("%.1f", r.percent)};
     if (loo) {
-      c.push_back(i == 0 ? "" : num("%.2fx", speedup(r, first)));
+      c.push_back(i == 0 ? "" : report::number("%.2fx", speedup(r, first)));
       c.push_back("");
     } else {
-      c.push_back(num("%.2fx", speedup(r, previous_ok(rows, i))));
-      c.push_back(num("%.2fx", speedup(r, first)));
+      c.push_back(report::number("%.2fx", speedup(r, previous_ok(rows, i))));
+      c.push_back(report::number("%.2fx", speedup(r, first)));
     }
     cells.push_back(c);
   }
@@ -98,10 +94,10 @@ void print_csv(std::ostream& os, const std::vector<StepResult>& rows) {
       return o + "\"";
     };
     os << i << "," << quoted(r.step.label) << "," << r.status << ","
-       << (std::isfinite(r.median_ms) ? num("%.6f", r.median_ms) : "") << ","
-       << (std::isfinite(r.tflops) ? num("%.3f", r.tflops) : "") << ","
-       << (std::isfinite(r.cublas_tflops) ? num("%.3f", r.cublas_tflops) : "") << ","
-       << (std::isfinite(r.percent) ? num("%.2f", r.percent) : "") << ","
+       << (std::isfinite(r.median_ms) ? report::number("%.6f", r.median_ms) : "") << ","
+       << (std::isfinite(r.tflops) ? report::number("%.3f", r.tflops) : "") << ","
+       << (std::isfinite(r.cublas_tflops) ? report::number("%.3f", r.cublas_tflops) : "") << ","
+       << (std::isfinite(r.percent) ? report::number("%.2f", r.percent) : "") << ","
        << quoted(r.step.note + (r.detail.empty() ? "" : " " + r.detail)) << "\n";
   }
 }

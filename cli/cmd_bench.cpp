@@ -43,28 +43,9 @@ struct Row {
   runtime::RunReport report;
 };
 
-// "1024,2048,4096x4096x1024": a bare N is N x N x N.
-bool parse_shapes(const std::string& text, std::vector<compiler::Shape>& out) {
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    compiler::Shape s;
-    if (item.find('x') == std::string::npos) item = item + "x" + item + "x" + item;
-    if (!parse_shape(item, s)) return false;
-    out.push_back(s);
-  }
-  return !out.empty();
-}
-
 std::string base_name(const std::string& path) {
   size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string num(const char* f, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 void print_table(std::ostream& os, const std::vector<Row>& rows) {
@@ -76,13 +57,13 @@ void print_table(std::ostream& os, const std::vector<Row>& rows) {
     std::vector<std::string> c = {base_name(r.file), runtime::shape_string(r.problem), r.dtype,
                                   r.status};
     if (rep.timed) {
-      c.push_back(num("%.3f", rep.kernel.min_ms));
-      c.push_back(num("%.3f", rep.kernel.median_ms));
-      c.push_back(num("%.3f", rep.kernel.max_ms));
-      c.push_back(num("%.1f", runtime::tflops(r.problem, rep.kernel.median_ms)));
-      c.push_back(num("%.3f", rep.cublas.median_ms));
-      c.push_back(num("%.1f", runtime::tflops(r.problem, rep.cublas.median_ms)));
-      c.push_back(num("%.1f", rep.percent_of_cublas()));
+      c.push_back(report::number("%.3f", rep.kernel.min_ms));
+      c.push_back(report::number("%.3f", rep.kernel.median_ms));
+      c.push_back(report::number("%.3f", rep.kernel.max_ms));
+      c.push_back(report::number("%.1f", runtime::tflops(r.problem, rep.kernel.median_ms)));
+      c.push_back(report::number("%.3f", rep.cublas.median_ms));
+      c.push_back(report::number("%.1f", runtime::tflops(r.problem, rep.cublas.median_ms)));
+      c.push_back(report::number("%.1f", rep.percent_of_cublas()));
     } else {
       c.resize(11, "-");
     }
@@ -104,12 +85,13 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
     os << r.file << "," << r.problem.m << "," << r.problem.n << "," << r.problem.k << "," << r.dtype
        << "," << r.status;
     if (rep.timed)
-      os << "," << num("%.6f", rep.kernel.min_ms) << "," << num("%.6f", rep.kernel.median_ms) << ","
-         << num("%.6f", rep.kernel.max_ms) << ","
-         << num("%.3f", runtime::tflops(r.problem, rep.kernel.median_ms)) << ","
-         << num("%.6f", rep.cublas.median_ms) << ","
-         << num("%.3f", runtime::tflops(r.problem, rep.cublas.median_ms)) << ","
-         << num("%.2f", rep.percent_of_cublas());
+      os << "," << report::number("%.6f", rep.kernel.min_ms) << ","
+         << report::number("%.6f", rep.kernel.median_ms) << ","
+         << report::number("%.6f", rep.kernel.max_ms) << ","
+         << report::number("%.3f", runtime::tflops(r.problem, rep.kernel.median_ms)) << ","
+         << report::number("%.6f", rep.cublas.median_ms) << ","
+         << report::number("%.3f", runtime::tflops(r.problem, rep.cublas.median_ms)) << ","
+         << report::number("%.2f", rep.percent_of_cublas());
     else
       os << ",,,,,,,";
     os << "," << rep.entry.name << "," << (rep.entry.fallback ? 1 : 0) << "\n";
@@ -255,8 +237,8 @@ int bench_command(const BenchArgs& a) {
         }
       }
       if (row.status == "ok")
-        std::cerr << "ok " << num("%.3f", row.report.kernel.median_ms) << " ms, "
-                  << num("%.1f", row.report.percent_of_cublas()) << "% of cuBLAS\n";
+        std::cerr << "ok " << report::number("%.3f", row.report.kernel.median_ms) << " ms, "
+                  << report::number("%.1f", row.report.percent_of_cublas()) << "% of cuBLAS\n";
       else
         std::cerr << row.status << ": " << row.detail << "\n";
       rc = std::max(rc, row.status == "ok"       ? int(kOk)

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "cli/tuned.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/report.h"
@@ -27,6 +28,8 @@ struct RunArgs {
   bool json = false, verbose = false, no_cache = false, flush_l2 = false, no_time = false;
   std::string save_dir;
   std::string kernel_source;  // a CUDA file run in place of the emitted source
+  bool tuned = false;         // run the tuning database's best for the shape (cli/tuned.h)
+  std::string db;             // --db: that database
   int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
@@ -83,8 +86,7 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
 // "  NVRTC compile 967.4 ms for sm_90: main, main_stream_k, side by side, cached at …";
 // a module without entry guards (--kernel-source) is compiled whole.
 void print_compile(std::ostream& os, const runtime::JitResult& jit,
-                   const std::vector<std::string>& names, const std::string& arch,
-                   bool whole) {
+                   const std::vector<std::string>& names, const std::string& arch, bool whole) {
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   if (whole) list = "the whole module (" + list + ")";
@@ -144,7 +146,18 @@ int run_command(const RunArgs& a) {
   std::optional<runtime::DeviceInfo> device = runtime::find_device(no_device_why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
 
-  std::optional<Compiled> c = compile_file(a.file, target, std::cerr);
+  std::optional<Compiled> c;
+  if (a.tuned) {
+    if (!a.kernel_source.empty()) {
+      std::cerr << "schedc run: error: choose one of --tuned and --kernel-source\n";
+      return kBadInput;
+    }
+    int rc = kOk;
+    c = tuned_schedule(a.file, a.shape, a.db, device, target, rc);
+    if (!c) return rc;
+  } else {
+    c = compile_file(a.file, target, std::cerr);
+  }
   if (!c) return kBadInput;
   if (!a.kernel_source.empty() && !use_kernel_source(a.kernel_source, a.file, c->kernel))
     return kBadInput;
@@ -168,14 +181,14 @@ int run_command(const RunArgs& a) {
   auto compile_here = [&](std::vector<std::string>& names) {
     const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
     names = c->kernel.entry_guards
-                ? runtime::entries_for(c->kernel, runtime::choose_entry(c->kernel, p, aligned,
-                                                                        aligned, aligned))
+                ? runtime::entries_for(
+                      c->kernel, runtime::choose_entry(c->kernel, p, aligned, aligned, aligned))
                 : c->kernel.entry_names();  // a person's file: compiled whole
     const Clock::time_point t0 = Clock::now();
     std::vector<runtime::JitResult> parts =
         runtime::jit_entries(c->kernel, target.arch_name(), names, jit_options);
-    return runtime::combine(
-        parts, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    return runtime::combine(parts,
+                            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   };
 
   try {
@@ -219,8 +232,7 @@ int run_command(const RunArgs& a) {
     }
 
     runtime::GpuSession session(*device);
-    std::shared_ptr<runtime::PreparedKernel> prepared =
-        session.prepare(c->kernel, jit_options, &p);
+    std::shared_ptr<runtime::PreparedKernel> prepared = session.prepare(c->kernel, jit_options, &p);
     runtime::RunOptions opt;
     opt.problem = p;
     opt.epilogue = c->schedule.epilogue;
@@ -301,6 +313,10 @@ Command add_run_command(CLI::App& root) {
   sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
   sub->add_flag("--no-time", a->no_time, "validate only (e.g. under compute-sanitizer)");
   sub->add_option("--save", a->save_dir, "write A, B, C_schedc, C_cublas as .npy files here");
+  sub->add_flag("--tuned", a->tuned,
+                "run the tuning database's fastest correct schedule for this dtype, shape and "
+                "device (FILE: the tuned space, or a schedule run as it is when none is known)");
+  sub->add_option("--db", a->db, "the tuning database for --tuned (default: as schedc tune's)");
   sub->add_option("--kernel-source", a->kernel_source,
                   "run this CUDA file (e.g. an edited `schedc emit` output) in place of the "
                   "emitted source; the schedule still gives entry names and launch");

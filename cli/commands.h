@@ -21,5 +21,6 @@ Command add_run_command(CLI::App& root);
 Command add_bench_command(CLI::App& root);
 Command add_explain_command(CLI::App& root);
 Command add_ablate_command(CLI::App& root);
+Command add_tune_command(CLI::App& root);
 
 }  // namespace schedc::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {
       add_check_command(app), add_emit_command(app),    add_run_command(app),
       add_bench_command(app), add_explain_command(app), add_ablate_command(app),
+      add_tune_command(app),
   };
 
   // Every command reads .sched files: each takes the diagnostics' error limit.
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
     for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
     if (!known) {
       std::cerr << "schedc: error: unknown command '" << argv[1]
-                << "' (commands: check, emit, run, bench, explain, ablate; see schedc --help)\n";
+                << "' (commands: check, emit, run, bench, explain, ablate, tune; see schedc --help)\n";
       return kBadInput;
     }
   }

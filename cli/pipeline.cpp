@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <iostream>
+#include <sstream>
 
 #include "codegen/emit_cuda.h"
 #include "compiler/analyze.h"
@@ -160,6 +161,19 @@ std::optional<std::string> read_file(const std::string& path, std::string& why) 
 
 void set_error_limit(int limit) {
   g_error_limit = limit;
+}
+
+// "1024,2048,4096x4096x1024": a bare N is N x N x N.
+bool parse_shapes(const std::string& text, std::vector<compiler::Shape>& out) {
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    compiler::Shape s;
+    if (item.find('x') == std::string::npos) item = item + "x" + item + "x" + item;
+    if (!parse_shape(item, s)) return false;
+    out.push_back(s);
+  }
+  return !out.empty();
 }
 
 bool parse_shape(const std::string& text, compiler::Shape& out) {

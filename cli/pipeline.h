@@ -69,5 +69,7 @@ void set_error_limit(int limit);
 
 // Parses "MxNxK" (each >= 1). Returns false on a malformed shape.
 bool parse_shape(const std::string& text, compiler::Shape& out);
+// Parses "1024,2048,4096x4096x1024" (a bare N is N x N x N) into `out`.
+bool parse_shapes(const std::string& text, std::vector<compiler::Shape>& out);
 
 }  // namespace schedc::cli

@@ -1,6 +1,8 @@
 #include "report/text_table.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 namespace schedc::report {
 
@@ -23,6 +25,13 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& cells,
     out += line + "\n";
   }
   return out;
+}
+
+std::string number(const char* f, double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
 }
 
 }  // namespace schedc::report

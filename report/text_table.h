@@ -12,4 +12,8 @@ namespace schedc::report {
 std::string aligned_table(const std::vector<std::vector<std::string>>& cells,
                           const std::vector<bool>& left);
 
+// `v` formatted by the printf format `f` ("%.1f"); "-" when v is NaN or
+// infinite (a step or run with no figure).
+std::string number(const char* f, double v);
+
 }  // namespace schedc::report

@@ -7,6 +7,28 @@
 namespace schedc::runtime {
 
 std::optional<DeviceInfo> find_device(std::string& why) {
+  return find_device(0, why);
+}
+
+int device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::string driver_version() {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) {
+    cudaGetLastError();
+    return "";
+  }
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+std::optional<DeviceInfo> find_device(int ordinal, std::string& why) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
@@ -23,14 +45,19 @@ std::optional<DeviceInfo> find_device(std::string& why) {
     why = "the CUDA runtime sees 0 devices";
     return std::nullopt;
   }
+  if (ordinal < 0 || ordinal >= count) {
+    why = "there is no device " + std::to_string(ordinal) + " (the CUDA runtime sees " +
+          std::to_string(count) + ")";
+    return std::nullopt;
+  }
   cudaDeviceProp prop{};
-  err = cudaGetDeviceProperties(&prop, 0);
+  err = cudaGetDeviceProperties(&prop, ordinal);
   if (err != cudaSuccess) {
     why = std::string("cudaGetDeviceProperties failed: ") + cudaGetErrorString(err);
     return std::nullopt;
   }
   DeviceInfo d;
-  d.ordinal = 0;
+  d.ordinal = ordinal;
   d.name = prop.name;
   d.sm = prop.major * 10 + prop.minor;
   d.num_sms = prop.multiProcessorCount;

@@ -28,6 +28,13 @@ struct DeviceInfo {
 // Device 0 as CUDA_VISIBLE_DEVICES presents it. Returns nothing and sets
 // `why` (the CUDA runtime's own words) when no device can be used.
 std::optional<DeviceInfo> find_device(std::string& why);
+// Device `ordinal`, likewise (`why` also when there is no such device).
+std::optional<DeviceInfo> find_device(int ordinal, std::string& why);
+// How many devices the CUDA runtime sees (0 with no driver or none).
+int device_count();
+
+// The driver's CUDA version, "13.0" (cudaDriverGetVersion); "" with no driver.
+std::string driver_version();
 
 // The compiler's Target for this device: the table's entry for its
 // architecture (or defaults for one the table lacks), refined with the

@@ -179,9 +179,9 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
   void* fn = handle_for(choice.entry);
-  const int64_t slots =
-      int64_t(std::min(blocks_per_sm(fn, e), blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
-      num_sms_;
+  const int64_t slots = int64_t(std::min(blocks_per_sm(fn, e),
+                                         blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
+                        num_sms_;
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
                                   stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
 }
@@ -316,8 +316,8 @@ int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, i
   const int64_t chunks = rows * (dst_ld * elem / 16);
   codegen::KernelEntry e;
   e.block = codegen::Dim3{256, 1, 1};
-  launch_kernel(handle(kernel_.repack), kernel_.repack, codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e,
-                params, stream, false);
+  launch_kernel(handle(kernel_.repack), kernel_.repack,
+                codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e, params, stream, false);
   return dst_ld;
 }
 
@@ -384,7 +384,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   sk_params.insert(sk_params.end(),
                    {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
   launch_kernel(handle(e.stream_k_tail), e.stream_k_tail,
-                codegen::Dim3{uint32_t(split.units()), 1, 1}, e.tail_launch(), sk_params.data(), stream, split.whole_tiles > 0 && cc_major_ >= 9);
+                codegen::Dim3{uint32_t(split.units()), 1, 1}, e.tail_launch(), sk_params.data(),
+                stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 
 }  // namespace schedc::runtime

@@ -114,10 +114,10 @@ class Module {
   JitOptions jit_;
   int num_sms_ = 0;
   int cc_major_ = 0;
-  mutable std::mutex mutex_;                       // guards the three below
-  mutable std::vector<void*> libraries_;           // cudaLibrary_t, one per CUBIN loaded
-  mutable std::map<std::string, void*> kernels_;   // entry name -> cudaKernel_t
-  mutable std::vector<std::string> loaded_;        // in the order they were loaded
+  mutable std::mutex mutex_;                      // guards the three below
+  mutable std::vector<void*> libraries_;          // cudaLibrary_t, one per CUBIN loaded
+  mutable std::map<std::string, void*> kernels_;  // entry name -> cudaKernel_t
+  mutable std::vector<std::string> loaded_;       // in the order they were loaded
   // stream_k workspace: partial sums and per-tile arrival counters.
   mutable void* sk_partials_ = nullptr;
   mutable void* sk_counters_ = nullptr;

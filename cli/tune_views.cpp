@@ -1,0 +1,156 @@
+#include "cli/tune_views.h"
+
+#include <algorithm>
+
+#include "report/svg_chart.h"
+#include "report/text_table.h"
+#include "runtime/report.h"
+
+namespace schedc::cli {
+
+namespace {
+
+using report::number;
+
+std::string key_line(const tune::Key& k) {
+  return k.device + ", driver " + k.driver + ", " + k.dtype + " " + k.layout + " " +
+         std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
+}
+
+bool same_key(const tune::Key& a, const tune::Key& b) {
+  return a.device == b.device && a.driver == b.driver && a.dtype == b.dtype &&
+         a.layout == b.layout && a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// One candidate's figure on one shape, as the tune table prints it.
+std::string figure(const tune::Measured& m) {
+  if (!m.measured) return m.status == tune::Status::ok ? "compiled" : "FAILED";
+  switch (m.status) {
+    case tune::Status::ok:
+      return number("%.1f", m.tflops) + " TFLOP/s " + number("%.1f", m.percent_of_cublas()) + "%";
+    case tune::Status::wrong: return "WRONG";
+    case tune::Status::failed: return "FAILED";
+  }
+  return "";
+}
+
+// The rows of one key as a table.
+void print_key(std::ostream& os, const std::vector<const tune::Result*>& rows) {
+  std::vector<std::vector<std::string>> cells = {{"TFLOP/s", "% cuBLAS", "status", "model rank",
+                                                  "choices", "space", "host", "measured", "why"}};
+  for (const tune::Result* r : rows) {
+    const bool ok = r->status == tune::Status::ok;
+    cells.push_back({ok ? number("%.1f", r->tflops) : "-",
+                     ok ? number("%.1f", r->percent_of_cublas()) : "-", tune::to_string(r->status),
+                     std::to_string(r->model_rank), r->choices.empty() ? "-" : r->choices,
+                     r->space.empty() ? "-" : r->space, r->host.empty() ? "-" : r->host, r->created,
+                     r->detail});
+  }
+  os << report::aligned_table(cells, {false, false, true, false, true, true, true, true, true});
+}
+
+}  // namespace
+
+void print_results(std::ostream& os, const std::vector<tune::Result>& rows) {
+  if (rows.empty()) {
+    os << "(no results)\n";
+    return;
+  }
+  std::vector<const tune::Result*> block;
+  for (size_t i = 0; i <= rows.size(); ++i) {
+    if (i == rows.size() || (!block.empty() && !same_key(rows[i].key, block[0]->key))) {
+      os << (block[0] == &rows[0] ? "" : "\n") << "# " << key_line(block[0]->key) << "\n";
+      print_key(os, block);
+      block.clear();
+    }
+    if (i < rows.size()) block.push_back(&rows[i]);
+  }
+}
+
+void print_results_csv(std::ostream& os, const std::vector<tune::Result>& rows) {
+  os << "device,driver,dtype,layout,m,n,k,status,tflops,median_ms,cublas_ms,percent_of_cublas,"
+        "model_rank,choices,space,host,created,detail,schedule\n";
+  for (const tune::Result& r : rows)
+    os << csv_field(r.key.device) << "," << r.key.driver << "," << r.key.dtype << ","
+       << r.key.layout << "," << r.key.m << "," << r.key.n << "," << r.key.k << ","
+       << tune::to_string(r.status) << "," << number("%.3f", r.tflops) << ","
+       << number("%.6f", r.median_ms) << "," << number("%.6f", r.cublas_ms) << ","
+       << number("%.2f", r.percent_of_cublas()) << "," << r.model_rank << ","
+       << csv_field(r.choices) << "," << csv_field(r.space) << "," << csv_field(r.host) << ","
+       << r.created << "," << csv_field(r.detail) << "," << csv_field(r.schedule) << "\n";
+}
+
+std::string results_svg(const std::vector<tune::Result>& rows, std::string& title) {
+  if (rows.empty()) return "";
+  const tune::Key& key = rows[0].key;
+  std::vector<const tune::Result*> ok;
+  for (const tune::Result& r : rows)
+    if (same_key(r.key, key) && r.status == tune::Status::ok) ok.push_back(&r);
+  if (ok.empty()) return "";
+  std::sort(ok.begin(), ok.end(), [](const tune::Result* a, const tune::Result* b) {
+    return a->model_rank < b->model_rank;
+  });
+  title = key_line(key);
+  report::BarChart chart;
+  chart.title = "schedc tune: " + title + " (bars in the static model's order)";
+  chart.y_label = "TFLOP/s";
+  std::vector<double> cublas;
+  const compiler::Problem p{key.m, key.n, key.k};
+  for (const tune::Result* r : ok) {
+    chart.labels.push_back("#" + std::to_string(r->model_rank));
+    chart.values.push_back(r->tflops);
+    cublas.push_back(runtime::tflops(p, r->cublas_ms));
+  }
+  std::sort(cublas.begin(), cublas.end());
+  chart.reference_name = "cuBLAS (median of its runs)";
+  chart.reference_value = cublas[cublas.size() / 2];
+  return report::to_svg(chart);
+}
+
+void print_tune_report(std::ostream& os, const tune::TuneReport& report,
+                       const std::vector<compiler::Problem>& shapes) {
+  const size_t per = shapes.size();
+  std::vector<std::vector<std::string>> cells = {{"rank"}};
+  for (const compiler::Problem& s : shapes) cells[0].push_back(runtime::shape_string(s));
+  cells[0].push_back("choices");
+  cells[0].push_back("why");
+  for (size_t i = 0; i + per <= report.results.size(); i += per) {
+    std::vector<std::string> row = {std::to_string(report.results[i].model_rank)};
+    std::string why;
+    for (size_t s = 0; s < per; ++s) {
+      row.push_back(figure(report.results[i + s]));
+      if (why.empty()) why = report.results[i + s].detail;
+    }
+    row.push_back(report.results[i].choices);
+    row.push_back(why);
+    cells.push_back(std::move(row));
+  }
+  std::vector<bool> left(cells[0].size(), true);
+  left[0] = false;
+  os << report::aligned_table(cells, left);
+  bool measured = false;
+  for (const tune::Measured& m : report.results) measured = measured || m.measured;
+  if (!measured) return;  // compiled only
+  for (const compiler::Problem& s : shapes) {
+    const std::optional<tune::Measured> best = report.best(s);
+    os << "# best at " << runtime::shape_string(s) << ": ";
+    if (!best) {
+      os << "none measured correct\n";
+      continue;
+    }
+    os << "model rank " << best->model_rank << ", " << number("%.1f", best->tflops) << " TFLOP/s, "
+       << number("%.1f", best->percent_of_cublas()) << "% of cuBLAS: " << best->choices << "\n";
+    const std::optional<double> rho = report.rank_correlation(s);
+    os << "#   model vs measured order (Spearman's rho over the correct candidates): "
+       << (rho ? number("%.2f", *rho) : std::string("fewer than 3 correct")) << "\n";
+  }
+}
+
+}  // namespace schedc::cli

@@ -1,0 +1,246 @@
+#include "tune/database.h"
+
+#include <sqlite3.h>
+
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+#include <stdexcept>
+
+#include "runtime/kernel_cache.h"
+
+namespace schedc::tune {
+
+namespace {
+
+// The one table. A row is a (key, schedule) pair; `schedule_id` is the
+// normalized text's 128-bit hash (runtime's cache key function), so the
+// unique index stays small.
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS results (
+  device TEXT NOT NULL, driver TEXT NOT NULL, dtype TEXT NOT NULL, layout TEXT NOT NULL,
+  m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,
+  schedule_id TEXT NOT NULL, schedule TEXT NOT NULL,
+  space TEXT NOT NULL, choices TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok', 'wrong', 'failed')),
+  detail TEXT NOT NULL, model_rank INTEGER NOT NULL,
+  median_ms REAL NOT NULL, cublas_ms REAL NOT NULL, tflops REAL NOT NULL,
+  host TEXT NOT NULL, created TEXT NOT NULL,
+  PRIMARY KEY (device, driver, dtype, layout, m, n, k, schedule_id)
+);
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta VALUES ('schema', '1');
+)sql";
+
+constexpr const char* kColumns =
+    "device, driver, dtype, layout, m, n, k, schedule_id, schedule, space, choices, status, "
+    "detail, model_rank, median_ms, cublas_ms, tflops, host, created";
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string schedule_id(const std::string& normalized) {
+  return runtime::cache_key(normalized, {}, "", "");
+}
+
+// A prepared statement, finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql, const std::string& path) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st_, nullptr) != SQLITE_OK) fail("prepare");
+  }
+  ~Statement() { sqlite3_finalize(st_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(st_, i, v.c_str(), int(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, int64_t v) {
+    sqlite3_bind_int64(st_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(st_, i, v);
+    return *this;
+  }
+  // True while there is a row; throws on an error.
+  bool step() {
+    const int rc = sqlite3_step(st_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    fail("step");
+    return false;
+  }
+  std::string text(int i) const {
+    const unsigned char* p = sqlite3_column_text(st_, i);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  int64_t integer(int i) const { return sqlite3_column_int64(st_, i); }
+  double real(int i) const { return sqlite3_column_double(st_, i); }
+
+ private:
+  [[noreturn]] void fail(const char* what) const {
+    throw std::runtime_error("tuning database " + path_ + ": " + what + ": " + sqlite3_errmsg(db_));
+  }
+  sqlite3* db_;
+  std::string path_;
+  sqlite3_stmt* st_ = nullptr;
+};
+
+Result row_of(const Statement& s) {
+  Result r;
+  r.key = Key{s.text(0), s.text(1), s.text(2), s.text(3), s.integer(4), s.integer(5), s.integer(6)};
+  r.schedule = s.text(8);
+  r.space = s.text(9);
+  r.choices = s.text(10);
+  r.status = status_from(s.text(11)).value_or(Status::failed);
+  r.detail = s.text(12);
+  r.model_rank = int(s.integer(13));
+  r.median_ms = s.real(14);
+  r.cublas_ms = s.real(15);
+  r.tflops = s.real(16);
+  r.host = s.text(17);
+  r.created = s.text(18);
+  return r;
+}
+
+}  // namespace
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::ok: return "ok";
+    case Status::wrong: return "wrong";
+    case Status::failed: return "failed";
+  }
+  return "failed";
+}
+
+std::optional<Status> status_from(const std::string& s) {
+  if (s == "ok") return Status::ok;
+  if (s == "wrong") return Status::wrong;
+  if (s == "failed") return Status::failed;
+  return std::nullopt;
+}
+
+struct Database::Handle {
+  sqlite3* db = nullptr;
+  ~Handle() { sqlite3_close(db); }
+};
+
+Database::Database(const std::string& path) : path_(path), db_(std::make_unique<Handle>()) {
+  if (sqlite3_open_v2(path.c_str(), &db_->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                      nullptr) != SQLITE_OK)
+    throw std::runtime_error("tuning database " + path + ": cannot open: " +
+                             (db_->db ? sqlite3_errmsg(db_->db) : "out of memory"));
+  // Writers from other processes wait for each other instead of failing.
+  sqlite3_busy_timeout(db_->db, 30000);
+  char* err = nullptr;
+  for (const char* sql : {"PRAGMA journal_mode=WAL;", kSchema})
+    if (sqlite3_exec(db_->db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string why = err ? err : "unknown error";
+      sqlite3_free(err);
+      throw std::runtime_error("tuning database " + path + ": " + why);
+    }
+}
+
+Database::~Database() = default;
+
+void Database::record(const Result& r) {
+  const std::string text = normalized_schedule(r.schedule);
+  Statement s(db_->db,
+              std::string("INSERT OR REPLACE INTO results (") + kColumns +
+                  ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                  "?16, ?17, ?18, ?19)",
+              path_);
+  s.bind(1, r.key.device).bind(2, r.key.driver).bind(3, r.key.dtype).bind(4, r.key.layout);
+  s.bind(5, r.key.m).bind(6, r.key.n).bind(7, r.key.k);
+  s.bind(8, schedule_id(text)).bind(9, text).bind(10, r.space).bind(11, r.choices);
+  s.bind(12, std::string(to_string(r.status))).bind(13, r.detail).bind(14, int64_t(r.model_rank));
+  s.bind(15, r.median_ms).bind(16, r.cublas_ms).bind(17, r.tflops);
+  s.bind(18, r.host).bind(19, r.created.empty() ? utc_now() : r.created);
+  s.step();
+}
+
+std::optional<Result> Database::best(const Key& key) const {
+  Statement s(db_->db,
+              std::string("SELECT ") + kColumns +
+                  " FROM results WHERE device = ?1 AND driver = ?2 AND dtype = ?3 AND layout = ?4 "
+                  "AND m = ?5 AND n = ?6 AND k = ?7 AND status = 'ok' ORDER BY median_ms LIMIT 1",
+              path_);
+  s.bind(1, key.device).bind(2, key.driver).bind(3, key.dtype).bind(4, key.layout);
+  s.bind(5, key.m).bind(6, key.n).bind(7, key.k);
+  if (!s.step()) return std::nullopt;
+  return row_of(s);
+}
+
+std::vector<Result> Database::list(const Filter& f) const {
+  Statement s(db_->db,
+              std::string("SELECT ") + kColumns +
+                  " FROM results WHERE (?1 = '' OR device = ?1) AND (?2 = '' OR dtype = ?2) AND "
+                  "(?3 = '' OR layout = ?3) AND (?4 = 0 OR m = ?4) AND (?5 = 0 OR n = ?5) AND "
+                  "(?6 = 0 OR k = ?6) ORDER BY device, driver, dtype, layout, m, n, k, "
+                  "status != 'ok', median_ms, created",
+              path_);
+  s.bind(1, f.device).bind(2, f.dtype).bind(3, f.layout).bind(4, f.m).bind(5, f.n).bind(6, f.k);
+  std::vector<Result> out;
+  while (s.step()) out.push_back(row_of(s));
+  return out;
+}
+
+int64_t Database::merge(const std::string& other) {
+  {
+    // Open the other file first on its own: a missing or foreign file is an
+    // error naming it, not an empty merge.
+    Database check(other);
+  }
+  Statement attach(db_->db, "ATTACH DATABASE ?1 AS other", path_);
+  attach.bind(1, other);
+  attach.step();
+  int64_t copied = 0;
+  try {
+    Statement copy(db_->db,
+                   std::string("INSERT OR REPLACE INTO results (") + kColumns + ") SELECT " +
+                       kColumns +
+                       " FROM other.results AS o WHERE NOT EXISTS (SELECT 1 FROM results AS r "
+                       "WHERE r.device = o.device AND r.driver = o.driver AND r.dtype = o.dtype "
+                       "AND r.layout = o.layout AND r.m = o.m AND r.n = o.n AND r.k = o.k AND "
+                       "r.schedule_id = o.schedule_id AND r.created >= o.created)",
+                   path_);
+    copy.step();
+    copied = sqlite3_changes(db_->db);
+  } catch (...) {
+    sqlite3_exec(db_->db, "DETACH DATABASE other", nullptr, nullptr, nullptr);
+    throw;
+  }
+  sqlite3_exec(db_->db, "DETACH DATABASE other", nullptr, nullptr, nullptr);
+  return copied;
+}
+
+std::string default_database_path() {
+  if (const char* p = std::getenv("SCHEDC_TUNE_DB"); p && *p) return p;
+  const std::string dir = runtime::default_cache_dir();
+  return dir.empty() ? "" : dir + "/tune.sqlite";
+}
+
+std::string normalized_schedule(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.pop_back();
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace schedc::tune

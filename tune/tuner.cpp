@@ -1,0 +1,352 @@
+#include "tune/tuner.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/pipeline.h"
+#include "runtime/device.h"
+#include "runtime/error.h"
+#include "runtime/launch.h"
+#include "runtime/run.h"
+
+namespace schedc::tune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string first_line(const std::string& s) {
+  return s.substr(0, s.find('\n'));
+}
+
+// A selected candidate between the two stages.
+struct Slot {
+  int model_rank = 0;
+  std::string choices, text;
+  std::optional<cli::Compiled> compiled;
+  std::string failure;  // analysis or NVRTC, when it did not compile
+  double compile_ms = 0;
+};
+
+// Everything the two stages share.
+class Run {
+ public:
+  Run(const compiler::Target& target, const TuneOptions& o, TuneReport& report)
+      : target_(target), o_(o), report_(report), start_(Clock::now()) {}
+
+  void select() {
+    const int n = o_.top > 0 ? std::min<int>(o_.top, int(report_.walk.kept.size()))
+                             : int(report_.walk.kept.size());
+    slots_.resize(size_t(n));
+    for (int i = 0; i < n; ++i) {
+      const cli::SpaceCandidate& c = report_.walk.kept[size_t(i)];
+      slots_[size_t(i)].model_rank = c.model_rank;
+      slots_[size_t(i)].choices = c.choices;
+      slots_[size_t(i)].text = report_.walk.space.candidate_text(o_.space_text, c.index);
+    }
+    report_.selected = n;
+    report_.results.resize(size_t(n) * o_.shapes.size());
+    progress_.candidates = n;
+  }
+
+  // Compile threads: take the next candidate, best-ranked first.
+  void compile_worker() {
+    for (size_t i; (i = next_.fetch_add(1)) < slots_.size();) {
+      compile(slots_[i]);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_.push_back(i);
+      ++progress_.compiled;
+      if (!slots_[i].failure.empty() && o_.gpus.empty()) ++progress_.failed;
+      if (progress_.compiled == int(slots_.size())) report_.compile_s = seconds_since(start_);
+      notify_locked();
+      ready_cv_.notify_one();
+    }
+  }
+
+  // One thread per GPU: measure candidates as they are compiled.
+  void measure_worker(int ordinal) {
+    std::string why;
+    std::optional<runtime::DeviceInfo> device = runtime::find_device(ordinal, why);
+    if (!device) {
+      fail_worker("GPU " + std::to_string(ordinal) + ": " + why);
+      return;
+    }
+    std::unique_ptr<Database> db;
+    std::unique_ptr<runtime::GpuSession> session;
+    try {
+      if (!o_.database.empty()) db = std::make_unique<Database>(o_.database);
+      session = std::make_unique<runtime::GpuSession>(*device);
+    } catch (const std::exception& e) {
+      fail_worker(e.what());
+      return;
+    }
+    const std::string driver = runtime::driver_version();
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_cv_.wait(lock, [&] {
+          return !ready_.empty() || progress_.compiled == int(slots_.size()) || !error_.empty();
+        });
+        if (ready_.empty()) return;
+        i = ready_.front();
+        ready_.pop_front();
+      }
+      bool reset = measure(slots_[i], i, *device, *session);
+      if (db)
+        for (size_t s = 0; s < o_.shapes.size(); ++s)
+          db->record(row(report_.results[i * o_.shapes.size() + s], *device, driver));
+      if (reset) {
+        // A failed launch can leave the context unusable: start a fresh one.
+        session.reset();
+        cudaSetDevice(ordinal);
+        cudaDeviceReset();
+        try {
+          session = std::make_unique<runtime::GpuSession>(*device);
+        } catch (const std::exception& e) {
+          fail_worker(e.what());
+          return;
+        }
+      }
+    }
+  }
+
+  void finish() {
+    if (!error_.empty()) throw runtime::Error(runtime::Error::Kind::cuda, error_);
+    report_.total_s = seconds_since(start_);
+  }
+
+ private:
+  void compile(Slot& slot) {
+    auto t0 = Clock::now();
+    auto file = std::make_shared<dsl::SourceFile>(o_.space_path, slot.text);
+    std::ostringstream diags;
+    slot.compiled = cli::compile_source(file, target_, diags);
+    if (!slot.compiled) {
+      slot.failure = "analysis: " + first_line(diags.str());
+      return;
+    }
+    codegen::GeneratedKernel& kernel = slot.compiled->kernel;
+    if (o_.edit_kernel) o_.edit_kernel(slot.model_rank, kernel);
+    // The entries a launch on each shape needs (packed operands at aligned
+    // addresses, as GpuSession::run allocates them), each compiled alone.
+    std::vector<std::string> entries;
+    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
+    for (const compiler::Problem& shape : o_.shapes) {
+      compiler::Problem p = shape;
+      p.dtype = slot.compiled->schedule.dtype;
+      for (const std::string& e : runtime::entries_for(
+               kernel, runtime::choose_entry(kernel, p, aligned, aligned, aligned)))
+        if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
+    }
+    try {
+      for (const std::string& e : entries) runtime::jit(kernel, target_.arch_name(), o_.jit, e);
+    } catch (const runtime::Error& e) {
+      slot.failure = "NVRTC: " + first_line(e.what());
+    }
+    slot.compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    // Compile-only results: one per shape, unmeasured.
+    for (size_t s = 0; s < o_.shapes.size(); ++s) {
+      Measured& m = report_.results[size_t(&slot - slots_.data()) * o_.shapes.size() + s];
+      m = base(slot, o_.shapes[s]);
+      m.status = slot.failure.empty() ? Status::ok : Status::failed;
+      m.detail = slot.failure;
+    }
+  }
+
+  Measured base(const Slot& slot, const compiler::Problem& shape) const {
+    Measured m;
+    m.model_rank = slot.model_rank;
+    m.choices = slot.choices;
+    m.text = slot.text;
+    m.shape = shape;
+    m.compile_ms = slot.compile_ms;
+    if (slot.compiled) m.shape.dtype = slot.compiled->schedule.dtype;
+    return m;
+  }
+
+  // Validates, then times, slot `i` on every shape. Returns true when the
+  // session should be started anew (a CUDA error).
+  bool measure(const Slot& slot, size_t i, const runtime::DeviceInfo& device,
+               runtime::GpuSession& session) {
+    bool reset = false;
+    std::shared_ptr<runtime::PreparedKernel> prepared;
+    std::string failure = slot.failure;
+    if (failure.empty()) {
+      try {
+        prepared = session.prepare(slot.compiled->kernel, o_.jit);
+      } catch (const runtime::Error& e) {
+        failure = first_line(e.what());
+        reset = e.kind() == runtime::Error::Kind::cuda;
+      }
+    }
+    for (size_t s = 0; s < o_.shapes.size(); ++s) {
+      Measured m = base(slot, o_.shapes[s]);
+      m.gpu = device.ordinal;
+      m.measured = true;
+      if (!failure.empty() || reset) {
+        m.detail = failure.empty() ? "not run: an earlier CUDA error on this candidate" : failure;
+      } else {
+        try {
+          runtime::RunOptions opt;
+          opt.problem = m.shape;
+          opt.epilogue = slot.compiled->schedule.epilogue;
+          const runtime::RunReport r = session.run(*prepared, opt);
+          m.status = r.ok() ? Status::ok : Status::wrong;
+          m.detail = r.ok() ? "" : r.failure();
+          m.median_ms = r.kernel.median_ms;
+          m.cublas_ms = r.cublas.median_ms;
+          m.tflops = r.kernel.median_ms > 0 ? m.shape.flops() / (r.kernel.median_ms * 1e9) : 0;
+          if (!r.ok()) m.median_ms = m.cublas_ms = m.tflops = 0;  // a wrong kernel has no speed
+        } catch (const runtime::Error& e) {
+          m.detail = first_line(e.what());
+          reset = reset || e.kind() == runtime::Error::Kind::cuda;
+        }
+      }
+      report_.results[i * o_.shapes.size() + s] = m;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++progress_.measured;
+    const Measured& first = report_.results[i * o_.shapes.size()];
+    if (first.status == Status::wrong) ++progress_.wrong;
+    if (first.status == Status::failed) ++progress_.failed;
+    if (first.status == Status::ok &&
+        (!progress_.best || first.median_ms < progress_.best->median_ms))
+      progress_.best = first;
+    notify_locked();
+    return reset;
+  }
+
+  Result row(const Measured& m, const runtime::DeviceInfo& device, const std::string& driver) {
+    Result r;
+    r.key = Key{device.name, driver,   compiler::dtype_name(m.shape.dtype), "NN", m.shape.m,
+                m.shape.n,   m.shape.k};
+    r.schedule = m.text;
+    r.space = o_.space_path;
+    r.choices = m.choices;
+    r.status = m.status;
+    r.detail = m.detail;
+    r.model_rank = m.model_rank;
+    r.median_ms = m.median_ms;
+    r.cublas_ms = m.cublas_ms;
+    r.tflops = m.tflops;
+    r.host = o_.host;
+    return r;
+  }
+
+  void fail_worker(const std::string& why) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error_.empty()) error_ = why;
+    ready_cv_.notify_all();
+  }
+
+  void notify_locked() {
+    if (!o_.progress) return;
+    progress_.elapsed_s = seconds_since(start_);
+    o_.progress(progress_);
+  }
+
+  const compiler::Target& target_;
+  const TuneOptions& o_;
+  TuneReport& report_;
+  Clock::time_point start_;
+  std::vector<Slot> slots_;
+  std::atomic<size_t> next_{0};
+  std::mutex mutex_;  // guards ready_, progress_, error_ and the progress callback
+  std::condition_variable ready_cv_;
+  std::deque<size_t> ready_;
+  Progress progress_;
+  std::string error_;
+};
+
+}  // namespace
+
+double spearman(const std::vector<int>& a, const std::vector<int>& b) {
+  const double n = double(a.size());
+  if (a.size() != b.size() || a.size() < 2) return 0;
+  double d2 = 0;
+  for (size_t i = 0; i < a.size(); ++i) d2 += double(a[i] - b[i]) * double(a[i] - b[i]);
+  return 1.0 - 6.0 * d2 / (n * (n * n - 1.0));
+}
+
+std::optional<Measured> TuneReport::best(const compiler::Problem& shape) const {
+  std::optional<Measured> out;
+  for (const Measured& m : results)
+    if (m.measured && m.status == Status::ok && m.shape.m == shape.m && m.shape.n == shape.n &&
+        m.shape.k == shape.k && (!out || m.median_ms < out->median_ms))
+      out = m;
+  return out;
+}
+
+std::optional<double> TuneReport::rank_correlation(const compiler::Problem& shape) const {
+  std::vector<const Measured*> ok;
+  for (const Measured& m : results)
+    if (m.measured && m.status == Status::ok && m.shape.m == shape.m && m.shape.n == shape.n &&
+        m.shape.k == shape.k)
+      ok.push_back(&m);
+  if (ok.size() < 3) return std::nullopt;
+  // Ranks 1..n among these: the model's (by its rank), the measured (by time).
+  std::vector<const Measured*> by_model = ok, by_time = ok;
+  std::sort(by_model.begin(), by_model.end(),
+            [](const Measured* x, const Measured* y) { return x->model_rank < y->model_rank; });
+  std::stable_sort(by_time.begin(), by_time.end(), [](const Measured* x, const Measured* y) {
+    return x->median_ms < y->median_ms;
+  });
+  std::vector<int> model_rank(ok.size()), time_rank(ok.size());
+  for (size_t i = 0; i < ok.size(); ++i) {
+    const size_t at = size_t(std::find(ok.begin(), ok.end(), by_model[i]) - ok.begin());
+    model_rank[at] = int(i) + 1;
+    const size_t at_t = size_t(std::find(ok.begin(), ok.end(), by_time[i]) - ok.begin());
+    time_rank[at_t] = int(i) + 1;
+  }
+  return spearman(model_rank, time_rank);
+}
+
+TuneReport tune(const compiler::Target& target, const TuneOptions& options, std::ostream& err) {
+  TuneReport report;
+  std::optional<cli::SpaceWalk> walk =
+      cli::walk_space(options.space_path, options.space_text, target, err);
+  if (!walk) {
+    err << options.space_path
+        << ": error: this file holds no {a,b} set: there is nothing to search (schedc run "
+           "measures one schedule; docs/tuning.md says how to write a space)\n";
+    return report;
+  }
+  report.walk = std::move(*walk);
+  if (report.walk.candidates == 0) return report;
+  if (report.walk.kept.empty()) {
+    err << options.space_path << ": error: analysis drops every one of the "
+        << report.walk.candidates << " candidates (schedc check " << options.space_path
+        << " says why)\n";
+    return report;
+  }
+  if (options.shapes.empty()) throw std::invalid_argument("tune: no shape to measure on");
+  Run run(target, options, report);
+  run.select();
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  int jobs = options.jobs > 0 ? options.jobs : std::max(1, cores - int(options.gpus.size()));
+  jobs = std::min(jobs, report.selected);
+  report.jobs = jobs;
+  runtime::nvrtc_version();  // opens NVRTC (or throws) before the threads start
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs; ++j) threads.emplace_back([&] { run.compile_worker(); });
+  for (int g : options.gpus) threads.emplace_back([&run, g] { run.measure_worker(g); });
+  for (std::thread& t : threads) t.join();
+  run.finish();
+  return report;
+}
+
+}  // namespace schedc::tune

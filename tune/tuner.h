@@ -1,0 +1,95 @@
+#pragma once
+// `schedc tune` (docs/tuning.md): the candidates of a search space that
+// analysis keeps, ranked by the static model (cli/space_walk.h); the first N
+// generated and compiled on the host's cores; then, on one GPU or several,
+// each validated against cuBLAS before it is timed beside it, and every
+// outcome recorded in the tuning database (tune/database.h). A candidate
+// whose result is wrong is recorded as such and never chosen.
+//
+// Two stages overlap: compile threads hand candidates, best-ranked first, to
+// one measuring thread per GPU (each with its own CUDA session), so the GPUs
+// start while the rest still compiles.
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/space_walk.h"
+#include "codegen/generated_kernel.h"
+#include "compiler/problem.h"
+#include "compiler/target.h"
+#include "runtime/jit.h"
+#include "tune/database.h"
+
+namespace schedc::tune {
+
+// One candidate's outcome on one shape (or, with compile_only or when it
+// failed to compile, on none: `shape` is then the first shape).
+struct Measured {
+  int model_rank = 0;
+  std::string choices;  // its choice in each set
+  std::string text;     // its schedule
+  compiler::Problem shape;
+  Status status = Status::failed;
+  std::string detail;     // why wrong or failed
+  double compile_ms = 0;  // its entries' compiles, one after the other (0: cache hits)
+  double median_ms = 0, cublas_ms = 0, tflops = 0;
+  int gpu = -1;           // the device ordinal that measured it
+  bool measured = false;  // false: compiled only (or failed before a GPU saw it)
+
+  double percent_of_cublas() const { return median_ms > 0 ? 100.0 * cublas_ms / median_ms : 0; }
+};
+
+struct Progress {
+  int candidates = 0;  // being compiled and measured
+  int compiled = 0, measured = 0, wrong = 0, failed = 0;
+  std::optional<Measured> best;  // fastest correct so far (on the first shape)
+  double elapsed_s = 0;
+};
+
+struct TuneOptions {
+  std::string space_path;  // the space's name in messages and the database
+  std::string space_text;
+  std::vector<compiler::Problem> shapes;  // each candidate runs on each (packed)
+  int top = 0;            // the model's first N candidates (0: every one analysis keeps)
+  int jobs = 0;           // compile threads (0: host cores less one per GPU, at least 1)
+  std::vector<int> gpus;  // device ordinals; empty: compile only
+  runtime::JitOptions jit;
+  std::string database;  // "" = record nothing
+  std::string host;      // the database's `host`
+  // For tests: edits the generated kernel of the candidate of this model
+  // rank before it is compiled (a planted wrong candidate).
+  std::function<void(int model_rank, codegen::GeneratedKernel&)> edit_kernel;
+  // Called after each compile and each measurement, one call at a time.
+  std::function<void(const Progress&)> progress;
+};
+
+struct TuneReport {
+  cli::SpaceWalk walk;
+  int selected = 0;               // candidates compiled (the model's first N)
+  std::vector<Measured> results;  // one per candidate and shape, in model order
+  double compile_s = 0;           // wall time until every selected candidate compiled
+  double total_s = 0;
+  int jobs = 0;  // compile threads used
+
+  // The fastest correct result on `shape`, if any.
+  std::optional<Measured> best(const compiler::Problem& shape) const;
+  // Spearman's rank correlation between the model's order and the measured
+  // one among the correct results on `shape`; nothing below 3 of them.
+  std::optional<double> rank_correlation(const compiler::Problem& shape) const;
+};
+
+// Walks, compiles and (with GPUs) measures. Problems with the space itself
+// (no set, malformed, every candidate dropped) come back as
+// report.walk.candidates == 0 or report.selected == 0, with the reason
+// printed to `err`. Throws runtime::Error when a GPU cannot be used and
+// std::runtime_error when the database cannot be written.
+TuneReport tune(const compiler::Target& target, const TuneOptions& options, std::ostream& err);
+
+// Spearman's rho of two rankings of the same items (1..n each, no ties).
+double spearman(const std::vector<int>& a, const std::vector<int>& b);
+
+}  // namespace schedc::tune
