@@ -5,6 +5,7 @@
 // --plot and --merge read or merge the database instead.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -284,8 +285,11 @@ int tune_command(const TuneArgs& a) {
                              : ", measured on " + std::to_string(gpus.size()) + " GPU(s) (" +
                                    device->name + ")")
             << "\n";
-  for (const auto& [rule, n] : report.walk.dropped)
-    std::cout << "#   dropped " << n << ": " << rule << "\n";
+  std::vector<std::pair<std::string, int64_t>> rules(report.walk.dropped.begin(),
+                                                     report.walk.dropped.end());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  for (const auto& [rule, n] : rules) std::cout << "#   dropped " << n << ": " << rule << "\n";
   print_tune_report(std::cout, report, o.shapes);
   std::cout << "# " << seconds(report.total_s) << " in all"
             << (o.database.empty() ? "" : "; results in " + o.database) << "\n";

@@ -1,6 +1,7 @@
 #include "cli/tuned.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -62,7 +63,8 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
                            key.device + " (driver " + key.driver + ")";
   std::optional<tune::Result> best;
   try {
-    best = tune::Database(path).best(key);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) best = tune::Database(path).best(key);
   } catch (const std::exception& e) {
     std::cerr << "schedc run: error: --tuned: " << e.what() << "\n";
     return std::nullopt;

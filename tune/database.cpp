@@ -196,10 +196,27 @@ std::vector<Result> Database::list(const Filter& f) const {
 }
 
 int64_t Database::merge(const std::string& other) {
+  // The other file must exist and be a tuning database: a missing, foreign
+  // or older file is an error naming it, never an empty merge (nor a new
+  // empty file at its path).
   {
-    // Open the other file first on its own: a missing or foreign file is an
-    // error naming it, not an empty merge.
-    Database check(other);
+    sqlite3* o = nullptr;
+    const bool opened =
+        sqlite3_open_v2(other.c_str(), &o, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK;
+    bool has_table = false;
+    if (opened) {
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v2(
+              o, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'results'", -1, &st,
+              nullptr) == SQLITE_OK)
+        has_table = sqlite3_step(st) == SQLITE_ROW;
+      sqlite3_finalize(st);
+    }
+    const std::string why =
+        opened ? (has_table ? "" : "not a schedc tuning database")
+               : std::string("cannot open: ") + (o ? sqlite3_errmsg(o) : "out of memory");
+    sqlite3_close(o);
+    if (!why.empty()) throw std::runtime_error("tuning database " + other + ": " + why);
   }
   Statement attach(db_->db, "ATTACH DATABASE ?1 AS other", path_);
   attach.bind(1, other);

@@ -65,7 +65,7 @@ class Run {
   // Compile threads: take the next candidate, best-ranked first.
   void compile_worker() {
     for (size_t i; (i = next_.fetch_add(1)) < slots_.size();) {
-      compile(slots_[i]);
+      compile(i);
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.push_back(i);
       ++progress_.compiled;
@@ -130,7 +130,8 @@ class Run {
   }
 
  private:
-  void compile(Slot& slot) {
+  void compile(size_t i) {
+    Slot& slot = slots_[i];
     auto t0 = Clock::now();
     auto file = std::make_shared<dsl::SourceFile>(o_.space_path, slot.text);
     std::ostringstream diags;
@@ -160,7 +161,7 @@ class Run {
     slot.compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     // Compile-only results: one per shape, unmeasured.
     for (size_t s = 0; s < o_.shapes.size(); ++s) {
-      Measured& m = report_.results[size_t(&slot - slots_.data()) * o_.shapes.size() + s];
+      Measured& m = report_.results[i * o_.shapes.size() + s];
       m = base(slot, o_.shapes[s]);
       m.status = slot.failure.empty() ? Status::ok : Status::failed;
       m.detail = slot.failure;

@@ -61,7 +61,8 @@ struct TuneOptions {
   std::string database;  // "" = record nothing
   std::string host;      // the database's `host`
   // For tests: edits the generated kernel of the candidate of this model
-  // rank before it is compiled (a planted wrong candidate).
+  // rank before it is compiled (a planted wrong candidate). Called from the
+  // compile threads, one candidate each.
   std::function<void(int model_rank, codegen::GeneratedKernel&)> edit_kernel;
   // Called after each compile and each measurement, one call at a time.
   std::function<void(const Progress&)> progress;

@@ -107,7 +107,8 @@ class SCHEDC_API Kernel {
   // Launches C = alpha * A * B (+ beta * C, bias, relu: the schedule's
   // epilogue) on `stream` (a cudaStream_t; null: the default stream) of the
   // current device, asynchronously. The first launch on a device compiles
-  // the kernel for it. Throws Error when the device cannot run the kernel's
+  // the kernel for it (the fallback or repack entry: the first launch that
+  // needs it, docs/api.md). Throws Error when the device cannot run the kernel's
   // architecture, when an argument is out of range, or when CUDA fails.
   void launch(const Gemm& gemm, void* stream = nullptr) const;
 

@@ -164,6 +164,11 @@ TEST(TuneDatabase, MergeCopiesNewRowsAndKeepsTheNewerOfTwo) {
   EXPECT_DOUBLE_EQ(rows[0].median_ms, 2.0);
   EXPECT_EQ(mine.merge(theirs_path), 0);  // nothing newer the second time
   EXPECT_THROW(mine.merge("/nonexistent/dir/x.sqlite"), std::runtime_error);
+  // A missing file in an existing folder: an error, and no file is created
+  // at its path.
+  const std::string missing = fresh_db("merge_missing");
+  EXPECT_THROW(mine.merge(missing), std::runtime_error);
+  EXPECT_FALSE(fs::exists(missing));
 }
 
 TEST(TuneDatabase, ANonDatabaseFileIsAnErrorNamingIt) {
