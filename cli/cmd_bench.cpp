@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "cli/scalars.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
 #include "runtime/device.h"
@@ -31,6 +32,7 @@ struct BenchArgs {
   std::string plot;  // SVG path; "" = no plot
   bool json = false, csv = false, no_cache = false, flush_l2 = false;
   uint64_t seed = 1;
+  Scalars scalars;  // --alpha, --beta
 };
 
 struct Row {
@@ -225,7 +227,7 @@ int bench_command(const BenchArgs& a) {
         try {
           runtime::RunOptions opt;
           opt.problem = row.problem;
-          opt.epilogue = c.schedule.epilogue;
+          opt.epilogue = a.scalars.applied_to(c.schedule.epilogue);
           opt.seed = a.seed;
           opt.flush_l2 = a.flush_l2;
           row.report = session->run(*prepared, opt);
@@ -272,6 +274,7 @@ Command add_bench_command(CLI::App& root) {
   sub->add_option("--shapes", a->shapes,
                   "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
+  a->scalars.add_to(sub);
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

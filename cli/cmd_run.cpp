@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "cli/scalars.h"
 #include "cli/tuned.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
@@ -28,6 +29,7 @@ struct RunArgs {
   bool json = false, verbose = false, no_cache = false, flush_l2 = false, no_time = false;
   std::string save_dir;
   std::string kernel_source;  // a CUDA file run in place of the emitted source
+  Scalars scalars;            // --alpha, --beta
   bool tuned = false;         // run the tuning database's best for the shape (cli/tuned.h)
   std::string db;             // --db: that database
   int64_t lda = 0, ldb = 0, ldc = 0;
@@ -235,7 +237,7 @@ int run_command(const RunArgs& a) {
     std::shared_ptr<runtime::PreparedKernel> prepared = session.prepare(c->kernel, jit_options, &p);
     runtime::RunOptions opt;
     opt.problem = p;
-    opt.epilogue = c->schedule.epilogue;
+    opt.epilogue = a.scalars.applied_to(c->schedule.epilogue);
     opt.seed = a.seed;
     opt.flush_l2 = a.flush_l2;
     opt.time = !a.no_time;
@@ -278,6 +280,8 @@ int run_command(const RunArgs& a) {
         << r.entry.why << ")\n";
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
+      v << "scalars: alpha " << opt.epilogue.alpha << ", beta " << opt.epilogue.beta
+        << (opt.epilogue.bias ? ", bias" : "") << (opt.epilogue.relu ? ", relu" : "") << "\n";
       for (const auto& [name, f] : j.functions)
         v << "ptxas: " << name << " "
           << (f.entry ? std::to_string(f.registers) + " registers, " : "(device function) ")
@@ -304,6 +308,7 @@ Command add_run_command(CLI::App& root) {
   sub->add_option("file", a->file, ".sched file")->required();
   sub->add_option("--shape", a->shape, "problem size MxNxK (default: the schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
+  a->scalars.add_to(sub);
   sub->add_option("--lda", a->lda, "leading dimension of A (default K)");
   sub->add_option("--ldb", a->ldb, "leading dimension of B (default N)");
   sub->add_option("--ldc", a->ldc, "leading dimension of C (default N)");
