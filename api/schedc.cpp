@@ -105,10 +105,7 @@ class KernelImpl {
     // when a launch first needs them (runtime/module_load.cpp).
     auto m = std::make_unique<runtime::Module>(c_.kernel, device, "sm_" + std::to_string(sm),
                                                runtime::JitOptions{});
-    runtime::EntryChoice first;
-    first.entry = &c_.kernel.main;
-    first.name = c_.kernel.main.name;
-    m->require(runtime::entries_for(c_.kernel, first));
+    m->require(runtime::main_entries(c_.kernel));
     return *modules_.emplace(device, std::move(m)).first->second;
   }
 

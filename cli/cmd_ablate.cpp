@@ -232,14 +232,27 @@ int ablate_command(const AblateArgs& a) {
   runtime::JitOptions jit;
   jit.use_cache = !a.no_cache;
   int rc = kOk;
+  // Every step generated first, then compiled side by side into the kernel
+  // cache (runtime::precompile), then measured one at a time.
+  std::vector<std::optional<Compiled>> generated(rows.size());
+  std::vector<runtime::CompileJob> jobs;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].step.valid) continue;
+    auto src = std::make_shared<dsl::SourceFile>(a.file + " (step " + std::to_string(i) + ")",
+                                                 rows[i].step.schedule_text);
+    generated[i] = compile_source(src, target, std::cerr);
+    if (generated[i])
+      jobs.push_back({&generated[i]->kernel, runtime::entries_for(generated[i]->kernel, problem)});
+  }
+  std::cerr << "compiling " << jobs.size() << " steps side by side ... " << std::flush;
+  const double compile_ms = runtime::precompile(jobs, device->arch(), jit);
+  std::cerr << report::number("%.1f", compile_ms / 1000) << " s\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     StepResult& r = rows[i];
     if (!r.step.valid) continue;
     std::cerr << "[" << i + 1 << "/" << rows.size() << "] " << r.step.label << " ... "
               << std::flush;
-    auto src = std::make_shared<dsl::SourceFile>(a.file + " (step " + std::to_string(i) + ")",
-                                                 r.step.schedule_text);
-    std::optional<Compiled> c = compile_source(src, target, std::cerr);
+    std::optional<Compiled>& c = generated[i];
     if (!c) {
       r.status = "ERROR";
       r.detail = "internal error: a planned step did not compile (please report)";
@@ -248,7 +261,8 @@ int ablate_command(const AblateArgs& a) {
       continue;
     }
     try {
-      std::shared_ptr<runtime::PreparedKernel> prepared = session->prepare(c->kernel, jit);
+      std::shared_ptr<runtime::PreparedKernel> prepared =
+          session->prepare(c->kernel, jit, &problem);
       runtime::RunOptions opt;
       opt.problem = problem;
       opt.epilogue = c->schedule.epilogue;

@@ -181,11 +181,7 @@ int run_command(const RunArgs& a) {
   // operands at aligned addresses: the entry choose_entry picks, its
   // stream_k tail), side by side, as GpuSession::prepare does.
   auto compile_here = [&](std::vector<std::string>& names) {
-    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
-    names = c->kernel.entry_guards
-                ? runtime::entries_for(
-                      c->kernel, runtime::choose_entry(c->kernel, p, aligned, aligned, aligned))
-                : c->kernel.entry_names();  // a person's file: compiled whole
+    names = runtime::entries_for(c->kernel, p);  // a person's file: every entry, compiled whole
     const Clock::time_point t0 = Clock::now();
     std::vector<runtime::JitResult> parts =
         runtime::jit_entries(c->kernel, target.arch_name(), names, jit_options);

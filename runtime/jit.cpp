@@ -1,5 +1,7 @@
 #include "runtime/jit.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -7,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "runtime/error.h"
 #include "runtime/kernel_cache.h"
 
 namespace schedc::runtime {
@@ -103,6 +106,44 @@ std::vector<JitResult> jit_entries(const codegen::GeneratedKernel& kernel, const
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
   return out;
+}
+
+double precompile(const std::vector<CompileJob>& jobs, const std::string& arch,
+                  const JitOptions& options, int threads) {
+  auto t0 = std::chrono::steady_clock::now();
+  const std::string dir = options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+  if (!options.use_cache || dir.empty()) return 0;
+  std::vector<std::pair<const codegen::GeneratedKernel*, std::string>> work;
+  for (const CompileJob& j : jobs) {
+    if (!j.kernel) continue;
+    if (!j.kernel->entry_guards) {
+      work.emplace_back(j.kernel, "");  // compiled whole, once
+      continue;
+    }
+    for (const std::string& e : j.entries) work.emplace_back(j.kernel, e);
+  }
+  if (work.empty()) return 0;
+  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min<int>(threads, int(work.size()));
+  try {
+    nvrtc_version();  // opens NVRTC before the threads start
+  } catch (const Error&) {
+    return 0;  // prepare will say why
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < work.size();) {
+        try {
+          jit(*work[i].first, arch, options, work[i].second);
+        } catch (const Error&) {
+          // prepare compiles it again and reports the error in its place
+        }
+      }
+    });
+  for (std::thread& t : pool) t.join();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace schedc::runtime

@@ -49,4 +49,19 @@ std::vector<JitResult> jit_entries(const codegen::GeneratedKernel& kernel, const
                                    const std::vector<std::string>& entries,
                                    const JitOptions& options = {});
 
+// A module and the entries of it to compile.
+struct CompileJob {
+  const codegen::GeneratedKernel* kernel = nullptr;
+  std::vector<std::string> entries;
+};
+
+// Compiles every entry of `jobs` into the kernel cache on `threads` threads
+// (0: the host's cores), so that the GpuSession::prepare calls after it find
+// them there: `bench` and `ablate` do so before they measure (`tune`
+// overlaps its compiles with its measurements instead). Errors are left for
+// prepare to report. Does nothing without a cache (use_cache off, or no
+// folder). Returns the wall time in ms.
+double precompile(const std::vector<CompileJob>& jobs, const std::string& arch,
+                  const JitOptions& options, int threads = 0);
+
 }  // namespace schedc::runtime

@@ -86,6 +86,20 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
 }
 
 std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const compiler::Problem& p) {
+  if (!kernel.entry_guards) return kernel.entry_names();
+  const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));  // cudaMalloc's alignment
+  return entries_for(kernel, choose_entry(kernel, p, aligned, aligned, aligned));
+}
+
+std::vector<std::string> main_entries(const codegen::GeneratedKernel& kernel) {
+  EntryChoice main;
+  main.entry = &kernel.main;
+  main.name = kernel.main.name;
+  return entries_for(kernel, main);
+}
+
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
                                      const EntryChoice& choice) {
   std::vector<std::string> names = {choice.name};
   if (choice.entry && choice.entry->stream_k) names.push_back(choice.entry->stream_k_tail);

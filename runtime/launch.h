@@ -47,6 +47,14 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
 // tail, the repack entry when it repacks an operand.
 std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
                                      const EntryChoice& choice);
+// The entries a launch on `p` runs with its operands at aligned addresses
+// (as cudaMalloc returns them, and GpuSession::run allocates them): main or
+// the fallback as p's leading dimensions allow, and what goes with it. A
+// module without entry guards (a person's --kernel-source): every entry.
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const compiler::Problem& p);
+// Main and its stream_k tail: what most launches run.
+std::vector<std::string> main_entries(const codegen::GeneratedKernel& kernel);
 
 // A generated module on one device, its entries compiled and loaded as
 // launches need them (runtime/module_load.cpp): each entry of a module with

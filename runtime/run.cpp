@@ -137,15 +137,8 @@ std::shared_ptr<PreparedKernel> GpuSession::prepare(const codegen::GeneratedKern
   auto p = std::make_shared<PreparedKernel>();
   p->kernel = kernel;
   p->module = std::make_unique<Module>(p->kernel, device_.ordinal, device_.arch(), jit_options);
-  EntryChoice first;
-  if (problem) {
-    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));  // cudaMalloc's alignment
-    first = choose_entry(p->kernel, *problem, aligned, aligned, aligned);
-  } else {
-    first.entry = &p->kernel.main;
-    first.name = p->kernel.main.name;
-  }
-  Module::Required r = p->module->require(entries_for(p->kernel, first));
+  Module::Required r =
+      p->module->require(problem ? entries_for(p->kernel, *problem) : main_entries(p->kernel));
   p->entries = std::move(r.entries);
   p->jit = std::move(r.jit);
   p->load_ms = r.load_ms;

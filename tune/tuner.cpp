@@ -145,12 +145,10 @@ class Run {
     // The entries a launch on each shape needs (packed operands at aligned
     // addresses, as GpuSession::run allocates them), each compiled alone.
     std::vector<std::string> entries;
-    const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
     for (const compiler::Problem& shape : o_.shapes) {
       compiler::Problem p = shape;
       p.dtype = slot.compiled->schedule.dtype;
-      for (const std::string& e : runtime::entries_for(
-               kernel, runtime::choose_entry(kernel, p, aligned, aligned, aligned)))
+      for (const std::string& e : runtime::entries_for(kernel, p))
         if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
     }
     try {

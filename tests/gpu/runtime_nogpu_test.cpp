@@ -279,6 +279,44 @@ TEST(Cache, JitMissThenHitThenRebuildsCorruptEntryWithWarning) {
   EXPECT_TRUE(nocache.cache_path.empty());
 }
 
+// bench and ablate compile every entry they will run side by side first:
+// afterwards each is a cache hit; a module without entry guards (a planted
+// kernel) is compiled whole, once; without a cache nothing is compiled.
+TEST(Cache, PrecompileFillsTheCacheWithEveryEntryOnce) {
+  fs::path dir = fresh_dir("precompile");
+  JitOptions opt;
+  opt.cache_dir = dir.string();
+  compiler::Target target;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", target));
+  std::ostringstream err;
+  auto file = std::make_shared<dsl::SourceFile>("pre.sched", "tile 64x64x8\nthread 4x4\nvectorize 4\n");
+  std::optional<cli::Compiled> c = cli::compile_source(file, target, err);
+  ASSERT_TRUE(c) << err.str();
+  const codegen::GeneratedKernel& k = c->kernel;
+  std::vector<std::string> entries = entries_for(k, compiler::Problem{256, 256, 256});
+  ASSERT_EQ(entries, std::vector<std::string>{k.main.name});
+  entries.push_back(entries_for(k, compiler::Problem{127, 129, 65})[0]);  // lda 65: the fallback
+  ASSERT_EQ(entries[1], k.fallback.name);
+  codegen::GeneratedKernel p1 = testing::naive_kernel("f32", testing::Plant::correct, "pre_one");
+  codegen::GeneratedKernel p2 = testing::naive_kernel("f16", testing::Plant::correct, "pre_two");
+  ASSERT_FALSE(p1.entry_guards);
+
+  JitOptions off = opt;
+  off.use_cache = false;
+  EXPECT_EQ(precompile({{&k, entries}}, "sm_90", off, 2), 0);
+  EXPECT_TRUE(fs::is_empty(dir));
+
+  EXPECT_GT(precompile({{&k, entries}, {&p1, {"pre_one"}}, {&p2, {"ignored: compiled whole"}}},
+                       "sm_90", opt, 2),
+            0);
+  size_t cubins = 0;
+  for (const auto& e : fs::directory_iterator(dir)) cubins += e.path().extension() == ".cubin";
+  EXPECT_EQ(cubins, 4u);  // main, fallback, and each planted module whole
+  for (const std::string& e : entries) EXPECT_TRUE(jit(k, "sm_90", opt, e).cache_hit) << e;
+  EXPECT_TRUE(jit(p1, "sm_90", opt).cache_hit);
+  EXPECT_TRUE(jit(p2, "sm_90", opt).cache_hit);
+}
+
 TEST(Cache, KeepSourceWritesTheCuBesideTheEntry) {
   fs::path dir = fresh_dir("keep");
   JitOptions opt;
