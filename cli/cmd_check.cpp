@@ -197,7 +197,14 @@ Command add_check_command(CLI::App& root) {
               std::string why;
               // Read once: the file may be a pipe.
               if (std::optional<std::string> text = read_file(path, why)) {
-                if (!opt->json) {
+                if (opt->json) {
+                  if (std::optional<Json> space =
+                          space_json(path, *text, target, opt->top, std::cerr)) {
+                    all_ok = all_ok && (*space)["ok"].get<bool>();
+                    json.push_back(std::move(*space));
+                    continue;
+                  }
+                } else {
                   // A search space: its report instead of one schedule's.
                   std::ostringstream report;
                   std::optional<SpaceReport> space =

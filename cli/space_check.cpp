@@ -53,4 +53,42 @@ std::optional<SpaceReport> check_space(const std::string& path, const std::strin
   return report;
 }
 
+std::optional<report::Json> space_json(const std::string& path, const std::string& text,
+                                       const compiler::Target& target, int top, std::ostream& err) {
+  using report::Json;
+  std::optional<SpaceWalk> walk = walk_space(path, text, target, err);
+  if (!walk) return std::nullopt;
+  Json sets = Json::array();
+  for (const dsl::SpaceSet& set : walk->space.sets)
+    sets.push_back({{"line", set.span.line}, {"column", set.span.col}, {"choices", set.choices}});
+  std::vector<std::pair<std::string, int64_t>> rules(walk->dropped.begin(), walk->dropped.end());
+  std::stable_sort(rules.begin(), rules.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  Json dropped = Json::array();
+  for (const auto& [rule, n] : rules) dropped.push_back({{"rule", rule}, {"candidates", n}});
+  Json ranked = Json::array();
+  const size_t shown = std::min(walk->kept.size(), size_t(std::max(top, 0)));
+  for (size_t r = 0; r < shown; ++r) {
+    const SpaceCandidate& c = walk->kept[r];
+    const compiler::Explanation& m = c.model;
+    ranked.push_back({{"rank", c.model_rank},
+                      {"choices", c.choices},
+                      {"schedule", walk->space.candidate_text(text, c.index)},
+                      {"model",
+                       {{"bound_tflops", report::json_number(m.roofline.bound_tflops)},
+                        {"intensity_global", report::json_number(m.roofline.intensity_global)},
+                        {"intensity_shared", report::json_number(m.roofline.intensity_shared)},
+                        {"occupancy", report::json_number(m.occupancy.occupancy)}}}});
+  }
+  return Json{{"file", path},
+              {"arch", target.arch_name()},
+              {"ok", walk->kept_count() > 0},
+              {"space",
+               {{"candidates", walk->candidates},
+                {"sets", std::move(sets)},
+                {"kept", walk->kept_count()},
+                {"dropped", std::move(dropped)},
+                {"ranked", std::move(ranked)}}}};
+}
+
 }  // namespace schedc::cli

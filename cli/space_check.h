@@ -9,6 +9,7 @@
 #include <string>
 
 #include "compiler/target.h"
+#include "report/json.h"
 
 namespace schedc::cli {
 
@@ -24,5 +25,14 @@ struct SpaceReport {
 std::optional<SpaceReport> check_space(const std::string& path, const std::string& text,
                                        const compiler::Target& target, int top, std::ostream& out,
                                        std::ostream& err);
+
+// check_space as `check --json` writes it: nothing for a file with no set;
+// else {"file", "arch", "ok" (analysis keeps some), "space": {"candidates",
+// "sets" [{line, column, choices}], "kept", "dropped" [{rule, candidates}]
+// (most first), "ranked" [{rank, choices, schedule, model: {bound_tflops,
+// intensity_global, intensity_shared, occupancy}}] (the first `top`)}}.
+// Diagnostics of a malformed space go to `err` ("candidates" 0).
+std::optional<report::Json> space_json(const std::string& path, const std::string& text,
+                                       const compiler::Target& target, int top, std::ostream& err);
 
 }  // namespace schedc::cli
