@@ -74,8 +74,9 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
   os << "schedule " << c.file->name() << ": dtype " << compiler::to_string(s.dtype) << ", "
      << (s.is_naive() ? "naive" : "tiled") << ", " << plan.block_threads << " threads/block, "
      << plan.smem_bytes << " B shared, target " << c.target.arch_name() << "\n";
-  os << "problem " << runtime::shape_string(p) << ", lda " << p.a_ld() << ", ldb " << p.b_ld()
-     << ", ldc " << p.c_ld() << "\n";
+  os << "problem " << runtime::shape_string(p) << ", lda " << p.a_ld()
+     << (p.a_col ? " (A column-major)" : "") << ", ldb " << p.b_ld()
+     << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld() << "\n";
   os << "kernel (" << c.kernel.dtype
      << (c.kernel.tensor_cores ? ", tensor cores " + c.kernel.mma_type : "") << "):\n";
   print_entry(os, "main    ", c.kernel.main, p);
@@ -170,9 +171,14 @@ int run_command(const RunArgs& a) {
     return kBadInput;
   }
   compiler::Problem p{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype};
-  if ((a.lda && a.lda < p.k) || (a.ldb && a.ldb < p.n) || (a.ldc && a.ldc < p.n)) {
-    std::cerr << "schedc run: error: leading dimensions must be at least the row length "
-                 "(lda >= K, ldb >= N, ldc >= N)\n";
+  p.a_col = c->kernel.a_col;  // the operands' layouts: lda and ldb are in them
+  p.b_col = c->kernel.b_col;
+  if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
+      (a.ldc && a.ldc < p.n)) {
+    std::cerr << "schedc run: error: leading dimensions must be at least the row length in "
+                 "memory (lda >= "
+              << (p.a_col ? "M: A is column-major" : "K")
+              << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N") << ", ldc >= N)\n";
     return kBadInput;
   }
   runtime::JitOptions jit_options;

@@ -25,6 +25,21 @@ const char* k_bound(const KernelPlan& p) {
   return p.stream_k_tail ? "seg_k" : "K";
 }
 
+// Whether a copy's tile rows (memory order, compiler::TileCopy) run along k:
+// B row-major (k, n) and A column-major (k, m); else along m (A) or n (B).
+bool k_rows(const TileCopy& c) {
+  return (c.operand == Operand::B) != c.global_transposed;
+}
+
+// The bounds of a copy's memory rows and columns: k's ("K", or a stream_k
+// slice's "seg_k") and the other dimension's ("M" for A, "N" for B).
+const char* copy_row_bound(const KernelPlan& p, const TileCopy& c) {
+  return k_rows(c) ? k_bound(p) : (c.operand == Operand::A ? "M" : "N");
+}
+const char* copy_col_bound(const KernelPlan& p, const TileCopy& c) {
+  return k_rows(c) ? (c.operand == Operand::A ? "M" : "N") : k_bound(p);
+}
+
 // "float", "float2", "float4".
 std::string vec_type(int v) {
   return v == 1 ? "float" : "float" + std::to_string(v);
@@ -49,6 +64,13 @@ std::string smem_ref(const SmemLayout& l, const std::string& buf, const std::str
   std::string s = l.name;
   if (!buf.empty()) s += "[" + buf + "]";
   return s + "[" + pr + "][" + pc + "]";
+}
+
+// The shared element of memory-order tile position (r, c): the operand's
+// logical coordinates are (c, r) when the copy reads it transposed.
+std::string copy_smem_ref(const SmemLayout& l, const TileCopy& c, const std::string& buf,
+                          const std::string& r, const std::string& col) {
+  return c.global_transposed ? smem_ref(l, buf, col, r) : smem_ref(l, buf, r, col);
 }
 
 // `dst[0] = v.x; dst[1] = v.y; …` for a vector `v` of width w.
@@ -106,14 +128,26 @@ void emit_copy_setup_one(Emitter& e, const KernelPlan& p, const TileCopy& c) {
   // loads add k0 (A) or k0 rows (B).
   const bool rows = c.row_steps();
   const std::string k_start = p.stream_k_tail ? " + k_first * BK" : "";
-  if (c.operand == Operand::A) {
+  if (c.operand == Operand::A && !c.global_transposed) {
     e.line(format("const float* gA = A + (size_t)(tile_m0 + %s) * lda + %s%s;  // global A",
                   rows ? "a_row" : "0", rows ? "a_col" : "0", k_start.c_str()));
-  } else {
+  } else if (c.operand == Operand::B && !c.global_transposed) {
     std::string row = rows ? "b_row" : "0";
     if (p.stream_k_tail) row = "(" + row + k_start + ")";
     e.line(format("const float* gB = B + (size_t)%s * ldb + tile_n0 + %s;  // global B",
                   row.c_str(), rows ? "b_col" : "0"));
+  } else if (c.operand == Operand::A) {
+    // layout A col: the tile's memory rows are k, its columns m.
+    std::string row = rows ? "a_row" : "0";
+    if (p.stream_k_tail) row = "(" + row + k_start + ")";
+    e.line(
+        format("const float* gA = A + (size_t)%s * lda + tile_m0 + %s;  // global A, column-major",
+               row.c_str(), rows ? "a_col" : "0"));
+  } else {
+    // layout B col: the tile's memory rows are n, its columns k.
+    e.line(format(
+        "const float* gB = B + (size_t)(tile_n0 + %s) * ldb + %s%s;  // global B, column-major",
+        rows ? "b_row" : "0", rows ? "b_col" : "0", k_start.c_str()));
   }
 }
 
@@ -159,24 +193,29 @@ void open_copy_loop(Emitter& e, const TileCopy& c, const std::string& k0) {
   const std::string row =
       strips ? "i % " + X + "_PASSES * " + X + "_ROW_STEP" : "i * " + X + "_ROW_STEP";
   const std::string col = strips ? " + i / " + X + "_PASSES * " + X + "_RUN" : "";
-  if (is_a) {
-    e.line("const int gr = tile_m0 + r, gc = " + k0 + " + c;");
-    e.line(rows ? "const float* src = gA + (size_t)(" + row + ") * lda + " + k0 + col + ";"
-                : "const float* src = gA + (size_t)r * lda + gc;");
-  } else {
-    e.line("const int gr = " + k0 + " + r, gc = tile_n0 + c;");
-    e.line(rows ? "const float* src = gB + (size_t)(" + k0 + " + " + row + ") * ldb" + col + ";"
-                : "const float* src = gB + (size_t)gr * ldb + c;");
+  // (gr, gc): the element's memory row and column, k counted from k0 (the
+  // tile's k offset) and m or n from the tile's corner.
+  const std::string x = lower_name(c.operand);
+  const std::string other0 = is_a ? "tile_m0" : "tile_n0";
+  if (k_rows(c)) {  // B, or layout A col
+    e.line("const int gr = " + k0 + " + r, gc = " + other0 + " + c;");
+    e.line(rows ? "const float* src = g" + X + " + (size_t)(" + k0 + " + " + row + ") * ld" + x +
+                      col + ";"
+                : "const float* src = g" + X + " + (size_t)gr * ld" + x + " + c;");
+  } else {  // A, or layout B col
+    e.line("const int gr = " + other0 + " + r, gc = " + k0 + " + c;");
+    e.line(rows ? "const float* src = g" + X + " + (size_t)(" + row + ") * ld" + x + " + " + k0 +
+                      col + ";"
+                : "const float* src = g" + X + " + (size_t)r * ld" + x + " + gc;");
   }
 }
 
 void emit_load_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const std::string& k0) {
-  const bool is_a = c.operand == Operand::A;
   const std::string X = op_name(c.operand);
   const std::string reg = "rg" + X;
   open_copy_loop(e, c, k0);
-  const char* row_bound = is_a ? "M" : k_bound(p);
-  const char* col_bound = is_a ? k_bound(p) : "N";
+  const char* row_bound = copy_row_bound(p, c);
+  const char* col_bound = copy_col_bound(p, c);
   std::string first = c.vec == 1 ? "i" : "i * " + std::to_string(c.vec);
   if (c.vec == 1) {
     e.line(
@@ -216,13 +255,14 @@ void emit_store_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
     for (int k = 0; k < c.smem_vec; ++k)
       args += (k ? ", " : "") + reg + "[" + first + " + " + std::to_string(k) + "]";
     e.line(format("*reinterpret_cast<%s*>(&%s) = make_%s(%s);", vt.c_str(),
-                  smem_ref(l, buf, "r", "c").c_str(), vt.c_str(), args.c_str()));
+                  copy_smem_ref(l, c, buf, "r", "c").c_str(), vt.c_str(), args.c_str()));
   } else if (c.vec == 1) {
-    e.line(smem_ref(l, buf, "r", "c") + " = " + reg + "[i];");
+    e.line(copy_smem_ref(l, c, buf, "r", "c") + " = " + reg + "[i];");
   } else {
     for (int k = 0; k < c.vec; ++k)
-      e.line(format("%s = %s[%s + %d];", smem_ref(l, buf, "r", "c + " + std::to_string(k)).c_str(),
-                    reg.c_str(), first.c_str(), k));
+      e.line(format("%s = %s[%s + %d];",
+                    copy_smem_ref(l, c, buf, "r", "c + " + std::to_string(k)).c_str(), reg.c_str(),
+                    first.c_str(), k));
   }
   e.close_scope();
 }
@@ -265,10 +305,26 @@ void emit_frag_one(Emitter& e, const KernelPlan& p, Operand op, const std::strin
 void emit_naive_body(Emitter& e, const KernelPlan& p) {
   e.line("const int m = tile_m0 + threadIdx.y, n = tile_n0 + threadIdx.x;");
   e.line("if (m >= M || n >= N) return;");
-  e.line("const " + std::string(element_type(p.dtype)) +
-         "* gA = A + (size_t)m * lda;  // row m of A");
-  e.line("float acc = 0.0f;");
-  e.line("for (int k = 0; k < K; ++k) acc += float(gA[k]) * float(B[(size_t)k * ldb + n]);");
+  const std::string T = element_type(p.dtype);
+  const Schedule& s = p.schedule;
+  if (!s.a_col && !s.b_col) {
+    e.line("const " + T + "* gA = A + (size_t)m * lda;  // row m of A");
+    e.line("float acc = 0.0f;");
+    e.line("for (int k = 0; k < K; ++k) acc += float(gA[k]) * float(B[(size_t)k * ldb + n]);");
+  } else {
+    // Column-major operands (layout A col / B col): (m, k) at k * lda + m,
+    // (k, n) at n * ldb + k.
+    e.line("const " + T + "* gA = A + " +
+           (s.a_col ? "m;  // row m of A, column-major: k steps by lda"
+                    : "(size_t)m * lda;  // row m of A"));
+    e.line("const " + T + "* gB = B + " +
+           (s.b_col ? "(size_t)n * ldb;  // column n of B, column-major: k contiguous"
+                    : "n;  // column n of B: k steps by ldb"));
+    e.line("float acc = 0.0f;");
+    e.line(std::string("for (int k = 0; k < K; ++k) acc += float(gA[") +
+           (s.a_col ? "(size_t)k * lda" : "k") + "]) * float(gB[" +
+           (s.b_col ? "k" : "(size_t)k * ldb") + "]);");
+  }
   e.line("store_c(C + (size_t)m * ldc + n, n, acc, alpha, beta, bias);");
 }
 
@@ -391,8 +447,8 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
                     const std::string& k0, const std::string& buf) {
   const bool is_a = c.operand == Operand::A;
   open_copy_loop(e, c, k0);
-  const char* row_bound = is_a ? "M" : k_bound(p);
-  const char* col_bound = is_a ? k_bound(p) : "N";
+  const char* row_bound = copy_row_bound(p, c);
+  const char* col_bound = copy_col_bound(p, c);
   const char* base = is_a ? "A" : "B";
   auto scalar_copies = [&] {
     for (int k = 0; k < c.vec; ++k) {
@@ -400,15 +456,15 @@ void emit_issue_one(Emitter& e, const KernelPlan& p, const TileCopy& c, const Sm
       std::string gk = c.vec == 1 ? "gc" : "gc + " + std::to_string(k);
       std::string sk = c.vec == 1 ? "src" : "src + " + std::to_string(k);
       e.line(format("cp_async4(&%s, (gr < %s && %s < %s) ? %s : %s, (gr < %s && %s < %s) ? 4 : 0);",
-                    smem_ref(l, buf, "r", ck).c_str(), row_bound, gk.c_str(), col_bound, sk.c_str(),
-                    base, row_bound, gk.c_str(), col_bound));
+                    copy_smem_ref(l, c, buf, "r", ck).c_str(), row_bound, gk.c_str(), col_bound,
+                    sk.c_str(), base, row_bound, gk.c_str(), col_bound));
     }
   };
   auto vector_copy = [&] {
     e.line(format("const int valid = gr < %s ? max(0, min(%d, %s - gc)) : 0;  // elements inside",
                   row_bound, c.vec, col_bound));
     e.line(format("cp_async%d(&%s, valid ? src : %s, valid * 4);", c.vec * 4,
-                  smem_ref(l, buf, "r", "c").c_str(), base));
+                  copy_smem_ref(l, c, buf, "r", "c").c_str(), base));
   };
   if (c.smem_vec > 1 && c.check_align) {
     e.open_scope(format("if (%s_vector_ok)", lower_name(c.operand).c_str()));

@@ -115,6 +115,8 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
   }
   k.source = e.str();
   k.entry_guards = true;
+  k.a_col = plan.schedule.a_col;
+  k.b_col = plan.schedule.b_col;
   return k;
 }
 

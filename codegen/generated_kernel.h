@@ -134,6 +134,10 @@ struct GeneratedKernel {
   // -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, the source holds that entry
   // alone. schedc's own modules; a person's --kernel-source is compiled whole.
   bool entry_guards = false;
+  // The operands' layouts in global memory the kernel reads (`layout A col`,
+  // `layout B col`; compiler/problem.h): the runtime launches and validates
+  // every problem in them.
+  bool a_col = false, b_col = false;
   KernelEntry main;  // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.

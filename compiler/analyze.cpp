@@ -87,6 +87,18 @@ void Analyzer::read(const Directive& d) {
         s_.vectorize = int(n);
     }
     s_.vectorize_at = at(d);
+  } else if (k == "layout") {
+    Operand op;
+    if (!operand(a[0], op)) return;
+    const std::string key = std::string("layout ") + (op == Operand::A ? "A" : "B");
+    if (!first_time(key, d)) return;
+    if (a[1].text != "row" && a[1].text != "col") {
+      bad_value(a[1].span,
+                "expected row (row-major) or col (column-major), got '" + a[1].text + "'");
+      return;
+    }
+    (op == Operand::A ? s_.a_col : s_.b_col) = a[1].text == "col";
+    (op == Operand::A ? s_.a_layout_at : s_.b_layout_at) = at(d);
   } else if (k == "transpose") {
     Operand op;
     if (!operand(a[0], op)) return;
@@ -477,13 +489,21 @@ bool Analyzer::vector_width_rules(const BlockTile& t) {
     note(e, dtype_note(), "dtype set here");
     return false;
   }
-  bool ok = divides(n, t.k, vectorize_arg_,
-                    vec + " does not divide tile BK " + std::to_string(t.k) +
-                        " (a vector never crosses a row of A, which is BK long)",
+  // A vector runs along the operand's contiguous side in global memory: a
+  // row of A's tile is BK long (BM with `layout A col`), one of B's BN (BK
+  // with `layout B col`).
+  const bool a_col = s_.a_col && !s_.mma, b_col = s_.b_col && !s_.mma;
+  bool ok = divides(n, a_col ? t.m : t.k, vectorize_arg_,
+                    vec + " does not divide tile " + (a_col ? "BM " : "BK ") +
+                        std::to_string(a_col ? t.m : t.k) +
+                        " (a vector never crosses a row of A's tile in memory, which is " +
+                        (a_col ? "BM long: layout A col)" : "BK long)"),
                     tile_note(), "block tile set here") &&
-            divides(n, t.n, vectorize_arg_,
-                    vec + " does not divide tile BN " + std::to_string(t.n) +
-                        " (a vector never crosses a row of B, which is BN long)",
+            divides(n, b_col ? t.k : t.n, vectorize_arg_,
+                    vec + " does not divide tile " + (b_col ? "BK " : "BN ") +
+                        std::to_string(b_col ? t.k : t.n) +
+                        " (a vector never crosses a row of B's tile in memory, which is " +
+                        (b_col ? "BK long: layout B col)" : "BN long)"),
                     tile_note(), "block tile set here");
   if (ok && !s_.mma) {
     // The thread writes C from each piece's row: TN/PN contiguous elements.

@@ -133,7 +133,8 @@ void simt_copy(Explanation& e, const KernelPlan& p, const TileCopy& c, const Sme
       shared.add([&](int t) {
         if (!c.active(t, i)) return int64_t(-1);
         auto [r, col] = c.coord(t, i);
-        return int64_t(s.offset(r, col + st * c.smem_vec)) * es;
+        auto [lr, lc] = c.logical(r, col + st * c.smem_vec);
+        return int64_t(s.offset(lr, lc)) * es;
       });
   add_shared(e, "store " + s.name + " (copy of " + op + ")", shared);
 }
@@ -373,8 +374,9 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
   } else if (plan.wgmma) {
     wgmma_notes(e, *plan.wgmma);
   } else {
-    simt_copy(e, plan, plan.copy_a, plan.smem_a, shape.k, "A");
-    simt_copy(e, plan, plan.copy_b, plan.smem_b, shape.n, "B");
+    // Each operand's leading dimension in its layout (packed).
+    simt_copy(e, plan, plan.copy_a, plan.smem_a, plan.schedule.a_col ? shape.m : shape.k, "A");
+    simt_copy(e, plan, plan.copy_b, plan.smem_b, plan.schedule.b_col ? shape.k : shape.n, "B");
     simt_fragments(e, plan);
     simt_c_store(e, plan, shape.n);
   }

@@ -80,6 +80,12 @@ struct ThreadMap {
 // the remaining threads skip it (the kernel's guard `v < vectors()`).
 struct TileCopy {
   Operand operand = Operand::A;
+  // The tile as global memory holds it: rows x cols with cols contiguous.
+  // Row-major operands: A's tile is BM x BK (m, k), B's BK x BN (k, n).
+  // `global_transposed` (layout A col / layout B col): A's tile is BK x BM
+  // (k, m), B's BN x BK (n, k), and logical() turns (row, col) back into the
+  // operand's own (m, k) / (k, n), which shared memory and the maths use.
+  bool global_transposed = false;
   int rows = 0, cols = 0;
   int vec = 1;  // elements per global load (1 or the schedule's vector width)
   int threads = 0;
@@ -114,6 +120,11 @@ struct TileCopy {
   bool row_steps() const {
     if (threads % vecs_per_row()) return false;
     return !run || rows % rows_per_pass() == 0;
+  }
+  // The operand's logical coordinates, A (m, k) or B (k, n), of the tile
+  // element at (row, col) in memory order.
+  std::pair<int, int> logical(int row, int col) const {
+    return global_transposed ? std::pair<int, int>{col, row} : std::pair<int, int>{row, col};
   }
   // (row, col) of the first element thread t loads in iteration i (when active).
   std::pair<int, int> coord(int t, int i) const {

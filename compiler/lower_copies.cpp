@@ -16,7 +16,8 @@ int store_conflict(const TileCopy& c, const SmemLayout& l) {
   int worst = 0;
   for (int t = 0; t < 32 && t < c.threads && c.active(t, 0); ++t) {
     auto [r, col] = c.coord(t, 0);
-    worst = std::max(worst, ++per_bank[l.offset(r, col) % 32]);
+    auto [lr, lc] = c.logical(r, col);
+    worst = std::max(worst, ++per_bank[l.offset(lr, lc) % 32]);
   }
   return worst;
 }
@@ -48,8 +49,10 @@ int copy_run(TileCopy c, const SmemLayout& l, int min_run) {
 TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   TileCopy c;
   c.operand = op;
+  c.global_transposed = op == Operand::A ? p.schedule.a_col : p.schedule.b_col;
   c.rows = op == Operand::A ? p.block_m : p.block_k;
   c.cols = op == Operand::A ? p.block_k : p.block_n;
+  if (c.global_transposed) std::swap(c.rows, c.cols);
   c.vec = p.vec;
   c.threads = p.block_threads;
   // cp.async cannot transpose a vector: a transposed operand is copied one
@@ -58,7 +61,8 @@ TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   // (4 copies per float4 made each warp's copy touch 16 rows: about 15
   // shared-memory wavefronts per copy on an H100, ncu, 256x128x8 stages 3,
   // 2026-11-23): 79% -> 89% of cuBLAS.
-  if (p.pipeline == Pipeline::cp_async && l.transposed) {
+  const bool transposes = l.transposed != c.global_transposed;  // memory order != shared order
+  if (p.pipeline == Pipeline::cp_async && transposes) {
     c.vec = 1;
     c.run = copy_run(c, l, 32 / elem_bytes(p.dtype));
   }
@@ -68,8 +72,9 @@ TileCopy copy_for(const KernelPlan& p, Operand op, const SmemLayout& l) {
   // and the threads past the tile's last vector skip it.
   c.iters = (c.vectors() + c.threads - 1) / c.threads;
   // A vector along the global row stays contiguous in shared memory unless
-  // the layout transposes it; padding must keep rows vector-aligned.
-  bool contiguous = !l.transposed && l.row_stride() % c.vec == 0;
+  // the copy transposes it (the shared layout's order is not memory's);
+  // padding must keep rows vector-aligned.
+  bool contiguous = !transposes && l.row_stride() % c.vec == 0;
   c.smem_vec = contiguous ? c.vec : 1;
   return c;
 }

@@ -1,7 +1,8 @@
 #pragma once
-// One concrete GEMM: C (MxN) = epilogue(A (MxK) * B (KxN)), all row-major,
-// with leading dimensions that may exceed the row length (unaligned ones
-// exercise the fallback paths of vectorized schedules).
+// One concrete GEMM: C (MxN) = epilogue(A (MxK) * B (KxN)), C row-major, A
+// and B row-major or column-major (`layout A col`, `layout B col`; issue
+// 18), with leading dimensions that may exceed the row length in memory
+// (unaligned ones exercise the fallback paths of vectorized schedules).
 
 #include <cstdint>
 
@@ -11,12 +12,23 @@ namespace schedc::compiler {
 
 struct Problem {
   int64_t m = 0, n = 0, k = 0;
-  int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = packed (K, N, N)
+  int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = packed: each operand's row length in memory
   DType dtype = DType::f32;
+  // Column-major A: element (m, k) at k·lda + m (rows of M in memory);
+  // column-major B: (k, n) at n·ldb + k (rows of K: nn.Linear's weight).
+  bool a_col = false, b_col = false;
 
-  int64_t a_ld() const { return lda ? lda : k; }
-  int64_t b_ld() const { return ldb ? ldb : n; }
+  // Row length in memory, and the number of rows, of each operand.
+  int64_t a_row_len() const { return a_col ? m : k; }
+  int64_t b_row_len() const { return b_col ? k : n; }
+  int64_t a_rows() const { return a_col ? k : m; }
+  int64_t b_rows() const { return b_col ? n : k; }
+  int64_t a_ld() const { return lda ? lda : a_row_len(); }
+  int64_t b_ld() const { return ldb ? ldb : b_row_len(); }
   int64_t c_ld() const { return ldc ? ldc : n; }
+  // Offsets of A(m, k) and B(k, n) in their storage.
+  int64_t a_index(int64_t i, int64_t kk) const { return a_col ? kk * a_ld() + i : i * a_ld() + kk; }
+  int64_t b_index(int64_t kk, int64_t j) const { return b_col ? j * b_ld() + kk : kk * b_ld() + j; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 

@@ -46,6 +46,8 @@ std::string to_sched_text(const Schedule& s) {
   std::ostringstream o;
   o << "shape " << s.shape.m << "x" << s.shape.n << "x" << s.shape.k << "\n";
   o << "dtype " << to_string(s.dtype) << "\n";
+  if (s.a_col) o << "layout A col\n";  // row-major, the default, goes unsaid
+  if (s.b_col) o << "layout B col\n";
   if (s.is_naive()) {
     o << "# no tile: naive kernel, one thread per C element\n";
     o << "block " << s.block_x << "x" << s.block_y << "\n";

@@ -90,6 +90,14 @@ struct Schedule {
   Origin warp_at;
   int vectorize = 1;
   Origin vectorize_at;
+  // `layout A col` / `layout B col`: the operand lies column-major in global
+  // memory (A: element (m, k) at k·lda + m; B: (k, n) at n·ldb + k, the
+  // nn.Linear weight); row-major otherwise. The SIMT and naive paths read
+  // either (issue 18); the tensor-core paths read row-major only so far.
+  bool a_col = false;
+  Origin a_layout_at;
+  bool b_col = false;
+  Origin b_layout_at;
   bool transpose_a = false;
   Origin transpose_a_at;
   bool transpose_b = false;

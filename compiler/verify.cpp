@@ -46,14 +46,18 @@ void verify_copy(const KernelPlan& p, const TileCopy& c, const SmemLayout& l) {
       if (!c.active(t, i)) continue;  // past the last vector: the kernel's guard skips it
       auto [r, col] = c.coord(t, i);
       VERIFY(r >= 0 && r < c.rows && col >= 0 && col + c.vec <= c.cols, "copy outside the tile");
-      int first = l.offset(r, col);
+      // Shared memory is addressed by the operand's logical coordinates.
+      auto offset = [&](int row, int column) {
+        auto [lr, lc] = c.logical(row, column);
+        return l.offset(lr, lc);
+      };
+      int first = offset(r, col);
       if (c.smem_vec > 1) VERIFY(first % c.smem_vec == 0, "shared vector store misaligned");
       for (int e = 0; e < c.vec; ++e) {
         ++loads[size_t(r) * c.cols + col + e];
-        int o = l.offset(r, col + e);
+        int o = offset(r, col + e);
         VERIFY(o >= 0 && o < l.buffer_elems(), "shared index out of bounds");
-        if (e % c.smem_vec)
-          VERIFY(o == l.offset(r, col + e - 1) + 1, "shared vector not contiguous");
+        if (e % c.smem_vec) VERIFY(o == offset(r, col + e - 1) + 1, "shared vector not contiguous");
         ++slot[size_t(o)];
       }
     }

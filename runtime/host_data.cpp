@@ -156,10 +156,11 @@ double exact_int_limit(ElemType t) {
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const int64_t lda = p.a_ld(), ldb = p.b_ld(), ldc = p.c_ld();
+  const int64_t ldc = p.c_ld();
   GemmInputs in;
-  in.a.assign(size_t(p.m * lda), nan);
-  in.b.assign(size_t(p.k * ldb), nan);
+  // A(i, k) and B(k, j) lie where p.a_index and p.b_index say (their layouts).
+  in.a.assign(size_t(p.a_rows() * p.a_ld()), nan);
+  in.b.assign(size_t(p.b_rows() * p.b_ld()), nan);
   in.c0.assign(size_t(p.m * ldc), nan);
   if (bias) in.bias.assign(size_t(p.n), 0.0f);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
@@ -167,10 +168,12 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
   if (mode == InputMode::random) {
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t k = 0; k < p.k; ++k)
-        in.a[size_t(i * lda + k)] = round_to(t, uniform_pm1(hash64(s, 0, uint64_t(i * p.k + k))));
+        in.a[size_t(p.a_index(i, k))] =
+            round_to(t, uniform_pm1(hash64(s, 0, uint64_t(i * p.k + k))));
     for (int64_t k = 0; k < p.k; ++k)
       for (int64_t j = 0; j < p.n; ++j)
-        in.b[size_t(k * ldb + j)] = round_to(t, uniform_pm1(hash64(s, 1, uint64_t(k * p.n + j))));
+        in.b[size_t(p.b_index(k, j))] =
+            round_to(t, uniform_pm1(hash64(s, 1, uint64_t(k * p.n + j))));
     if (beta != 0.0f)
       for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j)
@@ -194,10 +197,10 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
   in.exact_stride = stride;
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t k = 0; k < p.k; ++k)
-      in.a[size_t(i * lda + k)] = small_int(hash64(s, 0, uint64_t(i * p.k + k)), r);
+      in.a[size_t(p.a_index(i, k))] = small_int(hash64(s, 0, uint64_t(i * p.k + k)), r);
   for (int64_t k = 0; k < p.k; ++k)
     for (int64_t j = 0; j < p.n; ++j)
-      in.b[size_t(k * ldb + j)] =
+      in.b[size_t(p.b_index(k, j))] =
           (k + j) % stride == 0 ? small_int(hash64(s, 1, uint64_t(k * p.n + j)), r) : 0.0f;
   if (beta != 0.0f)
     for (int64_t i = 0; i < p.m; ++i)

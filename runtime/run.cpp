@@ -61,11 +61,12 @@ void check_problem(const compiler::Problem& p) {
     throw Error(Error::Kind::cuda, "invalid problem: " + what);
   };
   if (p.m < 1 || p.n < 1 || p.k < 1) bad("M, N and K must be >= 1");
-  if (p.a_ld() < p.k) bad("lda < K");
-  if (p.b_ld() < p.n) bad("ldb < N");
+  if (p.a_ld() < p.a_row_len()) bad(p.a_col ? "lda < M (A column-major)" : "lda < K");
+  if (p.b_ld() < p.b_row_len()) bad(p.b_col ? "ldb < K (B column-major)" : "ldb < N");
   if (p.c_ld() < p.n) bad("ldc < N");
   const int64_t int_max = 2147483647;
-  if (p.m * p.a_ld() > int_max || p.k * p.b_ld() > int_max || p.m * p.c_ld() > int_max)
+  if (p.a_rows() * p.a_ld() > int_max || p.b_rows() * p.b_ld() > int_max ||
+      p.m * p.c_ld() > int_max)
     bad("a matrix has more than 2^31 - 1 elements (the kernel ABI indexes with int)");
 }
 
@@ -147,7 +148,11 @@ std::shared_ptr<PreparedKernel> GpuSession::prepare(const codegen::GeneratedKern
 
 RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& options) {
   const codegen::GeneratedKernel& kernel = prepared.kernel;
-  const compiler::Problem& p = options.problem;
+  // The problem in the kernel's layouts: its leading dimensions (0: packed)
+  // are in those.
+  compiler::Problem p = options.problem;
+  p.a_col = kernel.a_col;
+  p.b_col = kernel.b_col;
   check_problem(p);
   const ElemType t = elem_type(kernel.dtype);
   const size_t es = size_t(elem_size(t));
@@ -157,7 +162,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   RunReport report;
   report.ref_mode = reference_mode(kernel);
 
-  const size_t a_elems = size_t(p.m * p.a_ld()), b_elems = size_t(p.k * p.b_ld()),
+  const size_t a_elems = size_t(p.a_rows() * p.a_ld()), b_elems = size_t(p.b_rows() * p.b_ld()),
                c_elems = size_t(p.m * p.c_ld());
   DeviceBuffer dA(a_elems * es, "A"), dB(b_elems * es, "B"), dC(c_elems * es, "C");
   DeviceBuffer dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference");
@@ -229,8 +234,10 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
             if (!write_npy(path, m, r, c, ld, why)) throw Error(Error::Kind::io, why);
             report.saved.push_back(path);
           };
-          save("A.npy", in.a, p.m, p.k, p.a_ld());
-          save("B.npy", in.b, p.k, p.n, p.b_ld());
+          // As stored: with layout A col (B col), A.npy holds the K x M
+          // matrix A^T (B.npy the N x K matrix B^T).
+          save("A.npy", in.a, p.a_rows(), p.a_row_len(), p.a_ld());
+          save("B.npy", in.b, p.b_rows(), p.b_row_len(), p.b_ld());
           save("C_schedc.npy", got, p.m, p.n, p.c_ld());
           save("C_cublas.npy", expected, p.m, p.n, p.n);
           if (epi.beta != 0.0f) save("C0.npy", in.c0, p.m, p.n, p.c_ld());

@@ -190,10 +190,14 @@ void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Proble
   check_cublas(cublas().SetMathMode(
                    h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
-  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands.
-  check_cublas(cublas().GemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &alpha, b,
-                               t, int(p.b_ld()), a, t, int(p.a_ld()), &beta, c,
-                               c_f32 ? CUDA_R_32F : t, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
+  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands. A
+  // row-major operand is, seen column-major, already transposed (op N); a
+  // column-major one (layout col) is not, so it takes op T.
+  const cublasOperation_t op_b = p.b_col ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = p.a_col ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check_cublas(cublas().GemmEx(h, op_b, op_a, int(p.n), int(p.m), int(p.k), &alpha, b, t,
+                               int(p.b_ld()), a, t, int(p.a_ld()), &beta, c, c_f32 ? CUDA_R_32F : t,
+                               int(ldc), compute, CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx");
 }
 

@@ -101,11 +101,16 @@ inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<
             if (!c.active(t, i)) continue;  // the kernel's guard of an uneven copy
             auto [r, col] = c.coord(t, i);
             for (int e = 0; e < c.vec; ++e) {
-              int gr = is_a ? tile_m0 + r : k0 + r;
-              int gc = is_a ? k0 + col + e : tile_n0 + col + e;
+              // The element's logical coordinates in the tile, A (m, k) or B (k, n).
+              auto [lr, lc] = c.logical(r, col + e);
+              int gr = is_a ? tile_m0 + lr : k0 + lr;  // A: m, B: k
+              int gc = is_a ? k0 + lc : tile_n0 + lc;  // A: k, B: n
               bool in = is_a ? (gr < M && gc < K) : (gr < K && gc < N);
-              float v = in ? (is_a ? A[size_t(gr) * lda + gc] : B[size_t(gr) * ldb + gc]) : 0.0f;
-              int o = l.offset(r, col + e);
+              // Memory order: row-major X[r * ld + c]; column-major X[c * ld + r].
+              size_t at = is_a ? (p.schedule.a_col ? size_t(gc) * lda + gr : size_t(gr) * lda + gc)
+                               : (p.schedule.b_col ? size_t(gc) * ldb + gr : size_t(gr) * ldb + gc);
+              float v = in ? (is_a ? A[at] : B[at]) : 0.0f;
+              int o = l.offset(lr, lc);
               if (o < 0 || o >= l.buffer_elems()) return false;
               s[size_t(o)] = v;
             }
@@ -150,8 +155,15 @@ inline std::string emulation_mismatch(const KernelPlan& main, std::mt19937& rng)
   std::uniform_int_distribution<int> small(-2, 2);
   const int shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {67, 45, 19}, {130, 129, 33}};
   for (auto& sh : shapes) {
-    int M = sh[0], N = sh[1], K = sh[2], lda = K + 3, ldb = N + 1, ldc = N + 2;
-    std::vector<float> A(size_t(M) * lda), B(size_t(K) * ldb), C0(size_t(M) * ldc), bias(N);
+    int M = sh[0], N = sh[1], K = sh[2], ldc = N + 2;
+    // Leading dimensions past each operand's row in its layout (layout A col:
+    // A is stored K rows of M; layout B col: B is N rows of K).
+    const bool a_col = main.schedule.a_col, b_col = main.schedule.b_col;
+    const int lda = (a_col ? M : K) + 3, ldb = (b_col ? K : N) + 1;
+    auto a_at = [&](int m, int k) { return a_col ? size_t(k) * lda + m : size_t(m) * lda + k; };
+    auto b_at = [&](int k, int n) { return b_col ? size_t(n) * ldb + k : size_t(k) * ldb + n; };
+    std::vector<float> A(size_t(a_col ? K : M) * lda), B(size_t(b_col ? N : K) * ldb),
+        C0(size_t(M) * ldc), bias(N);
     for (auto& x : A) x = float(small(rng));
     for (auto& x : B) x = float(small(rng));
     for (auto& x : C0) x = float(small(rng));
@@ -161,7 +173,7 @@ inline std::string emulation_mismatch(const KernelPlan& main, std::mt19937& rng)
     for (int m = 0; m < M; ++m)
       for (int n = 0; n < N; ++n) {
         float acc = 0;
-        for (int k = 0; k < K; ++k) acc += A[size_t(m) * lda + k] * B[size_t(k) * ldb + n];
+        for (int k = 0; k < K; ++k) acc += A[a_at(m, k)] * B[b_at(k, n)];
         float v = alpha * acc + (beta != 0.0f ? beta * C0[size_t(m) * ldc + n] : 0.0f);
         if (main.epilogue.bias) v += bias[n];
         if (main.epilogue.relu) v = std::max(v, 0.0f);
