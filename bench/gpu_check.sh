@@ -206,8 +206,12 @@ section_sanitize() {
   [ -x "$cs" ] || { note sanitize "compute-sanitizer not found"; return; }
   local list=("${EXAMPLES[@]}")
   [ -n "${SANITIZE_EXAMPLES:-}" ] && read -r -a list <<<"$SANITIZE_EXAMPLES"
-  local shape=${SANITIZE_SHAPE:-127x129x65} sn sk
-  sn=$(echo "$shape" | cut -dx -f2); sk=$(echo "$shape" | cut -dx -f3)
+  local shape=${SANITIZE_SHAPE:-127x129x65} sm sn sk
+  sm=$(echo "$shape" | cut -dx -f1); sn=$(echo "$shape" | cut -dx -f2); sk=$(echo "$shape" | cut -dx -f3)
+  # Aligned leading dimensions long enough for either layout of A (K or M)
+  # and of B (N or K).
+  local lda_al ldb_al
+  lda_al=$(ld_aligned $(( sk > sm ? sk : sm ))); ldb_al=$(ld_aligned $(( sn > sk ? sn : sk )))
   for tool in memcheck racecheck synccheck; do
     local log=$LOGS/sanitize-$tool.log clean=0 dirty=0 total=0 ref=0
     : >"$log"
@@ -218,7 +222,7 @@ section_sanitize() {
       # The dense odd leading dimensions (K = 65: lda 65) take the fallback entry;
       # multiples of 16 plus 16 the main one (vectorized or TMA copies) on the same
       # ragged shape.
-      for lds in "" "--lda $(ld_aligned "$sk") --ldb $(ld_aligned "$sn") --ldc $(ld_aligned "$sn")"; do
+      for lds in "" "--lda $lda_al --ldb $ldb_al --ldc $(ld_aligned "$sn")"; do
         total=$((total + 1))
         echo "\$ compute-sanitizer --tool $tool schedc run $f --shape $shape $lds --no-time" >>"$log"
         # shellcheck disable=SC2086

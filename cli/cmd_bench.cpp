@@ -32,7 +32,8 @@ struct BenchArgs {
   std::string plot;  // SVG path; "" = no plot
   bool json = false, csv = false, no_cache = false, flush_l2 = false;
   uint64_t seed = 1;
-  Scalars scalars;  // --alpha, --beta
+  Scalars scalars;     // --alpha, --beta
+  std::string layout;  // --layout NN|NT|TN|TT ("" = each file's)
 };
 
 struct Row {
@@ -176,7 +177,7 @@ int bench_command(const BenchArgs& a) {
   int rc = kOk;
   std::vector<std::pair<std::string, Compiled>> compiled;
   for (const std::string& f : a.files) {
-    std::optional<Compiled> c = compile_file(f, target, std::cerr);
+    std::optional<Compiled> c = compile_file_in_layout(f, a.layout, target, std::cerr);
     if (!c) {
       rc = std::max(rc, int(kBadInput));
       continue;
@@ -291,6 +292,9 @@ Command add_bench_command(CLI::App& root) {
                   "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
   a->scalars.add_to(sub);
+  sub->add_option("--layout", a->layout,
+                  "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
+                  "TT; N row-major, T column-major (default: each file's)");
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

@@ -122,7 +122,8 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
   auto copy = [&](const compiler::TileCopy& c, const compiler::SmemLayout& l) -> std::string {
     if (c.smem_vec > 1)
       return std::to_string(c.vec * compiler::elem_bytes(p.dtype)) + "-byte copies";
-    if (l.transposed) return "one element per copy (transposed in shared memory)";
+    if (l.transposed != c.global_transposed)
+      return "one element per copy (transposed in shared memory)";
     return c.vec > 1 ? "one element per copy (padded rows)" : "one element per copy";
   };
   o << "#   copies (cp.async): A " << copy(p.copy_a, p.smem_a) << ", B "
@@ -132,6 +133,34 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
       << p.copy_late_step << " by warps " << p.block_threads / 64 << "-"
       << p.block_threads / 32 - 1;
   o << "\n";
+}
+
+// `layout A col` / `layout B col` (issue 18): what the copies do with a
+// column-major operand, and so what `transpose` means with it.
+void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t) {
+  if (!s.a_col && !s.b_col) return;
+  if (s.is_naive()) {
+    o << "#   layouts:           " << (s.a_col ? "A" : "") << (s.a_col && s.b_col ? " and " : "")
+      << (s.b_col ? "B" : "") << " column-major, read in place by each thread\n";
+    return;
+  }
+  const compiler::KernelPlan p = compiler::lower(s, t);
+  auto line = [&](const char* op, const compiler::TileCopy& c, const compiler::SmemLayout& l,
+                  const char* mem_rows, const char* contiguous, bool transpose_given) {
+    o << "#   layout " << op << " col:      memory holds " << op << "'s tile as " << c.rows << " "
+      << mem_rows << " rows of " << c.cols << " " << contiguous << "; ";
+    if (l.transposed == c.global_transposed)
+      o << "shared " << op << " has that order"
+        << (transpose_given ? " ('transpose " + std::string(op) + "' keeps memory's order)" : "")
+        << ", so the copies move vectors unchanged\n";
+    else
+      o << "shared " << op << " holds the other order"
+        << ", so the copies transpose element by element"
+        << (transpose_given ? "" : " ('transpose " + std::string(op) + "' would spare that)")
+        << "\n";
+  };
+  if (s.a_col) line("A", p.copy_a, p.smem_a, "k", "m", s.transpose_a);
+  if (s.b_col) line("B", p.copy_b, p.smem_b, "n", "k", s.transpose_b);
 }
 
 // Copies whose vectors (or 16-byte chunks) the threads do not divide: which
@@ -243,6 +272,7 @@ Command add_check_command(CLI::App& root) {
                         << compiler::to_sched_text(c->schedule);
               print_resources(std::cout, compiler::static_resources(c->schedule, target), target);
               print_cp_async_copies(std::cout, c->schedule, target);
+              print_layouts(std::cout, c->schedule, target);
               print_uneven_copies(std::cout, c->schedule, target);
               print_stream_k(std::cout, c->schedule);
             }

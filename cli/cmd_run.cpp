@@ -32,6 +32,7 @@ struct RunArgs {
   Scalars scalars;            // --alpha, --beta
   bool tuned = false;         // run the tuning database's best for the shape (cli/tuned.h)
   std::string db;             // --db: that database
+  std::string layout;         // --layout NN|NT|TN|TT ("" = the file's)
   int64_t lda = 0, ldb = 0, ldc = 0;
 };
 
@@ -151,15 +152,17 @@ int run_command(const RunArgs& a) {
 
   std::optional<Compiled> c;
   if (a.tuned) {
-    if (!a.kernel_source.empty()) {
-      std::cerr << "schedc run: error: choose one of --tuned and --kernel-source\n";
+    if (!a.kernel_source.empty() || !a.layout.empty()) {
+      std::cerr << "schedc run: error: --tuned runs the tuned schedule as recorded; choose one "
+                   "of --tuned and "
+                << (a.layout.empty() ? "--kernel-source" : "--layout") << "\n";
       return kBadInput;
     }
     int rc = kOk;
     c = tuned_schedule(a.file, a.shape, a.db, device, target, rc);
     if (!c) return rc;
   } else {
-    c = compile_file(a.file, target, std::cerr);
+    c = compile_file_in_layout(a.file, a.layout, target, std::cerr);
   }
   if (!c) return kBadInput;
   if (!a.kernel_source.empty() && !use_kernel_source(a.kernel_source, a.file, c->kernel))
@@ -311,6 +314,9 @@ Command add_run_command(CLI::App& root) {
   sub->add_option("--shape", a->shape, "problem size MxNxK (default: the schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
   a->scalars.add_to(sub);
+  sub->add_option("--layout", a->layout,
+                  "A's and B's layouts: NN, NT (B column-major: C = X·Wᵀ), TN or TT; N row-major, "
+                  "T column-major (default: the file's `layout`, else NN)");
   sub->add_option("--lda", a->lda, "leading dimension of A (default K)");
   sub->add_option("--ldb", a->ldb, "leading dimension of B (default N)");
   sub->add_option("--ldc", a->ldc, "leading dimension of C (default N)");

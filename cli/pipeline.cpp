@@ -118,6 +118,26 @@ std::optional<Compiled> compile_file(const std::string& path, const compiler::Ta
   return c;
 }
 
+std::optional<Compiled> compile_file_in_layout(const std::string& path, const std::string& layout,
+                                               const compiler::Target& target, std::ostream& err) {
+  std::optional<Compiled> c = compile_file(path, target, err);
+  if (!c || layout.empty()) return c;
+  if (layout.size() != 2 || layout.find_first_not_of("NT") != std::string::npos) {
+    err << "schedc: error: --layout " << layout
+        << ": expected NN, NT, TN or TT (A's letter first; N row-major, T column-major)\n";
+    return std::nullopt;
+  }
+  if (c->schedule.a_layout_at.from_source || c->schedule.b_layout_at.from_source) {
+    err << path << ": error: the file sets a 'layout' itself; --layout " << layout
+        << " applies to files that leave the layouts to the command line\n";
+    return std::nullopt;
+  }
+  const std::string text = c->file->text() + "\n# --layout " + layout + "\nlayout A " +
+                           (layout[0] == 'T' ? "col" : "row") + "\nlayout B " +
+                           (layout[1] == 'T' ? "col" : "row") + "\n";
+  return compile_source(std::make_shared<dsl::SourceFile>(path, text), target, err);
+}
+
 std::optional<std::string> read_file(const std::string& path, std::string& why) {
   // A FIFO's open waits for a writer, as `cat` does; what it then sends is
   // bounded like any other input.

@@ -51,6 +51,15 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);
 
+// compile_file with the operands' layouts of `--layout` (run, bench): "NN",
+// "NT", "TN" or "TT", A's letter first, N row-major and T column-major
+// ("NT": B column-major, C = X·Wᵀ); "" = the file's own. A file that sets a
+// `layout` itself is refused with --layout (one of the two would be
+// ignored). The layouts are appended to the text as directives, so analysis
+// checks them as any other.
+std::optional<Compiled> compile_file_in_layout(const std::string& path, const std::string& layout,
+                                               const compiler::Target& target, std::ostream& err);
+
 // The most bytes schedc reads of any input file (a .sched file, a
 // --kernel-source): a schedule is a few hundred bytes and a generated kernel
 // some tens of kilobytes, so 4 MiB leaves room and bounds the work on a

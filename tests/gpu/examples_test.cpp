@@ -203,11 +203,15 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
   for (const GpuShape& shape : kGpuShapes)
     for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned}) {
       runtime::RunOptions o;
+      // Leading dimensions past each operand's row in memory: K or M for A,
+      // N or K for B (layout A col / layout B col).
+      const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
+      const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
       o.problem = compiler::Problem{shape.m,
                                     shape.n,
                                     shape.k,
-                                    leading_dim(ld, shape.k),
-                                    leading_dim(ld, shape.n),
+                                    leading_dim(ld, a_row),
+                                    leading_dim(ld, b_row),
                                     leading_dim(ld, shape.n),
                                     c->schedule.dtype};
       o.epilogue = c->schedule.epilogue;
