@@ -10,10 +10,12 @@ namespace schedc::cli {
 
 namespace {
 
-// Context, kept in every step: the problem (shape, dtype) and the function
-// computed (epilogue), which are not optimizations.
+// Context, kept in every step: the problem (shape, dtype, the operands'
+// layouts) and the function computed (epilogue), which are not
+// optimizations.
 bool is_context(const dsl::Directive& d) {
-  return d.keyword == "shape" || d.keyword == "dtype" || d.keyword == "epilogue";
+  return d.keyword == "shape" || d.keyword == "dtype" || d.keyword == "layout" ||
+         d.keyword == "epilogue";
 }
 
 std::string statement_text(const dsl::SourceFile& file, const dsl::Directive& d) {

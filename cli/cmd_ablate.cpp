@@ -304,7 +304,7 @@ Command add_ablate_command(CLI::App& root) {
   sub->add_option("--mode", a->mode, "cumulative (default) or leave-one-out");
   sub->add_option("--order", a->order,
                   "the directives in another order, by number as written (e.g. 3,1,2); "
-                  "shape, dtype and epilogue are not numbered");
+                  "shape, dtype, layout and epilogue are not numbered");
   sub->add_option("--plot", a->plot, "write a bar chart of TFLOP/s per step (SVG)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
   sub->add_flag("--json", a->json, "print the table as JSON on stdout");
