@@ -137,6 +137,10 @@ const std::string& Kernel::dtype() const {
 std::string Kernel::arch() const {
   return impl_->compiled().target.arch_name();
 }
+std::string Kernel::layout() const {
+  const codegen::GeneratedKernel& k = impl_->compiled().kernel;
+  return std::string(k.a_col ? "T" : "N") + (k.b_col ? "T" : "N");
+}
 int Kernel::block_threads() const {
   const codegen::Dim3& b = impl_->compiled().kernel.main.block;
   return int(b.x * b.y * b.z);

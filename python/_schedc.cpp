@@ -38,6 +38,7 @@ NB_MODULE(_schedc, m) {
       .def_prop_ro("entry_name", &schedc::Kernel::entry_name)
       .def_prop_ro("dtype", &schedc::Kernel::dtype)
       .def_prop_ro("arch", &schedc::Kernel::arch)
+      .def_prop_ro("layout", &schedc::Kernel::layout)
       .def_prop_ro("block_threads", &schedc::Kernel::block_threads)
       .def_prop_ro("shared_memory_bytes", &schedc::Kernel::shared_memory_bytes)
       .def(

@@ -100,6 +100,10 @@ class SCHEDC_API Kernel {
   const std::string& dtype() const;
   // The architecture it was generated for ("sm_90").
   std::string arch() const;
+  // A's and B's layouts in memory, A's letter first: "NN" (both row-major),
+  // "NT" (B column-major: `layout B col`, C = X·Wᵀ), "TN", "TT". The
+  // leading dimensions of launch() are in these layouts.
+  std::string layout() const;
   // Threads per block and dynamic shared memory of the main entry.
   int block_threads() const;
   int64_t shared_memory_bytes() const;

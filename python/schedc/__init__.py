@@ -63,10 +63,14 @@ def emit(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> str:
     return compile(text, arch, name).cuda_source
 
 
-def _matrix(x: Any, what: str):
+def _matrix(x: Any, what: str, col: bool = False):
     """(pointer, rows, cols, leading dimension, dtype name, stream) of a CUDA
-    matrix: a torch tensor, or anything with __cuda_array_interface__."""
+    matrix: a torch tensor, or anything with __cuda_array_interface__.
+    Row-major (its rows contiguous), or with `col` column-major (its columns
+    contiguous: the transpose of a row-major matrix, e.g. w.t())."""
     stream = 0
+    order = "column-major (its columns contiguous, e.g. w.t())" if col else \
+        "row-major (its rows contiguous)"
     if hasattr(x, "data_ptr") and hasattr(x, "is_cuda"):  # torch
         import torch
 
@@ -74,11 +78,12 @@ def _matrix(x: Any, what: str):
             raise ValueError(f"{what} must be on a CUDA device")
         if x.dim() != 2:
             raise ValueError(f"{what} must be a matrix (2 dimensions), not {x.dim()}")
-        if x.stride(1) != 1:
-            raise ValueError(f"{what} must be row-major (its rows contiguous): stride {tuple(x.stride())}")
+        inner, outer, length = (0, 1, x.shape[0]) if col else (1, 0, x.shape[1])
+        if x.stride(inner) != 1 and x.shape[inner] > 1:
+            raise ValueError(f"{what} must be {order}: stride {tuple(x.stride())}")
         stream = torch.cuda.current_stream(x.device).cuda_stream
         name = str(x.dtype).replace("torch.", "")
-        return x.data_ptr(), x.shape[0], x.shape[1], max(x.stride(0), x.shape[1]), name, stream
+        return x.data_ptr(), x.shape[0], x.shape[1], max(x.stride(outer), length), name, stream
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is None:
         raise TypeError(f"{what} must be a CUDA matrix (a torch tensor or an object with "
@@ -88,12 +93,13 @@ def _matrix(x: Any, what: str):
         raise ValueError(f"{what} must be a matrix (2 dimensions), not {len(shape)}")
     size = int(typestr[2:])
     strides = cai.get("strides") or (shape[1] * size, size)
-    if strides[1] != size or strides[0] % size:
-        raise ValueError(f"{what} must be row-major (its rows contiguous): strides {strides}")
+    inner, outer, length = (0, 1, shape[0]) if col else (1, 0, shape[1])
+    if (strides[inner] != size and shape[inner] > 1) or strides[outer] % size:
+        raise ValueError(f"{what} must be {order}: strides {strides}")
     kind = {"f4": "float32", "f2": "float16"}.get(typestr[1:], typestr)
     if cai.get("stream") not in (None, 1, 2):
         stream = int(cai["stream"])
-    return int(cai["data"][0]), shape[0], shape[1], max(strides[0] // size, shape[1]), kind, stream
+    return int(cai["data"][0]), shape[0], shape[1], max(strides[outer] // size, length), kind, stream
 
 
 class Kernel:
@@ -108,6 +114,7 @@ class Kernel:
     entry_name = property(lambda self: self._k.entry_name)
     dtype = property(lambda self: self._k.dtype)
     arch = property(lambda self: self._k.arch)
+    layout = property(lambda self: self._k.layout)  # "NN", "NT" (B column-major), "TN", "TT"
     block_threads = property(lambda self: self._k.block_threads)
     shared_memory_bytes = property(lambda self: self._k.shared_memory_bytes)
 
@@ -121,8 +128,9 @@ class Kernel:
         A's __cuda_array_interface__ names. With c None, C is a new matrix
         (torch tensors only). Returns C."""
         want, _ = _DTYPES[self.dtype]
-        pa, m, ka, lda, ta, stream = _matrix(a, "a")
-        pb, kb, n, ldb, tb, _ = _matrix(b, "b")
+        a_col, b_col = self.layout[0] == "T", self.layout[1] == "T"
+        pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col)
+        pb, kb, n, ldb, tb, _ = _matrix(b, "b", b_col)
         if ka != kb:
             raise ValueError(f"a is {m}x{ka} and b {kb}x{n}: their inner sizes differ")
         for t, what in ((ta, "a"), (tb, "b")):

@@ -37,6 +37,14 @@ def test_compile_gives_a_kernel_with_its_figures():
     assert best.dtype == "f16"
 
 
+def test_layout_says_which_operands_are_column_major():
+    assert schedc.compile(SGEMM).layout == "NN"
+    assert schedc.compile(SGEMM + "layout B col\n").layout == "NT"
+    assert schedc.compile(SGEMM + "layout A col\nlayout B col\n").layout == "TT"
+    xwt = schedc.compile_file(os.path.join(ROOT, "examples", "sgemm_xwt.sched"))
+    assert xwt.layout == "NT"
+
+
 def test_bad_schedule_raises_with_located_diagnostics():
     with pytest.raises(schedc.ScheduleError) as e:
         schedc.check("tile 100x128x8\nthread 8x8\n")
@@ -91,6 +99,18 @@ def test_hgemm_best_on_torch_tensors_equals_matmul():
     c = k(a, b)
     torch.cuda.synchronize()
     assert torch.equal(c, (a.float() @ b.float()).half())  # |sums| < 2048: exact in f16
+
+
+def test_x_times_w_transposed_on_torch_equals_matmul():
+    torch = _torch_cuda()
+    k = schedc.compile_file(os.path.join(ROOT, "examples", "sgemm_xwt.sched"))
+    x = torch.randint(-3, 4, (300, 70), device="cuda").float()
+    w = torch.randint(-3, 4, (260, 70), device="cuda").float()  # nn.Linear's weight, N x K
+    c = k(x, w.t())  # w.t(): column-major K x N, no copy
+    torch.cuda.synchronize()
+    assert torch.equal(c, x @ w.t())
+    with pytest.raises(ValueError, match="column-major"):
+        k(x, w.t().contiguous())
 
 
 def test_wrong_inputs_raise_before_launching():
