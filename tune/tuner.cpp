@@ -173,7 +173,11 @@ class Run {
     m.text = slot.text;
     m.shape = shape;
     m.compile_ms = slot.compile_ms;
-    if (slot.compiled) m.shape.dtype = slot.compiled->schedule.dtype;
+    if (slot.compiled) {
+      m.shape.dtype = slot.compiled->schedule.dtype;
+      m.layout = std::string(slot.compiled->kernel.a_col ? "T" : "N") +
+                 (slot.compiled->kernel.b_col ? "T" : "N");
+    }
     return m;
   }
 
@@ -231,7 +235,7 @@ class Run {
 
   Result row(const Measured& m, const runtime::DeviceInfo& device, const std::string& driver) {
     Result r;
-    r.key = Key{device.name, driver,   compiler::dtype_name(m.shape.dtype), "NN", m.shape.m,
+    r.key = Key{device.name, driver,   compiler::dtype_name(m.shape.dtype), m.layout, m.shape.m,
                 m.shape.n,   m.shape.k};
     r.schedule = m.text;
     r.space = o_.space_path;
