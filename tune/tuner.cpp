@@ -65,14 +65,23 @@ class Run {
   // Compile threads: take the next candidate, best-ranked first.
   void compile_worker() {
     for (size_t i; (i = next_.fetch_add(1)) < slots_.size();) {
-      compile(i);
+      try {
+        compile(i);
+      } catch (
+          const std::exception& e) {  // an internal error: the candidate fails, the tune goes on
+        slots_[i].failure = std::string("internal error: ") + first_line(e.what());
+      }
       std::lock_guard<std::mutex> lock(mutex_);
       ready_.push_back(i);
       ++progress_.compiled;
       if (!slots_[i].failure.empty() && o_.gpus.empty()) ++progress_.failed;
-      if (progress_.compiled == int(slots_.size())) report_.compile_s = seconds_since(start_);
       notify_locked();
-      ready_cv_.notify_one();
+      if (progress_.compiled == int(slots_.size())) {
+        report_.compile_s = seconds_since(start_);
+        ready_cv_.notify_all();  // every GPU thread may now find the queue empty and stop
+      } else {
+        ready_cv_.notify_one();
+      }
     }
   }
 
@@ -105,10 +114,16 @@ class Run {
         i = ready_.front();
         ready_.pop_front();
       }
-      bool reset = measure(slots_[i], i, *device, *session);
-      if (db)
-        for (size_t s = 0; s < o_.shapes.size(); ++s)
-          db->record(row(report_.results[i * o_.shapes.size() + s], *device, driver));
+      bool reset = false;
+      try {
+        reset = measure(slots_[i], i, *device, *session);
+        if (db)
+          for (size_t s = 0; s < o_.shapes.size(); ++s)
+            db->record(row(report_.results[i * o_.shapes.size() + s], *device, driver));
+      } catch (const std::exception& e) {  // the database, or an internal error: stop this GPU
+        fail_worker(e.what());
+        return;
+      }
       if (reset) {
         // A failed launch can leave the context unusable: start a fresh one.
         session.reset();
@@ -136,14 +151,26 @@ class Run {
     auto file = std::make_shared<dsl::SourceFile>(o_.space_path, slot.text);
     std::ostringstream diags;
     slot.compiled = cli::compile_source(file, target_, diags);
-    if (!slot.compiled) {
+    if (slot.compiled)
+      compile_entries(slot);
+    else
       slot.failure = "analysis: " + first_line(diags.str());
-      return;
+    slot.compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    // Compile-only results: one per shape, unmeasured.
+    for (size_t s = 0; s < o_.shapes.size(); ++s) {
+      Measured& m = report_.results[i * o_.shapes.size() + s];
+      m = base(slot, o_.shapes[s]);
+      m.status = slot.failure.empty() ? Status::ok : Status::failed;
+      m.detail = slot.failure;
     }
+  }
+
+  // The entries a launch on each shape needs, compiled into the kernel cache.
+  void compile_entries(Slot& slot) {
     codegen::GeneratedKernel& kernel = slot.compiled->kernel;
     if (o_.edit_kernel) o_.edit_kernel(slot.model_rank, kernel);
-    // The entries a launch on each shape needs (packed operands at aligned
-    // addresses, as GpuSession::run allocates them), each compiled alone.
+    // Packed operands at aligned addresses, as GpuSession::run allocates
+    // them; each entry compiled alone.
     std::vector<std::string> entries;
     for (const compiler::Problem& shape : o_.shapes) {
       compiler::Problem p = shape;
@@ -155,14 +182,6 @@ class Run {
       for (const std::string& e : entries) runtime::jit(kernel, target_.arch_name(), o_.jit, e);
     } catch (const runtime::Error& e) {
       slot.failure = "NVRTC: " + first_line(e.what());
-    }
-    slot.compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    // Compile-only results: one per shape, unmeasured.
-    for (size_t s = 0; s < o_.shapes.size(); ++s) {
-      Measured& m = report_.results[i * o_.shapes.size() + s];
-      m = base(slot, o_.shapes[s]);
-      m.status = slot.failure.empty() ? Status::ok : Status::failed;
-      m.detail = slot.failure;
     }
   }
 
