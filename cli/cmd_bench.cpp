@@ -292,9 +292,10 @@ Command add_bench_command(CLI::App& root) {
                   "comma-separated shapes, N (= NxNxN) or MxNxK (default: each schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
   a->scalars.add_to(sub);
-  sub->add_option("--layout", a->layout,
-                  "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
-                  "TT; N row-major, T column-major (default: each file's)");
+  sub->add_option(
+      "--layout", a->layout,
+      "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
+      "TT; N row-major, T column-major; a third letter gives C's (default: each file's)");
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

@@ -138,10 +138,13 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
 // `layout A col` / `layout B col` (issue 18): what the copies do with a
 // column-major operand, and so what `transpose` means with it.
 void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t) {
-  if (!s.a_col && !s.b_col) return;
+  if (!s.a_col && !s.b_col && !s.c_col) return;
   if (s.is_naive()) {
-    o << "#   layouts:           " << (s.a_col ? "A" : "") << (s.a_col && s.b_col ? " and " : "")
-      << (s.b_col ? "B" : "") << " column-major, read in place by each thread\n";
+    std::string which;
+    for (auto [col, name] : {std::pair{s.a_col, "A"}, {s.b_col, "B"}, {s.c_col, "C"}})
+      if (col) which += (which.empty() ? "" : ", ") + std::string(name);
+    o << "#   layouts:           " << which
+      << " column-major, read and written in place by each thread\n";
     return;
   }
   const compiler::KernelPlan p = compiler::lower(s, t);
@@ -161,6 +164,9 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
   };
   if (s.a_col) line("A", p.copy_a, p.smem_a, "k", "m", s.transpose_a);
   if (s.b_col) line("B", p.copy_b, p.smem_b, "n", "k", s.transpose_b);
+  if (s.c_col)
+    o << "#   layout C col:      each thread stores its C elements one at a time, column by "
+         "column (m is contiguous in memory, n in a thread's tile)\n";
 }
 
 // Copies whose vectors (or 16-byte chunks) the threads do not divide: which

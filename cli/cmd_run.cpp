@@ -77,7 +77,8 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
      << plan.smem_bytes << " B shared, target " << c.target.arch_name() << "\n";
   os << "problem " << runtime::shape_string(p) << ", lda " << p.a_ld()
      << (p.a_col ? " (A column-major)" : "") << ", ldb " << p.b_ld()
-     << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld() << "\n";
+     << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld()
+     << (p.c_col ? " (C column-major)" : "") << "\n";
   os << "kernel (" << c.kernel.dtype
      << (c.kernel.tensor_cores ? ", tensor cores " + c.kernel.mma_type : "") << "):\n";
   print_entry(os, "main    ", c.kernel.main, p);
@@ -176,12 +177,14 @@ int run_command(const RunArgs& a) {
   compiler::Problem p{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype};
   p.a_col = c->kernel.a_col;  // the operands' layouts: lda and ldb are in them
   p.b_col = c->kernel.b_col;
+  p.c_col = c->kernel.c_col;
   if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
-      (a.ldc && a.ldc < p.n)) {
+      (a.ldc && a.ldc < p.c_row_len())) {
     std::cerr << "schedc run: error: leading dimensions must be at least the row length in "
                  "memory (lda >= "
               << (p.a_col ? "M: A is column-major" : "K")
-              << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N") << ", ldc >= N)\n";
+              << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N")
+              << ", ldc >= " << (p.c_col ? "M: C is column-major" : "N") << ")\n";
     return kBadInput;
   }
   runtime::JitOptions jit_options;
@@ -314,9 +317,10 @@ Command add_run_command(CLI::App& root) {
   sub->add_option("--shape", a->shape, "problem size MxNxK (default: the schedule's shape)");
   sub->add_option("--seed", a->seed, "seed of the random inputs (default 1)");
   a->scalars.add_to(sub);
-  sub->add_option("--layout", a->layout,
-                  "A's and B's layouts: NN, NT (B column-major: C = X·Wᵀ), TN or TT; N row-major, "
-                  "T column-major (default: the file's `layout`, else NN)");
+  sub->add_option(
+      "--layout", a->layout,
+      "A's and B's layouts: NN, NT (B column-major: C = X·Wᵀ), TN or TT; N row-major, "
+      "T column-major; a third letter gives C's (default: the file's `layout`, else NN)");
   sub->add_option("--lda", a->lda, "leading dimension of A (default K)");
   sub->add_option("--ldb", a->ldb, "leading dimension of B (default N)");
   sub->add_option("--ldc", a->ldc, "leading dimension of C (default N)");

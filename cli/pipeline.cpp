@@ -122,19 +122,24 @@ std::optional<Compiled> compile_file_in_layout(const std::string& path, const st
                                                const compiler::Target& target, std::ostream& err) {
   std::optional<Compiled> c = compile_file(path, target, err);
   if (!c || layout.empty()) return c;
-  if (layout.size() != 2 || layout.find_first_not_of("NT") != std::string::npos) {
+  if ((layout.size() != 2 && layout.size() != 3) ||
+      layout.find_first_not_of("NT") != std::string::npos) {
     err << "schedc: error: --layout " << layout
-        << ": expected NN, NT, TN or TT (A's letter first; N row-major, T column-major)\n";
+        << ": expected NN, NT, TN or TT, and optionally C's letter after them (A, B, C; N "
+           "row-major, T column-major)\n";
     return std::nullopt;
   }
-  if (c->schedule.a_layout_at.from_source || c->schedule.b_layout_at.from_source) {
+  if (c->schedule.a_layout_at.from_source || c->schedule.b_layout_at.from_source ||
+      c->schedule.c_layout_at.from_source) {
     err << path << ": error: the file sets a 'layout' itself; --layout " << layout
         << " applies to files that leave the layouts to the command line\n";
     return std::nullopt;
   }
-  const std::string text = c->file->text() + "\n# --layout " + layout + "\nlayout A " +
-                           (layout[0] == 'T' ? "col" : "row") + "\nlayout B " +
-                           (layout[1] == 'T' ? "col" : "row") + "\n";
+  std::string text = c->file->text() + "\n# --layout " + layout + "\nlayout A " +
+                     (layout[0] == 'T' ? "col" : "row") + "\nlayout B " +
+                     (layout[1] == 'T' ? "col" : "row") + "\n";
+  if (layout.size() == 3)
+    text += std::string("layout C ") + (layout[2] == 'T' ? "col" : "row") + "\n";
   return compile_source(std::make_shared<dsl::SourceFile>(path, text), target, err);
 }
 

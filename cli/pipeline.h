@@ -51,9 +51,10 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);
 
-// compile_file with the operands' layouts of `--layout` (run, bench): "NN",
-// "NT", "TN" or "TT", A's letter first, N row-major and T column-major
-// ("NT": B column-major, C = X·Wᵀ); "" = the file's own. A file that sets a
+// compile_file with the layouts of `--layout` (run, bench): "NN", "NT",
+// "TN" or "TT", A's letter first, and optionally C's after them; N
+// row-major, T column-major ("NT": B column-major, C = X·Wᵀ); "" = the
+// file's own. A file that sets a
 // `layout` itself is refused with --layout (one of the two would be
 // ignored). The layouts are appended to the text as directives, so analysis
 // checks them as any other.

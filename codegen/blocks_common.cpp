@@ -242,6 +242,11 @@ void emit_tile_origin(Emitter& e, const KernelPlan& p, const std::string& index)
   e.line("const int tile_n0 = (in_group / group_rows) * BN;");
 }
 
+bool smem_is_static(const KernelPlan& p) {
+  constexpr int kStaticLimit = 48 * 1024, kStreamKStatic = 16;  // sk_arrival, aligned
+  return p.smem_bytes + (p.stream_k || p.stream_k_tail ? kStreamKStatic : 0) <= kStaticLimit;
+}
+
 KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   KernelEntry k;
   k.name = name;
@@ -250,7 +255,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   } else {
     k.block = Dim3{uint32_t(p.block_threads), 1, 1};
   }
-  k.dynamic_smem = p.smem_bytes > 48 * 1024 ? uint32_t(p.smem_bytes) : 0;
+  k.dynamic_smem = smem_is_static(p) ? 0 : uint32_t(p.smem_bytes);
   k.tile_m = uint32_t(p.block_m);
   k.tile_n = uint32_t(p.block_n);
   k.swizzle_group = uint32_t(p.swizzle_group);

@@ -77,4 +77,12 @@ void emit_tile_origin(Emitter& e, const compiler::KernelPlan& plan, const std::s
 // The launch metadata of an entry made from `plan`.
 KernelEntry make_entry(const compiler::KernelPlan& plan, const std::string& name);
 
+// Whether a SIMT kernel's tiles are static shared arrays (else carved from
+// dynamic shared memory): CUDA allows 48 KB of static shared memory, and a
+// stream_k tail declares a few bytes more (its arrival slot,
+// codegen/blocks_stream_k.cpp), so with stream_k the tiles must leave room
+// for them. The main entry and its tail decide alike (they share the
+// KernelEntry's dynamic shared memory).
+bool smem_is_static(const compiler::KernelPlan& plan);
+
 }  // namespace schedc::codegen

@@ -77,7 +77,9 @@ void emit_naive_body(Emitter& e, const KernelPlan& p) {
            (s.a_col ? "(size_t)k * lda" : "k") + "]) * float(gB[" +
            (s.b_col ? "k" : "(size_t)k * ldb") + "]);");
   }
-  e.line("store_c(C + (size_t)m * ldc + n, n, acc, alpha, beta, bias);");
+  e.line(p.schedule.c_col
+             ? "store_c(C + (size_t)n * ldc + m, n, acc, alpha, beta, bias);  // C column-major"
+             : "store_c(C + (size_t)m * ldc + n, n, acc, alpha, beta, bias);");
 }
 
 void emit_thread_map(Emitter& e, const KernelPlan& p) {
@@ -141,13 +143,13 @@ void emit_smem_decls(Emitter& e, const KernelPlan& p) {
     if (l.pad) len += " + " + std::to_string(l.pad);
     return d + "[" + rows + "][" + len + "]";
   };
-  if (p.smem_bytes <= 48 * 1024) {
+  if (smem_is_static(p)) {
     e.line("__shared__ __align__(16) float sA" + dims(p.smem_a) + ";  // " + describe(p.smem_a));
     e.line("__shared__ __align__(16) float sB" + dims(p.smem_b) + ";  // " + describe(p.smem_b));
     return;
   }
-  e.comment(
-      format("%d bytes of shared memory: dynamic (over the 48 KB static limit)", p.smem_bytes));
+  e.comment(format("%d bytes of shared memory: dynamic (over the 48 KB static limit%s)",
+                   p.smem_bytes, p.smem_bytes <= 48 * 1024 ? " with stream_k's arrival slot" : ""));
   e.line("extern __shared__ __align__(16) unsigned char smem[];");
   e.line("using SA = float" + dims(p.smem_a) + ";  // " + describe(p.smem_a));
   e.line("using SB = float" + dims(p.smem_b) + ";  // " + describe(p.smem_b));
@@ -431,6 +433,22 @@ void emit_store_c(Emitter& e, const KernelPlan& p) {
     e.comment(
         "fallback: C is written as float4 only if C is 16-byte aligned and ldc a multiple of 4");
     e.line("const bool c_vector_ok = ldc % 4 == 0 && reinterpret_cast<size_t>(C) % 16 == 0;");
+  }
+  if (p.schedule.c_col) {
+    // layout C col: (m, n) at n * ldc + m, element by element.
+    e.comment("rC -> C (column-major) through the epilogue, predicated on M and N");
+    e.line("#pragma unroll");
+    e.open_scope("for (int j = 0; j < TN; ++j)");
+    e.line("const int n = tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN;");
+    e.line("if (n >= N) continue;");
+    e.line("float* gC = C + (size_t)n * ldc;  // column n of C");
+    e.line("#pragma unroll");
+    e.open_scope("for (int i = 0; i < TM; ++i)");
+    e.line("const int m = tile_m0 + thread_m + i / PM * PIECE_STRIDE_M + i % PM;");
+    e.line("if (m < M) store_c(gC + m, n, rC[i][j], alpha, beta, bias);");
+    e.close_scope();
+    e.close_scope();
+    return;
   }
   e.comment("rC -> C through the epilogue, predicated on M and N");
   e.line("#pragma unroll");

@@ -117,6 +117,7 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
   k.entry_guards = true;
   k.a_col = plan.schedule.a_col;
   k.b_col = plan.schedule.b_col;
+  k.c_col = plan.schedule.c_col;
   return k;
 }
 

@@ -137,7 +137,7 @@ struct GeneratedKernel {
   // The operands' layouts in global memory the kernel reads (`layout A col`,
   // `layout B col`; compiler/problem.h): the runtime launches and validates
   // every problem in them.
-  bool a_col = false, b_col = false;
+  bool a_col = false, b_col = false, c_col = false;
   KernelEntry main;  // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.

@@ -88,17 +88,20 @@ void Analyzer::read(const Directive& d) {
     }
     s_.vectorize_at = at(d);
   } else if (k == "layout") {
-    Operand op;
-    if (!operand(a[0], op)) return;
-    const std::string key = std::string("layout ") + (op == Operand::A ? "A" : "B");
-    if (!first_time(key, d)) return;
+    // A, B or C (C is no operand of the copies, so it is chosen here).
+    char which = 0;
+    if (!choice<char>(a[0], "matrix", {{"A", 'A'}, {"B", 'B'}, {"C", 'C'}}, which)) return;
+    if (!first_time(std::string("layout ") + which, d)) return;
     if (a[1].text != "row" && a[1].text != "col") {
       bad_value(a[1].span,
                 "expected row (row-major) or col (column-major), got '" + a[1].text + "'");
       return;
     }
-    (op == Operand::A ? s_.a_col : s_.b_col) = a[1].text == "col";
-    (op == Operand::A ? s_.a_layout_at : s_.b_layout_at) = at(d);
+    const bool col = a[1].text == "col";
+    bool& flag = which == 'A' ? s_.a_col : which == 'B' ? s_.b_col : s_.c_col;
+    Origin& where = which == 'A' ? s_.a_layout_at : which == 'B' ? s_.b_layout_at : s_.c_layout_at;
+    flag = col;
+    where = at(d);
   } else if (k == "transpose") {
     Operand op;
     if (!operand(a[0], op)) return;
@@ -505,7 +508,7 @@ bool Analyzer::vector_width_rules(const BlockTile& t) {
                         " (a vector never crosses a row of B's tile in memory, which is " +
                         (b_col ? "BK long: layout B col)" : "BN long)"),
                     tile_note(), "block tile set here");
-  if (ok && !s_.mma) {
+  if (ok && !s_.mma && !s_.c_col) {  // (a column-major C is stored element by element)
     // The thread writes C from each piece's row: TN/PN contiguous elements.
     int row = s_.thread.n / std::max(s_.thread.split_n, 1);
     std::string what = s_.thread.split_n > 1

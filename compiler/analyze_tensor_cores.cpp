@@ -242,11 +242,14 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  for (const char* k : {"layout A", "layout B"})
-    if (const Directive* d = given(k); d && (k[7] == 'A' ? s_.a_col : s_.b_col)) {
+  for (const char* k : {"layout A", "layout B", "layout C"})
+    if (const Directive* d = given(k); d && (k[7] == 'A'   ? s_.a_col
+                                             : k[7] == 'B' ? s_.b_col
+                                                           : s_.c_col)) {
       auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
-                                   "' is not implemented yet: the tensor-core copies read A and B "
-                                   "row-major (issue 18); the SIMT and naive kernels read either");
+                                   "' is not implemented yet: the tensor-core kernels read A and B "
+                                   "and write C row-major (issue 18); the SIMT and naive kernels "
+                                   "take either");
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
     }
   for (const char* k : {"transpose A", "transpose B"})

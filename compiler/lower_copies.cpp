@@ -127,7 +127,9 @@ KernelPlan lower_copies(KernelPlan p) {
   p.fma.order = t.tn < t.tm ? FmaOrder::cols_outer : FmaOrder::rows_outer;
   p.fma.serpentine = p.fma.order == FmaOrder::rows_outer && t.tn > t.tm;
   // store_c4 is the one vector store: float4 rows of a piece.
-  p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0) ? 4 : 1;
+  // (A column-major C, `layout C col`, is stored element by element: its
+  // contiguous side is m, across the rows of a thread's piece.)
+  p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0 && !p.schedule.c_col) ? 4 : 1;
   return p;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// One concrete GEMM: C (MxN) = epilogue(A (MxK) * B (KxN)), C row-major, A
-// and B row-major or column-major (`layout A col`, `layout B col`; issue
-// 18), with leading dimensions that may exceed the row length in memory
+// One concrete GEMM: C (MxN) = epilogue(A (MxK) * B (KxN)), each of A, B, C
+// row-major or column-major (`layout A col`, `layout B col`, `layout C col`;
+// issue 18), with leading dimensions that may exceed the row length in memory
 // (unaligned ones exercise the fallback paths of vectorized schedules).
 
 #include <cstdint>
@@ -17,6 +17,8 @@ struct Problem {
   // Column-major A: element (m, k) at k·lda + m (rows of M in memory);
   // column-major B: (k, n) at n·ldb + k (rows of K: nn.Linear's weight).
   bool a_col = false, b_col = false;
+  // Column-major C: (m, n) at n·ldc + m.
+  bool c_col = false;
 
   // Row length in memory, and the number of rows, of each operand.
   int64_t a_row_len() const { return a_col ? m : k; }
@@ -25,10 +27,13 @@ struct Problem {
   int64_t b_rows() const { return b_col ? n : k; }
   int64_t a_ld() const { return lda ? lda : a_row_len(); }
   int64_t b_ld() const { return ldb ? ldb : b_row_len(); }
-  int64_t c_ld() const { return ldc ? ldc : n; }
+  int64_t c_row_len() const { return c_col ? m : n; }
+  int64_t c_rows() const { return c_col ? n : m; }
+  int64_t c_ld() const { return ldc ? ldc : c_row_len(); }
   // Offsets of A(m, k) and B(k, n) in their storage.
   int64_t a_index(int64_t i, int64_t kk) const { return a_col ? kk * a_ld() + i : i * a_ld() + kk; }
   int64_t b_index(int64_t kk, int64_t j) const { return b_col ? j * b_ld() + kk : kk * b_ld() + j; }
+  int64_t c_index(int64_t i, int64_t j) const { return c_col ? j * c_ld() + i : i * c_ld() + j; }
   double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
 

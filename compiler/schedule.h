@@ -98,6 +98,10 @@ struct Schedule {
   Origin a_layout_at;
   bool b_col = false;
   Origin b_layout_at;
+  // `layout C col`: C column-major, (m, n) at n·ldc + m (the SIMT and naive
+  // epilogues store it element by element).
+  bool c_col = false;
+  Origin c_layout_at;
   bool transpose_a = false;
   Origin transpose_a_at;
   bool transpose_b = false;

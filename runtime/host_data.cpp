@@ -156,12 +156,11 @@ double exact_int_limit(ElemType t) {
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const int64_t ldc = p.c_ld();
   GemmInputs in;
   // A(i, k) and B(k, j) lie where p.a_index and p.b_index say (their layouts).
   in.a.assign(size_t(p.a_rows() * p.a_ld()), nan);
   in.b.assign(size_t(p.b_rows() * p.b_ld()), nan);
-  in.c0.assign(size_t(p.m * ldc), nan);
+  in.c0.assign(size_t(p.c_rows() * p.c_ld()), nan);
   if (bias) in.bias.assign(size_t(p.n), 0.0f);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
 
@@ -177,7 +176,7 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
     if (beta != 0.0f)
       for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j)
-          in.c0[size_t(i * ldc + j)] =
+          in.c0[size_t(p.c_index(i, j))] =
               round_to(t, uniform_pm1(hash64(s, 2, uint64_t(i * p.n + j))));
     for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
       in.bias[size_t(j)] = uniform_pm1(hash64(s, 3, uint64_t(j)));
@@ -205,7 +204,7 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
   if (beta != 0.0f)
     for (int64_t i = 0; i < p.m; ++i)
       for (int64_t j = 0; j < p.n; ++j)
-        in.c0[size_t(i * ldc + j)] = small_int(hash64(s, 2, uint64_t(i * p.n + j)), 2);
+        in.c0[size_t(p.c_index(i, j))] = small_int(hash64(s, 2, uint64_t(i * p.n + j)), 2);
   for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
     in.bias[size_t(j)] = small_int(hash64(s, 3, uint64_t(j)), 2);
   return in;

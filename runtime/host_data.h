@@ -37,7 +37,7 @@ const char* to_string(InputMode m);
 struct GemmInputs {
   std::vector<float> a;     // a_rows() x lda: A(i, k) at p.a_index(i, k)
   std::vector<float> b;     // b_rows() x ldb: B(k, j) at p.b_index(k, j)
-  std::vector<float> c0;    // m x ldc: C before the run (beta != 0), NaN when beta == 0
+  std::vector<float> c0;    // c_rows() x ldc: C before the run (beta != 0), NaN when beta == 0
   std::vector<float> bias;  // n, or empty
   int exact_range = 0;      // exact mode: |A|, |B| <= this (see make_inputs)
   int exact_stride = 1;     // exact mode: B nonzero only where (k + n) % stride == 0

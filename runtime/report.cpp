@@ -74,24 +74,23 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
                 {"max", json_number(t.max_ms)},
                 {"runs", t.runs}};
   };
-  Json o = {
-      {"file", file},
-      {"m", p.m},
-      {"n", p.n},
-      {"k", p.k},
-      {"lda", p.a_ld()},
-      {"ldb", p.b_ld()},
-      {"ldc", p.c_ld()},
-      {"dtype", prepared.kernel.dtype},
-      {"ok", r.ok()},
-      {"failure", r.failure()},
-      {"reference", to_string(r.ref_mode)},
-      {"entry",
-       {{"name", r.entry.name},
-        {"fallback", r.entry.fallback},
-        {"repack_a", r.entry.repack_a},
-        {"repack_b", r.entry.repack_b},
-        {"why", r.entry.why}}}};
+  Json o = {{"file", file},
+            {"m", p.m},
+            {"n", p.n},
+            {"k", p.k},
+            {"lda", p.a_ld()},
+            {"ldb", p.b_ld()},
+            {"ldc", p.c_ld()},
+            {"dtype", prepared.kernel.dtype},
+            {"ok", r.ok()},
+            {"failure", r.failure()},
+            {"reference", to_string(r.ref_mode)},
+            {"entry",
+             {{"name", r.entry.name},
+              {"fallback", r.entry.fallback},
+              {"repack_a", r.entry.repack_a},
+              {"repack_b", r.entry.repack_b},
+              {"why", r.entry.why}}}};
   Json validations = Json::array();
   for (const ValidationResult& v : r.validations) {
     Json first = Json::array();

@@ -63,18 +63,20 @@ void check_problem(const compiler::Problem& p) {
   if (p.m < 1 || p.n < 1 || p.k < 1) bad("M, N and K must be >= 1");
   if (p.a_ld() < p.a_row_len()) bad(p.a_col ? "lda < M (A column-major)" : "lda < K");
   if (p.b_ld() < p.b_row_len()) bad(p.b_col ? "ldb < K (B column-major)" : "ldb < N");
-  if (p.c_ld() < p.n) bad("ldc < N");
+  if (p.c_ld() < p.c_row_len()) bad(p.c_col ? "ldc < M (C column-major)" : "ldc < N");
   const int64_t int_max = 2147483647;
   if (p.a_rows() * p.a_ld() > int_max || p.b_rows() * p.b_ld() > int_max ||
-      p.m * p.c_ld() > int_max)
+      p.c_rows() * p.c_ld() > int_max)
     bad("a matrix has more than 2^31 - 1 elements (the kernel ABI indexes with int)");
 }
 
 // The packed f32 copy of C0 cuBLAS's reference starts from (beta != 0).
-std::vector<float> packed(const std::vector<float>& m, int64_t rows, int64_t cols, int64_t ld) {
-  std::vector<float> out(size_t(rows * cols));
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) out[size_t(i * cols + j)] = m[size_t(i * ld + j)];
+// C as stored (its layout and ldc, compiler::Problem::c_index) as a packed
+// row-major M x N matrix.
+std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& p) {
+  std::vector<float> out(size_t(p.m * p.n));
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) out[size_t(i * p.n + j)] = c[size_t(p.c_index(i, j))];
   return out;
 }
 
@@ -153,6 +155,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   compiler::Problem p = options.problem;
   p.a_col = kernel.a_col;
   p.b_col = kernel.b_col;
+  p.c_col = kernel.c_col;
   check_problem(p);
   const ElemType t = elem_type(kernel.dtype);
   const size_t es = size_t(elem_size(t));
@@ -163,7 +166,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   report.ref_mode = reference_mode(kernel);
 
   const size_t a_elems = size_t(p.a_rows() * p.a_ld()), b_elems = size_t(p.b_rows() * p.b_ld()),
-               c_elems = size_t(p.m * p.c_ld());
+               c_elems = size_t(p.c_rows() * p.c_ld());
   DeviceBuffer dA(a_elems * es, "A"), dB(b_elems * es, "B"), dC(c_elems * es, "C");
   DeviceBuffer dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference");
   DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
@@ -200,7 +203,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         dC.download(got_raw.data(), got_raw.size(), "C", stream);
 
         // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
-        std::vector<float> c0 = packed(in.c0, p.m, p.n, p.c_ld());
+        std::vector<float> c0 = packed(in.c0, p);
         if (epi.beta != 0.0f)
           dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
         else
@@ -238,9 +241,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
           // matrix A^T (B.npy the N x K matrix B^T).
           save("A.npy", in.a, p.a_rows(), p.a_row_len(), p.a_ld());
           save("B.npy", in.b, p.b_rows(), p.b_row_len(), p.b_ld());
-          save("C_schedc.npy", got, p.m, p.n, p.c_ld());
+          save("C_schedc.npy", got, p.c_rows(), p.c_row_len(), p.c_ld());
           save("C_cublas.npy", expected, p.m, p.n, p.n);
-          if (epi.beta != 0.0f) save("C0.npy", in.c0, p.m, p.n, p.c_ld());
+          if (epi.beta != 0.0f) save("C0.npy", in.c0, p.c_rows(), p.c_row_len(), p.c_ld());
           if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
         }
         if (mode == InputMode::random) {
@@ -276,7 +279,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     dCublas.upload(random_sent.data(), dCublas.bytes(), "cuBLAS's C", stream);
     auto cublas_launch = [&] {
       cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dCublas.get(), false,
-                  p.c_ld(), epi.alpha, epi.beta);
+                  p.c_ld(), epi.alpha, epi.beta, p.c_col);
     };
     const std::vector<TimingStats> stats = time_interleaved({launch, cublas_launch}, stream_, topt);
     report.kernel = stats[0];

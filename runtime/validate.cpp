@@ -87,7 +87,7 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t j = 0; j < p.n; ++j) {
       float e = expected[size_t(i * p.n + j)];
-      float g = got[size_t(i * ldc + j)];
+      float g = got[size_t(p.c_index(i, j))];  // C in its layout
       double d = std::fabs(double(g) - double(e));
       ref2 += double(e) * e;
       ++r.checked;
@@ -112,7 +112,7 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   for (int64_t i = 0; i < p.m; ++i)
     for (int64_t j = 0; j < p.n; ++j) {
       float e = expected[size_t(i * p.n + j)];
-      float g = got[size_t(i * ldc + j)];
+      float g = got[size_t(p.c_index(i, j))];  // C in its layout
       bool bad;
       if (std::isnan(g) || std::isnan(e))
         bad = true;
@@ -126,9 +126,10 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
       if (r.first.size() < 5) r.first.push_back({i, j, g, e});
     }
 
-  // The ld padding of C must come back exactly as it was sent.
-  for (int64_t i = 0; i < p.m; ++i)
-    for (int64_t j = p.n; j < ldc; ++j) {
+  // The ld padding of C (past each stored row: N long, M long for a
+  // column-major C) must come back exactly as it was sent.
+  for (int64_t i = 0; i < p.c_rows(); ++i)
+    for (int64_t j = p.c_row_len(); j < ldc; ++j) {
       size_t at = size_t(i * ldc + j) * es;
       if (at + es <= got_raw.size() && at + es <= sent_raw.size() &&
           !std::equal(got_raw.begin() + long(at), got_raw.begin() + long(at + es),
@@ -173,7 +174,8 @@ std::vector<float> finish_reference(const std::vector<float>& ref32, const compi
 }
 
 void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
-                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta) {
+                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta,
+                 bool c_col) {
   cudaDataType_t t = in == ElemType::f32   ? CUDA_R_32F
                      : in == ElemType::f16 ? CUDA_R_16F
                                            : CUDA_R_16BF;
@@ -190,15 +192,26 @@ void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Proble
   check_cublas(cublas().SetMathMode(
                    h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
+  const cudaDataType_t c_type = c_f32 ? CUDA_R_32F : t;
+  if (c_col) {
+    // Column-major C = op(A) op(B) in cuBLAS's own view: a row-major operand
+    // is seen transposed (op T), a column-major one as it is (op N).
+    check_cublas(
+        cublas().GemmEx(h, p.a_col ? CUBLAS_OP_N : CUBLAS_OP_T, p.b_col ? CUBLAS_OP_N : CUBLAS_OP_T,
+                        int(p.m), int(p.n), int(p.k), &alpha, a, t, int(p.a_ld()), b, t,
+                        int(p.b_ld()), &beta, c, c_type, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+    return;
+  }
   // Row-major C = A B is column-major C^T = B^T A^T: swap the operands. A
   // row-major operand is, seen column-major, already transposed (op N); a
   // column-major one (layout col) is not, so it takes op T.
   const cublasOperation_t op_b = p.b_col ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_a = p.a_col ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check_cublas(cublas().GemmEx(h, op_b, op_a, int(p.n), int(p.m), int(p.k), &alpha, b, t,
-                               int(p.b_ld()), a, t, int(p.a_ld()), &beta, c, c_f32 ? CUDA_R_32F : t,
-                               int(ldc), compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmEx");
+  check_cublas(
+      cublas().GemmEx(h, op_b, op_a, int(p.n), int(p.m), int(p.k), &alpha, b, t, int(p.b_ld()), a,
+                      t, int(p.a_ld()), &beta, c, c_type, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
+      "cublasGemmEx");
 }
 
 }  // namespace schedc::runtime

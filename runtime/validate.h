@@ -76,10 +76,11 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
 std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,
                                     const std::vector<float>& bias, bool relu, ElemType out);
 
-// cuBLAS GEMM on row-major operands (C^T = B^T A^T in cuBLAS's column-major
-// view). `c_f32`: C is f32 (the reference); otherwise C has the kernel's
-// element type (timing). `ldc` is C's leading dimension.
+// cuBLAS GEMM on A and B in p's layouts. `c_f32`: C is f32 (the reference);
+// otherwise C has the kernel's element type (timing). `ldc` is C's leading
+// dimension, and `c_col` its layout (column-major: (m, n) at n·ldc + m).
 void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
-                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta);
+                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta,
+                 bool c_col = false);
 
 }  // namespace schedc::runtime

@@ -19,10 +19,10 @@ namespace schedc::tune {
 
 // What a result is measured for.
 struct Key {
-  std::string device;         // "NVIDIA H100 80GB HBM3"
-  std::string driver;         // "13.0" (cudaDriverGetVersion)
-  std::string dtype;          // "f32" | "f16" | "bf16"
-  std::string layout = "NN";  // A's and B's: N row-major, T column-major
+  std::string device;          // "NVIDIA H100 80GB HBM3"
+  std::string driver;          // "13.0" (cudaDriverGetVersion)
+  std::string dtype;           // "f32" | "f16" | "bf16"
+  std::string layout = "NNN";  // A's, B's, C's: N row-major, T column-major
   int64_t m = 0, n = 0, k = 0;
 };
 

@@ -194,8 +194,8 @@ class Run {
     m.compile_ms = slot.compile_ms;
     if (slot.compiled) {
       m.shape.dtype = slot.compiled->schedule.dtype;
-      m.layout = std::string(slot.compiled->kernel.a_col ? "T" : "N") +
-                 (slot.compiled->kernel.b_col ? "T" : "N");
+      const codegen::GeneratedKernel& k = slot.compiled->kernel;
+      m.layout = std::string(k.a_col ? "T" : "N") + (k.b_col ? "T" : "N") + (k.c_col ? "T" : "N");
     }
     return m;
   }

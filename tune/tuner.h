@@ -33,7 +33,7 @@ struct Measured {
   std::string choices;  // its choice in each set
   std::string text;     // its schedule
   compiler::Problem shape;
-  std::string layout = "NN";  // A's and B's layouts (the database key's)
+  std::string layout = "NNN";  // A's, B's and C's layouts (the database key's)
   Status status = Status::failed;
   std::string detail;     // why wrong or failed
   double compile_ms = 0;  // its entries' compiles, one after the other (0: cache hits)

@@ -100,9 +100,9 @@ class SCHEDC_API Kernel {
   const std::string& dtype() const;
   // The architecture it was generated for ("sm_90").
   std::string arch() const;
-  // A's and B's layouts in memory, A's letter first: "NN" (both row-major),
-  // "NT" (B column-major: `layout B col`, C = X·Wᵀ), "TN", "TT". The
-  // leading dimensions of launch() are in these layouts.
+  // A's, B's and C's layouts in memory, in that order: N row-major, T
+  // column-major ("NNN"; "NTN" for `layout B col`, C = X·Wᵀ; "NNT" for
+  // `layout C col`). The leading dimensions of launch() are in these layouts.
   std::string layout() const;
   // Threads per block and dynamic shared memory of the main entry.
   int block_threads() const;

@@ -114,7 +114,7 @@ class Kernel:
     entry_name = property(lambda self: self._k.entry_name)
     dtype = property(lambda self: self._k.dtype)
     arch = property(lambda self: self._k.arch)
-    layout = property(lambda self: self._k.layout)  # "NN", "NT" (B column-major), "TN", "TT"
+    layout = property(lambda self: self._k.layout)  # A, B, C: "NNN", "NTN" (B column-major), …
     block_threads = property(lambda self: self._k.block_threads)
     shared_memory_bytes = property(lambda self: self._k.shared_memory_bytes)
 
@@ -128,7 +128,7 @@ class Kernel:
         A's __cuda_array_interface__ names. With c None, C is a new matrix
         (torch tensors only). Returns C."""
         want, _ = _DTYPES[self.dtype]
-        a_col, b_col = self.layout[0] == "T", self.layout[1] == "T"
+        a_col, b_col, c_col = (letter == "T" for letter in self.layout)
         pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col)
         pb, kb, n, ldb, tb, _ = _matrix(b, "b", b_col)
         if ka != kb:
@@ -139,8 +139,9 @@ class Kernel:
         if c is None:
             import torch
 
-            c = torch.empty((m, n), dtype=a.dtype, device=a.device)
-        pc, mc, nc, ldc, tc, _ = _matrix(c, "c")
+            c = torch.empty((m, n), dtype=a.dtype, device=a.device) if not c_col else \
+                torch.empty((n, m), dtype=a.dtype, device=a.device).t()
+        pc, mc, nc, ldc, tc, _ = _matrix(c, "c", c_col)
         if (mc, nc) != (m, n) or tc != want:
             raise ValueError(f"c must be a {m}x{n} {want} matrix, not {mc}x{nc} {tc}")
         pbias = 0

@@ -28,7 +28,7 @@ class Kernel:
     entry_name: str
     dtype: str  # "f32", "f16", "bf16"
     arch: str
-    layout: str  # "NN", "NT" (B column-major: x @ w.t()), "TN", "TT"
+    layout: str  # A, B, C: "NNN"; "NTN" (B column-major: x @ w.t()); T = column-major
     block_threads: int
     shared_memory_bytes: int
     def __call__(self, a: Any, b: Any, c: Optional[Any] = ..., alpha: float = ...,

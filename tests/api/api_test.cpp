@@ -26,7 +26,7 @@ TEST(Api, CompilesTextAndAnswersQueries) {
   EXPECT_EQ(k.entry_name(), "schedc_small");
   EXPECT_EQ(k.dtype(), "f32");
   EXPECT_EQ(k.arch(), "sm_90");
-  EXPECT_EQ(k.layout(), "NN");
+  EXPECT_EQ(k.layout(), "NNN");
   EXPECT_EQ(k.block_threads(), 256);
   EXPECT_EQ(k.shared_memory_bytes(), (64 * 8 + 8 * 64) * 4);
   EXPECT_NE(k.cuda_source().find("extern \"C\" __global__"), std::string::npos);

@@ -207,12 +207,13 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
       // N or K for B (layout A col / layout B col).
       const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
       const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
+      const int64_t c_row = c->kernel.c_col ? shape.m : shape.n;
       o.problem = compiler::Problem{shape.m,
                                     shape.n,
                                     shape.k,
                                     leading_dim(ld, a_row),
                                     leading_dim(ld, b_row),
-                                    leading_dim(ld, shape.n),
+                                    leading_dim(ld, c_row),
                                     c->schedule.dtype};
       o.epilogue = c->schedule.epilogue;
       o.time = false;

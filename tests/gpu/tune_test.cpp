@@ -35,7 +35,7 @@ std::string fresh_db(const std::string& name) {
 }
 
 Key key(int64_t m = 4096) {
-  return Key{"NVIDIA H100 80GB HBM3", "13.0", "f32", "NN", m, m, m};
+  return Key{"NVIDIA H100 80GB HBM3", "13.0", "f32", "NNN", m, m, m};
 }
 
 Result result(const std::string& schedule, Status status, double ms, int rank = 1) {
@@ -213,8 +213,8 @@ TEST(TuneViews, ShowPrintsOneTablePerKeyFastestFirst) {
   std::ostringstream os;
   cli::print_results(os, db.list());
   const std::string text = os.str();
-  const size_t f16 = text.find("# NVIDIA H100 80GB HBM3, driver 13.0, f16 NN 4096x4096x4096\n");
-  const size_t f32 = text.find("# NVIDIA H100 80GB HBM3, driver 13.0, f32 NN 4096x4096x4096\n");
+  const size_t f16 = text.find("# NVIDIA H100 80GB HBM3, driver 13.0, f16 NNN 4096x4096x4096\n");
+  const size_t f32 = text.find("# NVIDIA H100 80GB HBM3, driver 13.0, f32 NNN 4096x4096x4096\n");
   ASSERT_NE(f16, std::string::npos) << text;
   ASSERT_NE(f32, std::string::npos) << text;
   const size_t ok = text.find("  ok  ", f32), wrong = text.find("  wrong  ", f32);
@@ -319,7 +319,7 @@ TEST(TuneGpu, APlantedWrongCandidateIsNeverSelected) {
   ASSERT_TRUE(best.has_value());
   EXPECT_NE(best->model_rank, 1);
   EXPECT_EQ(best->status, Status::ok);
-  Key k{s->device().name, runtime::driver_version(), "f32", "NN", 512, 512, 512};
+  Key k{s->device().name, runtime::driver_version(), "f32", "NNN", 512, 512, 512};
   std::optional<Result> stored = Database(db_path).best(k);
   ASSERT_TRUE(stored.has_value());
   EXPECT_NE(stored->model_rank, 1);

@@ -38,11 +38,11 @@ def test_compile_gives_a_kernel_with_its_figures():
 
 
 def test_layout_says_which_operands_are_column_major():
-    assert schedc.compile(SGEMM).layout == "NN"
-    assert schedc.compile(SGEMM + "layout B col\n").layout == "NT"
-    assert schedc.compile(SGEMM + "layout A col\nlayout B col\n").layout == "TT"
+    assert schedc.compile(SGEMM).layout == "NNN"
+    assert schedc.compile(SGEMM + "layout B col\n").layout == "NTN"
+    assert schedc.compile(SGEMM + "layout A col\nlayout B col\nlayout C col\n").layout == "TTT"
     xwt = schedc.compile_file(os.path.join(ROOT, "examples", "sgemm_xwt.sched"))
-    assert xwt.layout == "NT"
+    assert xwt.layout == "NTN"
 
 
 def test_bad_schedule_raises_with_located_diagnostics():

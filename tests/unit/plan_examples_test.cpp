@@ -54,7 +54,7 @@ TEST(PlanExamples, EveryExampleEmulatesCorrectly) {
     codegen::GeneratedKernel k = codegen::emit_cuda(*plan);
     EXPECT_EQ(k.has_fallback(), plan->needs_fallback());
     if (plan->kind == compiler::KernelKind::naive) continue;  // no maps to walk
-    if (plan->schedule.a_col || plan->schedule.b_col) {
+    if (plan->schedule.a_col || plan->schedule.b_col || plan->schedule.c_col) {
       // A column-major operand (examples/sgemm_xwt.sched): the layout-aware
       // emulation (plan_test_util.h) on its ragged shapes.
       EXPECT_EQ(emulation_mismatch(*plan, rng), "");
@@ -105,7 +105,8 @@ TEST(PlanExamples, EveryExampleEmulatesCorrectlyInEveryLayout) {
     const std::vector<std::string> variants =
         own ? std::vector<std::string>{""}
             : std::vector<std::string>{"layout A col\n", "layout B col\n",
-                                       "layout A col\nlayout B col\n"};
+                                       "layout A col\nlayout B col\n", "layout C col\n",
+                                       "layout A col\nlayout B col\nlayout C col\n"};
     for (const std::string& layout : variants) {
       SCOPED_TRACE(path + " with " + layout);
       compiler::Target t;

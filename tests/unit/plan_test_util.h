@@ -135,7 +135,8 @@ inline bool emulate(const KernelPlan& p, int M, int N, int K, const std::vector<
           int m = tile_m0 + tm.row(t, i), n = tile_n0 + tm.col(t, j);
           if (m >= M || n >= N) continue;
           float v = alpha * acc[(size_t(t) * tm.tm + i) * tm.tn + j];
-          float& c = C[size_t(m) * ldc + n];
+          // C in its layout: row-major, or column-major (layout C col).
+          float& c = C[p.schedule.c_col ? size_t(n) * ldc + m : size_t(m) * ldc + n];
           if (beta != 0.0f) v += beta * c;
           if (p.epilogue.bias) v += bias[size_t(n)];
           if (p.epilogue.relu) v = std::max(v, 0.0f);
@@ -155,15 +156,17 @@ inline std::string emulation_mismatch(const KernelPlan& main, std::mt19937& rng)
   std::uniform_int_distribution<int> small(-2, 2);
   const int shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {67, 45, 19}, {130, 129, 33}};
   for (auto& sh : shapes) {
-    int M = sh[0], N = sh[1], K = sh[2], ldc = N + 2;
+    int M = sh[0], N = sh[1], K = sh[2];
     // Leading dimensions past each operand's row in its layout (layout A col:
     // A is stored K rows of M; layout B col: B is N rows of K).
-    const bool a_col = main.schedule.a_col, b_col = main.schedule.b_col;
-    const int lda = (a_col ? M : K) + 3, ldb = (b_col ? K : N) + 1;
+    const bool a_col = main.schedule.a_col, b_col = main.schedule.b_col,
+               c_col = main.schedule.c_col;
+    const int lda = (a_col ? M : K) + 3, ldb = (b_col ? K : N) + 1, ldc = (c_col ? M : N) + 2;
+    auto c_at = [&](int m, int n) { return c_col ? size_t(n) * ldc + m : size_t(m) * ldc + n; };
     auto a_at = [&](int m, int k) { return a_col ? size_t(k) * lda + m : size_t(m) * lda + k; };
     auto b_at = [&](int k, int n) { return b_col ? size_t(n) * ldb + k : size_t(k) * ldb + n; };
     std::vector<float> A(size_t(a_col ? K : M) * lda), B(size_t(b_col ? N : K) * ldb),
-        C0(size_t(M) * ldc), bias(N);
+        C0(size_t(c_col ? N : M) * ldc), bias(N);
     for (auto& x : A) x = float(small(rng));
     for (auto& x : B) x = float(small(rng));
     for (auto& x : C0) x = float(small(rng));
@@ -174,10 +177,10 @@ inline std::string emulation_mismatch(const KernelPlan& main, std::mt19937& rng)
       for (int n = 0; n < N; ++n) {
         float acc = 0;
         for (int k = 0; k < K; ++k) acc += A[a_at(m, k)] * B[b_at(k, n)];
-        float v = alpha * acc + (beta != 0.0f ? beta * C0[size_t(m) * ldc + n] : 0.0f);
+        float v = alpha * acc + (beta != 0.0f ? beta * C0[c_at(m, n)] : 0.0f);
         if (main.epilogue.bias) v += bias[n];
         if (main.epilogue.relu) v = std::max(v, 0.0f);
-        ref[size_t(m) * ldc + n] = v;
+        ref[c_at(m, n)] = v;
       }
     const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
     for (const KernelPlan& p : plans) {
