@@ -161,10 +161,14 @@ void simt_c_store(Explanation& e, const KernelPlan& p, int64_t ldc) {
   const int es = elem_bytes(p.dtype);
   const ThreadMap& m = p.threads;
   const int v = std::max(p.epilogue.vec, 1);
+  const bool col = p.schedule.c_col;  // layout C col: (m, n) at n * ldc + m, column by column
   RequestSet c(p.block_threads, v * es);
   for (int i = 0; i < m.tm; ++i)
     for (int j = 0; j < m.tn; j += v)
-      c.add([&](int t) { return (int64_t(m.row(t, i)) * ldc + m.col(t, j)) * es; });
+      c.add([&](int t) {
+        const int64_t r = m.row(t, i), n = m.col(t, j);
+        return (col ? n * ldc + r : r * ldc + n) * es;
+      });
   add_global(e, "store C (" + std::to_string(v) + " per store)", c);
 }
 
@@ -173,10 +177,15 @@ void naive_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
   const int threads = p.block_x * p.block_y;
   auto m_of = [&](int t) { return t / p.block_x; };
   auto n_of = [&](int t) { return t % p.block_x; };
+  const compiler::Schedule& s = p.schedule;
   RequestSet a(threads, es), b(threads, es), c(threads, es);
-  a.add([&](int t) { return int64_t(m_of(t)) * shape.k * es; });
-  b.add([&](int t) { return int64_t(n_of(t)) * es; });
-  c.add([&](int t) { return (int64_t(m_of(t)) * shape.n + n_of(t)) * es; });
+  // A warp's addresses at one k, in each matrix's layout (packed).
+  a.add([&](int t) { return int64_t(m_of(t)) * (s.a_col ? 1 : shape.k) * es; });
+  b.add([&](int t) { return int64_t(n_of(t)) * (s.b_col ? shape.k : 1) * es; });
+  c.add([&](int t) {
+    return (s.c_col ? int64_t(n_of(t)) * shape.m + m_of(t) : int64_t(m_of(t)) * shape.n + n_of(t)) *
+           es;
+  });
   add_global(e, "load A (each k)", a);
   add_global(e, "load B (each k)", b);
   add_global(e, "store C", c);
@@ -378,7 +387,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
     simt_copy(e, plan, plan.copy_a, plan.smem_a, plan.schedule.a_col ? shape.m : shape.k, "A");
     simt_copy(e, plan, plan.copy_b, plan.smem_b, plan.schedule.b_col ? shape.k : shape.n, "B");
     simt_fragments(e, plan);
-    simt_c_store(e, plan, shape.n);
+    simt_c_store(e, plan, plan.schedule.c_col ? shape.m : shape.n);
   }
   e.roofline = roofline_of(plan, e);
   for (const std::string& n : uneven_copy_notes(plan))
