@@ -38,37 +38,34 @@ def rel_err(c, ref):
     return (torch.linalg.norm(c - ref) / torch.linalg.norm(ref)).item()
 
 
+def ms_per_call(fn, calls):
+    """CUDA-event time of `calls` back-to-back calls of fn, in ms per call."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(calls):
+        fn()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e) / calls
+
+
 def time_pair(f, g, rounds=15, calls=10):
     """Median ms per call of f and of g, interleaved round by round."""
-    tf, tg = [], []
     for _ in range(3):
         f(), g()
     torch.cuda.synchronize()
+    tf, tg = [], []
     for _ in range(rounds):
-        for fn, out in ((f, tf), (g, tg)):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            for _ in range(calls):
-                fn()
-            e.record()
-            e.synchronize()
-            out.append(s.elapsed_time(e) / calls)
+        tf.append(ms_per_call(f, calls))
+        tg.append(ms_per_call(g, calls))
     return statistics.median(tf), statistics.median(tg)
 
 
 def per_call_us(fn, calls=1000, rounds=5):
+    """Median over rounds of microseconds per call, `calls` calls a round."""
     fn()
     torch.cuda.synchronize()
-    best = []
-    for _ in range(rounds):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(calls):
-            fn()
-        e.record()
-        e.synchronize()
-        best.append(s.elapsed_time(e) * 1000.0 / calls)
-    return statistics.median(best)
+    return statistics.median(ms_per_call(fn, calls) * 1000.0 for _ in range(rounds))
 
 
 def check_schedule(path, m, n, k):
