@@ -280,7 +280,8 @@ int tune_command(const TuneArgs& a) {
 
   std::cout << "# " << a.file << ": " << report.walk.candidates << " candidates, analysis keeps "
             << report.walk.kept.size() << "; the model's first " << report.selected
-            << " compiled on " << report.jobs << " threads in " << seconds(report.compile_s)
+            << " compiled on " << report.jobs << (report.jobs == 1 ? " thread in " : " threads in ")
+            << seconds(report.compile_s)
             << (gpus.empty() ? ""
                              : ", measured on " + std::to_string(gpus.size()) + " GPU(s) (" +
                                    device->name + ")")
