@@ -38,8 +38,9 @@ int main(int argc, char** argv) {
     bool known = false;
     for (const Command& c : commands) known = known || c.app->get_name() == argv[1];
     if (!known) {
-      std::cerr << "schedc: error: unknown command '" << argv[1]
-                << "' (commands: check, emit, run, bench, explain, ablate, tune; see schedc --help)\n";
+      std::cerr
+          << "schedc: error: unknown command '" << argv[1]
+          << "' (commands: check, emit, run, bench, explain, ablate, tune; see schedc --help)\n";
       return kBadInput;
     }
   }

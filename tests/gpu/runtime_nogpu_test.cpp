@@ -289,7 +289,8 @@ TEST(Cache, PrecompileFillsTheCacheWithEveryEntryOnce) {
   compiler::Target target;
   ASSERT_TRUE(compiler::target_for_arch("sm_90", target));
   std::ostringstream err;
-  auto file = std::make_shared<dsl::SourceFile>("pre.sched", "tile 64x64x8\nthread 4x4\nvectorize 4\n");
+  auto file =
+      std::make_shared<dsl::SourceFile>("pre.sched", "tile 64x64x8\nthread 4x4\nvectorize 4\n");
   std::optional<cli::Compiled> c = cli::compile_source(file, target, err);
   ASSERT_TRUE(c) << err.str();
   const codegen::GeneratedKernel& k = c->kernel;
