@@ -43,8 +43,8 @@ Diagnostic convert(const dsl::Diagnostic& d, const std::string& file) {
 
 // The problem's sizes and leading dimensions as the kernels' ABI takes them
 // (int), checked.
-compiler::Problem problem_of(const Gemm& g, compiler::DType dtype, bool a_col, bool b_col,
-                             bool c_col) {
+compiler::Problem problem_of(const Gemm& g, compiler::DType dtype,
+                             const codegen::GeneratedKernel& kernel) {
   auto check = [](int64_t v, const char* what, int64_t least) {
     if (v < least || v > 2147483647)
       throw Error(std::string("schedc: ") + what + " = " + std::to_string(v) +
@@ -56,10 +56,10 @@ compiler::Problem problem_of(const Gemm& g, compiler::DType dtype, bool a_col, b
   check(g.lda, "lda", 0);
   check(g.ldb, "ldb", 0);
   check(g.ldc, "ldc", 0);
-  compiler::Problem p{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype};
-  p.a_col = a_col;  // the schedule's layouts: lda, ldb and ldc are in them
-  p.b_col = b_col;
-  p.c_col = c_col;
+  // The schedule's layouts: lda, ldb and ldc are in them.
+  const compiler::Problem p =
+      kernel.in_layouts(compiler::Problem{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype});
+  const bool a_col = p.a_col, b_col = p.b_col, c_col = p.c_col;
   if (p.a_ld() < p.a_row_len() || p.b_ld() < p.b_row_len() || p.c_ld() < p.c_row_len())
     throw Error(
         std::string("schedc: a leading dimension is smaller than its row in memory (lda >= ") +
@@ -140,8 +140,7 @@ std::string Kernel::arch() const {
   return impl_->compiled().target.arch_name();
 }
 std::string Kernel::layout() const {
-  const codegen::GeneratedKernel& k = impl_->compiled().kernel;
-  return std::string(k.a_col ? "T" : "N") + (k.b_col ? "T" : "N") + (k.c_col ? "T" : "N");
+  return impl_->compiled().kernel.layout();
 }
 int Kernel::block_threads() const {
   const codegen::Dim3& b = impl_->compiled().kernel.main.block;
@@ -153,8 +152,7 @@ int64_t Kernel::shared_memory_bytes() const {
 
 void Kernel::launch(const Gemm& gemm, void* stream) const {
   const cli::Compiled& c = impl_->compiled();
-  const compiler::Problem p =
-      problem_of(gemm, c.schedule.dtype, c.kernel.a_col, c.kernel.b_col, c.kernel.c_col);
+  const compiler::Problem p = problem_of(gemm, c.schedule.dtype, c.kernel);
   try {
     const runtime::Module& module = impl_->module(current_device());
     const runtime::EntryChoice choice = runtime::choose_entry(c.kernel, p, gemm.a, gemm.b, gemm.c);

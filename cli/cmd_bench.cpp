@@ -203,15 +203,10 @@ int bench_command(const BenchArgs& a) {
   // kernel cache first (runtime::precompile); then each is measured alone.
   std::vector<runtime::CompileJob> jobs;
   for (const auto& [file, c] : compiled) {
-    runtime::CompileJob job{&c.kernel, {}};
-    std::vector<compiler::Shape> file_shapes = shapes;
-    if (file_shapes.empty()) file_shapes.push_back(c.schedule.shape);
-    for (const compiler::Shape& s : file_shapes)
-      for (const std::string& e : runtime::entries_for(
-               c.kernel, compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c.schedule.dtype}))
-        if (std::find(job.entries.begin(), job.entries.end(), e) == job.entries.end())
-          job.entries.push_back(e);
-    jobs.push_back(std::move(job));
+    std::vector<compiler::Problem> problems;
+    for (const compiler::Shape& s : shapes.empty() ? std::vector{c.schedule.shape} : shapes)
+      problems.push_back(compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c.schedule.dtype});
+    jobs.push_back({&c.kernel, runtime::entries_for(c.kernel, problems)});
   }
   runtime::precompile(jobs, device->arch(), jit);
 

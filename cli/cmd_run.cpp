@@ -174,10 +174,9 @@ int run_command(const RunArgs& a) {
     std::cerr << "schedc run: error: bad --shape '" << a.shape << "' (expected MxNxK, each >= 1)\n";
     return kBadInput;
   }
-  compiler::Problem p{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype};
-  p.a_col = c->kernel.a_col;  // the operands' layouts: lda and ldb are in them
-  p.b_col = c->kernel.b_col;
-  p.c_col = c->kernel.c_col;
+  // The operands' layouts are the kernel's: lda, ldb and ldc are in them.
+  const compiler::Problem p = c->kernel.in_layouts(
+      compiler::Problem{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype});
   if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
       (a.ldc && a.ldc < p.c_row_len())) {
     std::cerr << "schedc run: error: leading dimensions must be at least the row length in "

@@ -252,18 +252,6 @@ int tune_command(const TuneArgs& a) {
   o.progress = [&progress](const tune::Progress& p) { progress(p); };
   tune::TuneReport report;
   try {
-    // Without --shapes: the shape of the model's best candidate (its `shape`).
-    if (shapes.empty()) {
-      std::ostringstream quiet;
-      std::optional<SpaceWalk> walk = walk_space(a.file, *text, target, quiet);
-      if (walk && !walk->kept.empty()) {
-        auto file = std::make_shared<dsl::SourceFile>(
-            a.file, walk->space.candidate_text(*text, walk->kept[0].index));
-        if (std::optional<Compiled> c = check_source(file, target, quiet))
-          shapes.push_back(c->schedule.shape);
-      }
-      if (shapes.empty()) shapes.push_back(compiler::Shape{});
-    }
     for (const compiler::Shape& s : shapes) o.shapes.push_back(compiler::Problem{s.m, s.n, s.k});
     report = tune::tune(target, o, std::cerr);
   } catch (const runtime::Error& e) {
@@ -291,7 +279,7 @@ int tune_command(const TuneArgs& a) {
   std::stable_sort(rules.begin(), rules.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });
   for (const auto& [rule, n] : rules) std::cout << "#   dropped " << n << ": " << rule << "\n";
-  print_tune_report(std::cout, report, o.shapes);
+  print_tune_report(std::cout, report, report.shapes);
   std::cout << "# " << seconds(report.total_s) << " in all"
             << (o.database.empty() ? "" : "; results in " + o.database) << "\n";
   int failed = 0;
@@ -301,7 +289,7 @@ int tune_command(const TuneArgs& a) {
     std::cerr << "schedc: no CUDA device: compiled the candidates, measured none\n";
     return kToolchain;
   }
-  for (const compiler::Problem& s : o.shapes)
+  for (const compiler::Problem& s : report.shapes)
     if (!report.best(s)) return kWrongResult;
   return kOk;
 }

@@ -17,11 +17,6 @@ std::string key_line(const tune::Key& k) {
          std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
 }
 
-bool same_key(const tune::Key& a, const tune::Key& b) {
-  return a.device == b.device && a.driver == b.driver && a.dtype == b.dtype &&
-         a.layout == b.layout && a.m == b.m && a.n == b.n && a.k == b.k;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -65,7 +60,7 @@ void print_results(std::ostream& os, const std::vector<tune::Result>& rows) {
   }
   std::vector<const tune::Result*> block;
   for (size_t i = 0; i <= rows.size(); ++i) {
-    if (i == rows.size() || (!block.empty() && !same_key(rows[i].key, block[0]->key))) {
+    if (i == rows.size() || (!block.empty() && rows[i].key != block[0]->key)) {
       os << (block[0] == &rows[0] ? "" : "\n") << "# " << key_line(block[0]->key) << "\n";
       print_key(os, block);
       block.clear();
@@ -92,7 +87,7 @@ std::string results_svg(const std::vector<tune::Result>& rows, std::string& titl
   const tune::Key& key = rows[0].key;
   std::vector<const tune::Result*> ok;
   for (const tune::Result& r : rows)
-    if (same_key(r.key, key) && r.status == tune::Status::ok) ok.push_back(&r);
+    if (r.key == key && r.status == tune::Status::ok) ok.push_back(&r);
   if (ok.empty()) return "";
   std::sort(ok.begin(), ok.end(), [](const tune::Result* a, const tune::Result* b) {
     return a->model_rank < b->model_rank;

@@ -51,12 +51,10 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
     return std::nullopt;
   }
   const std::string path = database.empty() ? tune::default_database_path() : database;
-  const std::string layout = std::string(c->kernel.a_col ? "T" : "N") +
-                             (c->kernel.b_col ? "T" : "N") + (c->kernel.c_col ? "T" : "N");
   const tune::Key key{device->name,
                       runtime::driver_version(),
                       compiler::dtype_name(c->schedule.dtype),
-                      layout,
+                      c->kernel.layout(),
                       shape.m,
                       shape.n,
                       shape.k};

@@ -9,6 +9,10 @@ std::string KernelEntry::aligned_operands() const {
   return s;
 }
 
+std::string GeneratedKernel::layout() const {
+  return std::string(a_col ? "T" : "N") + (b_col ? "T" : "N") + (c_col ? "T" : "N");
+}
+
 std::vector<std::string> GeneratedKernel::entry_names() const {
   std::vector<std::string> names;
   for (const KernelEntry* e : {&main, &fallback}) {

@@ -39,6 +39,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/problem.h"
+
 namespace schedc::codegen {
 
 struct Dim3 {
@@ -138,6 +140,14 @@ struct GeneratedKernel {
   // `layout B col`; compiler/problem.h): the runtime launches and validates
   // every problem in them.
   bool a_col = false, b_col = false, c_col = false;
+  // Those layouts as letters, A's, B's, C's: N row-major, T column-major
+  // ("NNN", "NTN" for `layout B col`); the library's and the tuning key's.
+  std::string layout() const;
+  // `p` in these layouts (its leading dimensions are then read in them).
+  compiler::Problem in_layouts(compiler::Problem p) const {
+    p.a_col = a_col, p.b_col = b_col, p.c_col = c_col;
+    return p;
+  }
   KernelEntry main;  // the schedule's kernel
   // A correct kernel with no alignment preconditions (vector width 1), used
   // when main's preconditions fail at launch. Empty name = main has none.

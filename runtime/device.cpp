@@ -19,6 +19,11 @@ int device_count() {
   return count;
 }
 
+void reset_device(int ordinal) {
+  if (cudaSetDevice(ordinal) == cudaSuccess) cudaDeviceReset();
+  cudaGetLastError();
+}
+
 std::string driver_version() {
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess || v == 0) {

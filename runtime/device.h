@@ -33,6 +33,11 @@ std::optional<DeviceInfo> find_device(int ordinal, std::string& why);
 // How many devices the CUDA runtime sees (0 with no driver or none).
 int device_count();
 
+// Ends device `ordinal`'s CUDA context (cudaDeviceReset) so that a session
+// after a faulting kernel starts on a fresh one; errors are ignored (the
+// next session's creation reports them).
+void reset_device(int ordinal);
+
 // The driver's CUDA version, "13.0" (cudaDriverGetVersion); "" with no driver.
 std::string driver_version();
 

@@ -92,6 +92,15 @@ std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
   return entries_for(kernel, choose_entry(kernel, p, aligned, aligned, aligned));
 }
 
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const std::vector<compiler::Problem>& problems) {
+  std::vector<std::string> names;
+  for (const compiler::Problem& p : problems)
+    for (const std::string& e : entries_for(kernel, p))
+      if (std::find(names.begin(), names.end(), e) == names.end()) names.push_back(e);
+  return names;
+}
+
 std::vector<std::string> main_entries(const codegen::GeneratedKernel& kernel) {
   EntryChoice main;
   main.entry = &kernel.main;

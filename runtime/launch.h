@@ -53,6 +53,10 @@ std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
 // module without entry guards (a person's --kernel-source): every entry.
 std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
                                      const compiler::Problem& p);
+// The entries launches on each of `problems` run, each once, in first-use
+// order.
+std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
+                                     const std::vector<compiler::Problem>& problems);
 // Main and its stream_k tail: what most launches run.
 std::vector<std::string> main_entries(const codegen::GeneratedKernel& kernel);
 

@@ -75,14 +75,10 @@ Module::Required Module::require(const std::vector<std::string>& entries) const 
       out.entries.push_back(name);
   if (out.entries.empty()) return out;
   auto t0 = Clock::now();
-  std::vector<JitResult> compiled;
-  if (kernel_.entry_guards) {
-    compiled = jit_entries(kernel_, arch_, out.entries, jit_);
-  } else {
-    // A person's kernel source: one compile of the whole module, every entry loaded from it.
-    compiled = {jit(kernel_, arch_, jit_)};
-    out.entries = kernel_.entry_names();
-  }
+  // One CUBIN per entry; a person's kernel source (no entry guards) is
+  // compiled whole, once, and every entry is loaded from it.
+  const std::vector<JitResult> compiled = jit_entries(kernel_, arch_, out.entries, jit_);
+  if (!kernel_.entry_guards) out.entries = kernel_.entry_names();
   const double compile_ms = ms_since(t0);
   t0 = Clock::now();
   if (kernel_.entry_guards)

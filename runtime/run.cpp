@@ -152,10 +152,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   const codegen::GeneratedKernel& kernel = prepared.kernel;
   // The problem in the kernel's layouts: its leading dimensions (0: packed)
   // are in those.
-  compiler::Problem p = options.problem;
-  p.a_col = kernel.a_col;
-  p.b_col = kernel.b_col;
-  p.c_col = kernel.c_col;
+  const compiler::Problem p = kernel.in_layouts(options.problem);
   check_problem(p);
   const ElemType t = elem_type(kernel.dtype);
   const size_t es = size_t(elem_size(t));

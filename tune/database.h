@@ -24,6 +24,8 @@ struct Key {
   std::string dtype;           // "f32" | "f16" | "bf16"
   std::string layout = "NNN";  // A's, B's, C's: N row-major, T column-major
   int64_t m = 0, n = 0, k = 0;
+
+  bool operator==(const Key&) const = default;
 };
 
 enum class Status { ok, wrong, failed };

@@ -1,7 +1,5 @@
 #include "tune/tuner.h"
 
-#include <cuda_runtime.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -127,8 +125,7 @@ class Run {
       if (reset) {
         // A failed launch can leave the context unusable: start a fresh one.
         session.reset();
-        cudaSetDevice(ordinal);
-        cudaDeviceReset();
+        runtime::reset_device(ordinal);
         try {
           session = std::make_unique<runtime::GpuSession>(*device);
         } catch (const std::exception& e) {
@@ -171,13 +168,9 @@ class Run {
     if (o_.edit_kernel) o_.edit_kernel(slot.model_rank, kernel);
     // Packed operands at aligned addresses, as GpuSession::run allocates
     // them; each entry compiled alone.
-    std::vector<std::string> entries;
-    for (const compiler::Problem& shape : o_.shapes) {
-      compiler::Problem p = shape;
-      p.dtype = slot.compiled->schedule.dtype;
-      for (const std::string& e : runtime::entries_for(kernel, p))
-        if (std::find(entries.begin(), entries.end(), e) == entries.end()) entries.push_back(e);
-    }
+    std::vector<compiler::Problem> problems = o_.shapes;
+    for (compiler::Problem& p : problems) p.dtype = slot.compiled->schedule.dtype;
+    const std::vector<std::string> entries = runtime::entries_for(kernel, problems);
     try {
       for (const std::string& e : entries) runtime::jit(kernel, target_.arch_name(), o_.jit, e);
     } catch (const runtime::Error& e) {
@@ -194,8 +187,7 @@ class Run {
     m.compile_ms = slot.compile_ms;
     if (slot.compiled) {
       m.shape.dtype = slot.compiled->schedule.dtype;
-      const codegen::GeneratedKernel& k = slot.compiled->kernel;
-      m.layout = std::string(k.a_col ? "T" : "N") + (k.b_col ? "T" : "N") + (k.c_col ? "T" : "N");
+      m.layout = slot.compiled->kernel.layout();
     }
     return m;
   }
@@ -355,17 +347,27 @@ TuneReport tune(const compiler::Target& target, const TuneOptions& options, std:
         << " says why)\n";
     return report;
   }
-  if (options.shapes.empty()) throw std::invalid_argument("tune: no shape to measure on");
-  Run run(target, options, report);
+  TuneOptions o = options;
+  if (o.shapes.empty()) {
+    // The `shape` of the model's best candidate (the space's, unless a set varies it).
+    std::ostringstream quiet;
+    auto file = std::make_shared<dsl::SourceFile>(
+        o.space_path, report.walk.space.candidate_text(o.space_text, report.walk.kept[0].index));
+    const std::optional<cli::Compiled> best = cli::check_source(file, target, quiet);
+    const compiler::Shape s = best ? best->schedule.shape : compiler::Shape{};
+    o.shapes.push_back(compiler::Problem{s.m, s.n, s.k});
+  }
+  report.shapes = o.shapes;
+  Run run(target, o, report);
   run.select();
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-  int jobs = options.jobs > 0 ? options.jobs : std::max(1, cores - int(options.gpus.size()));
+  int jobs = o.jobs > 0 ? o.jobs : std::max(1, cores - int(o.gpus.size()));
   jobs = std::min(jobs, report.selected);
   report.jobs = jobs;
   runtime::nvrtc_version();  // opens NVRTC (or throws) before the threads start
   std::vector<std::thread> threads;
   for (int j = 0; j < jobs; ++j) threads.emplace_back([&] { run.compile_worker(); });
-  for (int g : options.gpus) threads.emplace_back([&run, g] { run.measure_worker(g); });
+  for (int g : o.gpus) threads.emplace_back([&run, g] { run.measure_worker(g); });
   for (std::thread& t : threads) t.join();
   run.finish();
   return report;

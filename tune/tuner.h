@@ -54,7 +54,9 @@ struct Progress {
 struct TuneOptions {
   std::string space_path;  // the space's name in messages and the database
   std::string space_text;
-  std::vector<compiler::Problem> shapes;  // each candidate runs on each (packed)
+  // Each candidate runs on each (packed); none: the `shape` of the model's
+  // best candidate.
+  std::vector<compiler::Problem> shapes;
   int top = 0;            // the model's first N candidates (0: every one analysis keeps)
   int jobs = 0;           // compile threads (0: host cores less one per GPU, at least 1)
   std::vector<int> gpus;  // device ordinals; empty: compile only
@@ -71,9 +73,10 @@ struct TuneOptions {
 
 struct TuneReport {
   cli::SpaceWalk walk;
-  int selected = 0;               // candidates compiled (the model's first N)
-  std::vector<Measured> results;  // one per candidate and shape, in model order
-  double compile_s = 0;           // wall time until every selected candidate compiled
+  std::vector<compiler::Problem> shapes;  // measured on (TuneOptions::shapes or the default)
+  int selected = 0;                       // candidates compiled (the model's first N)
+  std::vector<Measured> results;          // one per candidate and shape, in model order
+  double compile_s = 0;                   // wall time until every selected candidate compiled
   double total_s = 0;
   int jobs = 0;  // compile threads used
 
