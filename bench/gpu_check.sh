@@ -25,7 +25,8 @@
 #             (schedc run --kernel-source) timed round-robin beside the
 #             unedited kernel at $VARIANT_SHAPES (default 4096,8192,4095x4097x1023)
 #   tune      schedc tune on bench/spaces/*.sched ($TUNE_SPACES, $TUNE_SHAPES,
-#             $TUNE_GPUS, $TUNE_TOP), the hand-made bests benched beside them
+#             $TUNE_GPUS, $TUNE_TOP, $TUNE_TIME_LIMIT), the hand-made bests
+#             benched beside them
 #   cold      bench/cold_compile.sh: cold NVRTC compile of the best examples
 #   python    the Python module built there (pip install .), tests/python on
 #             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE
@@ -34,6 +35,7 @@
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
 #             (default 4096x4096x4096): where issue slots go unused
 # BENCH_PLOT=0 skips the bench section's ladder chart.
+# TEST_SHARDS (default 4) sets how many test processes share the GPU.
 # SANITIZE_EXAMPLES (space-separated files) limits the sanitize section and
 # SANITIZE_SHAPE (default 127x129x65) sets its problem,
 # BENCH_FILES the bench section. The bench section samples the SM clock,
@@ -81,9 +83,20 @@ left() { local l=$(( BUDGET_S - $(elapsed) )); [ $l -lt 5 ] && l=5; echo $l; }
 mapfile -t EXAMPLES < <(find examples -name '*.sched' 2>/dev/null | sort)
 
 section_tests() {
-  local log=$LOGS/tests.log
-  timeout "$(left)" "$GPU_TESTS" --gtest_color=no --gtest_filter="${GTEST_FILTER:-*}" >"$log" 2>&1
-  local rc=$?
+  # TEST_SHARDS processes (default 4) share the one GPU: the examples'
+  # checks spend most of their time on the host (inputs, comparison), so
+  # shards finish the suite several times sooner. rc is the worst shard's.
+  local log=$LOGS/tests.log shards=${TEST_SHARDS:-4} i rc=0 r pids=()
+  for ((i = 0; i < shards; i++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "$(left)" "$GPU_TESTS" --gtest_color=no \
+      --gtest_filter="${GTEST_FILTER:-*}" >"$LOGS/tests.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < shards; i++)); do
+    wait "${pids[$i]}"; r=$?
+    [ $r -gt $rc ] && rc=$r
+  done
+  for ((i = 0; i < shards; i++)); do cat "$LOGS/tests.$i.log"; done >"$log"
   local passed failed skipped
   passed=$(grep -c '^\[       OK \]' "$log")
   failed=$(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$log")
@@ -343,7 +356,7 @@ section_tune() {
     name=$(basename "$space" .sched)
     t0=$(date +%s)
     timeout "$(left)" "$SCHEDC" tune "$space" --top "${TUNE_TOP:-0}" --shapes "$shapes" \
-      --gpus "${TUNE_GPUS:-0}" --db "$db" >"$LOGS/tune-$name.txt" 2>"$LOGS/tune-$name.progress"
+      --gpus "${TUNE_GPUS:-0}" --time-limit "${TUNE_TIME_LIMIT:-0}" --db "$db" >"$LOGS/tune-$name.txt" 2>"$LOGS/tune-$name.progress"
     rc=$?
     note tune "$name: rc $rc in $(( $(date +%s) - t0 )) s; $(grep -c '^ *[0-9]' "$LOGS/tune-$name.txt") candidates; $(grep '^# best at' "$LOGS/tune-$name.txt" | sed 's/: model rank/ rank/; s/of cuBLAS.*/of cuBLAS/' | tr '\n' ';')"
     cp "$LOGS/tune-$name.txt" "$DEST/" 2>/dev/null

@@ -31,6 +31,7 @@ struct TuneArgs {
   std::string file;
   std::string shapes;
   int top = 50;
+  double time_limit = 0;
   int jobs = 0;
   std::string gpus = "0";
   std::string db;
@@ -233,6 +234,7 @@ int tune_command(const TuneArgs& a) {
   o.space_path = a.file;
   o.space_text = *text;
   o.top = a.top;
+  o.time_limit_s = a.time_limit;
   o.jobs = a.jobs;
   o.gpus = gpus;
   o.jit.use_cache = !a.no_cache;
@@ -280,6 +282,10 @@ int tune_command(const TuneArgs& a) {
                    [](const auto& x, const auto& y) { return x.second > y.second; });
   for (const auto& [rule, n] : rules) std::cout << "#   dropped " << n << ": " << rule << "\n";
   print_tune_report(std::cout, report, report.shapes);
+  for (const std::string& why : report.abandoned_gpus) std::cout << "# " << why << "\n";
+  if (report.time_limit_reached)
+    std::cout << "# --time-limit " << a.time_limit << " s reached: " << report.measured << " of "
+              << report.selected << " candidates measured, the rest compiled only\n";
   std::cout << "# " << seconds(report.total_s) << " in all"
             << (o.database.empty() ? "" : "; results in " + o.database) << "\n";
   int failed = 0;
@@ -289,6 +295,7 @@ int tune_command(const TuneArgs& a) {
     std::cerr << "schedc: no CUDA device: compiled the candidates, measured none\n";
     return kToolchain;
   }
+  if (!report.abandoned_gpus.empty()) return kToolchain;  // a generated kernel hung: a schedc bug
   for (const compiler::Problem& s : report.shapes)
     if (!report.best(s)) return kWrongResult;
   return kOk;
@@ -310,6 +317,10 @@ Command add_tune_command(CLI::App& root) {
   sub->add_option("--top", a->top, "compile and measure the model's first N candidates (0: all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  sub->add_option("--time-limit", a->time_limit,
+                  "seconds after which no further candidate starts measuring; the rest stay "
+                  "compiled only (default 0: none)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--jobs", a->jobs,
                   "compile threads (default: host cores less one per GPU measuring)")
       ->check(CLI::NonNegativeNumber);

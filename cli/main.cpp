@@ -1,6 +1,7 @@
 // schedc: a compiler for GEMM schedules. One screen: parse the command line,
 // run the chosen subcommand, map failures to exit codes (cli/exit_codes.h).
 
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "dsl/diagnostics.h"
+#include "runtime/error.h"
 
 int main(int argc, char** argv) {
   using namespace schedc::cli;
@@ -55,7 +57,17 @@ int main(int argc, char** argv) {
 
   try {
     for (const Command& c : commands)
-      if (c.app->parsed()) return c.run();
+      if (c.app->parsed()) {
+        const int rc = c.run();
+        if (schedc::runtime::kernel_hung()) {
+          // CUDA's exit handlers would wait for the hung kernel forever;
+          // the driver ends it when the process is gone.
+          std::cout.flush();
+          std::cerr.flush();
+          std::_Exit(rc);
+        }
+        return rc;
+      }
   } catch (const schedc::dsl::InternalError& e) {
     std::cerr << "schedc: internal error: " << e.what()
               << "\n(this is a bug in schedc; please report it with the .sched file)\n";

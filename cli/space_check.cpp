@@ -36,7 +36,8 @@ std::optional<SpaceReport> check_space(const std::string& path, const std::strin
   for (const auto& [rule, n] : rules) out << "#   " << n << "  " << rule << "\n";
   if (walk->kept.empty()) return report;
   const size_t shown = std::min(walk->kept.size(), size_t(std::max(top, 0)));
-  out << "# ranked by the static model (explain's roofline bound, intensities, occupancy), "
+  out << "# ranked by the static model (predicted register spills last, then explain's roofline "
+         "bound, intensities, occupancy), "
       << (shown < walk->kept.size() ? "the first " + std::to_string(shown) + " of " : "all ")
       << walk->kept.size() << ":\n";
   for (size_t r = 0; r < shown; ++r) {
@@ -48,6 +49,9 @@ std::optional<SpaceReport> check_space(const std::string& path, const std::strin
          << m.roofline.bound_tflops << " TFLOP/s, " << m.roofline.intensity_global
          << " FLOP/byte global, " << m.roofline.intensity_shared << " shared, occupancy "
          << 100.0 * m.occupancy.occupancy << "% (threads and shared memory only)";
+    if (m.spill_predicted())
+      line << ", spills predicted (~" << m.registers_estimate << " registers a thread, at most "
+           << m.registers_limit << ")";
     out << line.str() << "\n";
   }
   return report;
@@ -78,7 +82,9 @@ std::optional<report::Json> space_json(const std::string& path, const std::strin
                        {{"bound_tflops", report::json_number(m.roofline.bound_tflops)},
                         {"intensity_global", report::json_number(m.roofline.intensity_global)},
                         {"intensity_shared", report::json_number(m.roofline.intensity_shared)},
-                        {"occupancy", report::json_number(m.occupancy.occupancy)}}}});
+                        {"occupancy", report::json_number(m.occupancy.occupancy)},
+                        {"registers_estimate", m.registers_estimate},
+                        {"spill_predicted", m.spill_predicted()}}}});
   }
   return Json{{"file", path},
               {"arch", target.arch_name()},

@@ -12,12 +12,15 @@ namespace schedc::cli {
 
 namespace {
 
-// The model's order: the higher roofline bound first; among equal bounds
+// The model's order: candidates predicted to spill registers last (a
+// spilling SIMT kernel runs 50-100x slower: issue 19's first tune on an H200);
+// then the higher roofline bound first; among equal bounds
 // (every candidate that reaches the unit's peak) the higher global, then
 // shared, arithmetic intensity (less traffic per FLOP), then the higher
 // occupancy (without ptxas's register count it counts threads and shared
 // memory only), then the earlier candidate.
 bool better(const SpaceCandidate& a, const SpaceCandidate& b) {
+  if (a.model.spill_predicted() != b.model.spill_predicted()) return !a.model.spill_predicted();
   const compiler::Roofline &ra = a.model.roofline, &rb = b.model.roofline;
   if (ra.bound_tflops != rb.bound_tflops) return ra.bound_tflops > rb.bound_tflops;
   if (ra.intensity_global != rb.intensity_global) return ra.intensity_global > rb.intensity_global;

@@ -368,6 +368,25 @@ Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
   return r;
 }
 
+// Explanation::registers_estimate and its limit; a note when they predict
+// spills.
+void simt_registers(Explanation& e, const KernelPlan& p) {
+  constexpr int kAddressing = 24;
+  const ThreadMap& t = p.threads;
+  const int fragments = (t.tm + t.tn) * (p.frag_double_buffer ? 2 : 1);
+  e.registers_estimate = t.tm * t.tn + fragments + kAddressing;
+  e.registers_limit = std::min(255, p.target.regs_per_sm / std::max(1, p.block_threads) / 8 * 8);
+  if (!e.spill_predicted()) return;
+  e.notes.push_back("registers: about " + std::to_string(e.registers_estimate) +
+                    " a thread estimated (" + std::to_string(t.tm * t.tn) + " accumulators, " +
+                    std::to_string(fragments) + " fragment registers, ~" +
+                    std::to_string(kAddressing) + " for addresses), over the " +
+                    std::to_string(e.registers_limit) + " a thread can have at " +
+                    std::to_string(p.block_threads) +
+                    " threads a block: expect ptxas to spill (a smaller thread tile or block "
+                    "tile avoids it)");
+}
+
 }  // namespace
 
 Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
@@ -388,6 +407,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
     simt_copy(e, plan, plan.copy_b, plan.smem_b, plan.schedule.b_col ? shape.k : shape.n, "B");
     simt_fragments(e, plan);
     simt_c_store(e, plan, plan.schedule.c_col ? shape.m : shape.n);
+    simt_registers(e, plan);
   }
   e.roofline = roofline_of(plan, e);
   for (const std::string& n : uneven_copy_notes(plan))

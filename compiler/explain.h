@@ -58,6 +58,15 @@ struct Explanation {
   std::vector<SharedAccess> shared;
   std::vector<GlobalAccess> global;
   std::vector<std::string> notes;  // what the model leaves out
+  // The tiled SIMT kernel's registers a thread, estimated before ptxas runs:
+  // its accumulators (TM x TN), its fragments (TM + TN, twice with two
+  // fragment slots) and about 24 for addresses and indices (sgemm_best: 200
+  // estimated, 238 by ptxas). -1 on other kinds.
+  int registers_estimate = -1;
+  // The most a thread may hold with block_threads threads in one block (at
+  // most 255): an estimate above it means ptxas will spill.
+  int registers_limit = 255;
+  bool spill_predicted() const { return registers_estimate > registers_limit; }
 };
 
 // `registers` = ptxas's count for the main entry, or -1 if unknown. `shape`

@@ -3,9 +3,22 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 #include "runtime/cuda_libs.h"
 
 namespace schedc::runtime {
+
+namespace {
+std::atomic<bool> g_kernel_hung{false};
+}  // namespace
+
+bool kernel_hung() {
+  return g_kernel_hung.load();
+}
+void note_kernel_hung() {
+  g_kernel_hung.store(true);
+}
 
 void check_cuda(int status, const char* call) {
   if (status == cudaSuccess) return;

@@ -13,13 +13,22 @@ namespace schedc::runtime {
 
 class Error : public std::runtime_error {
  public:
-  enum class Kind { nvrtc, rejected_source, cuda, no_device, io };
+  // hang: a kernel did not finish in its time (GpuSession::run); the GPU
+  // may still be running it, so its CUDA context is not usable again.
+  enum class Kind { nvrtc, rejected_source, cuda, no_device, io, hang };
   Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
 
  private:
   Kind kind_;
 };
+
+// True once a kernel of this process hung (Error::Kind::hang). The GPU may
+// still be running it, and tearing CUDA down (cublasDestroy, the runtime's
+// exit handlers) waits for the device: sessions then skip their teardown,
+// and schedc's main leaves with std::_Exit.
+bool kernel_hung();
+void note_kernel_hung();
 
 // Throws Error(cuda) naming `call` when `status` is not cudaSuccess. `status`
 // is an int so this header needs no CUDA include.

@@ -6,9 +6,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
+#include <thread>
 
 #include "runtime/cuda_libs.h"
 #include "runtime/error.h"
+#include "runtime/host_cases.h"
 #include "runtime/npy.h"
 
 namespace schedc::runtime {
@@ -16,6 +19,10 @@ namespace schedc::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Host memory for validation cases kept between runs: at 4096^3 f32 one
+// mode's case is 320 MB, so the three shapes of a tune (both modes) fit.
+constexpr size_t kHostCaseBytes = size_t(3) << 30;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -80,6 +87,89 @@ std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& 
   return out;
 }
 
+// How long one run of a kernel on `p` may take before it counts as a hang:
+// 10 s, plus the time at 100 GFLOP/s (a kernel slower than that is broken
+// anyway): 11.4 s at 4096^3.
+double seconds_allowed(const compiler::Problem& p) {
+  return 10.0 + p.flops() / 1e11;
+}
+
+// cudaStreamSynchronize that gives up after `seconds`: a kernel that
+// deadlocks (a barrier never reached, setmaxnreg asking for more registers
+// than the block owns) would otherwise stop schedc for good. Polls (20 us,
+// then 1 ms steps), so it adds no more than a millisecond to a run.
+void wait_or_hang(cudaStream_t s, double seconds, const std::string& what) {
+  const auto t0 = Clock::now();
+  for (int polls = 0;; ++polls) {
+    const cudaError_t e = cudaStreamQuery(s);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) check_cuda(e, what.c_str());
+    if (ms_since(t0) > 1000.0 * seconds) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f", seconds);
+      note_kernel_hung();
+      throw Error(Error::Kind::hang, what + ": the kernel did not finish in " + buf +
+                                         " s (a hang: a deadlock in the generated kernel is a "
+                                         "schedc bug; the GPU may still be running it)");
+    }
+    if (polls < 100)
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// The case key: everything a HostCase depends on.
+std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputMode mode,
+                     uint64_t seed, const compiler::Epilogue& epi) {
+  std::ostringstream k;
+  k.precision(9);
+  k << p.m << ' ' << p.n << ' ' << p.k << ' ' << p.a_ld() << ' ' << p.b_ld() << ' ' << p.c_ld()
+    << ' ' << p.a_col << p.b_col << p.c_col << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
+    << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu;
+  return k.str();
+}
+
+// Draws the inputs and computes cuBLAS's reference (in dA, dB and dRef), or
+// finds them in `cache`. With `keep_inputs` (.npy files are saved) the case
+// also holds the inputs as drawn and is neither looked up nor kept.
+std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_handle,
+                                          cudaStream_t stream, const compiler::Problem& p,
+                                          ElemType t, RefMode ref, InputMode mode, uint64_t seed,
+                                          const compiler::Epilogue& epi, bool keep_inputs,
+                                          const DeviceBuffer& dA, const DeviceBuffer& dB,
+                                          const DeviceBuffer& dRef) {
+  const std::string key = case_key(p, t, ref, mode, seed, epi);
+  if (!keep_inputs)
+    if (auto found = cache.find(key)) return found;
+  auto hc = std::make_shared<HostCase>();
+  GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+  hc->a = encode(t, in.a);
+  hc->b = encode(t, in.b);
+  hc->bias = in.bias;
+  hc->sent = encode(t, in.c0);
+  // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
+  dA.upload(hc->a.data(), dA.bytes(), "A", stream);
+  dB.upload(hc->b.data(), dB.bytes(), "B", stream);
+  if (epi.beta != 0.0f) {
+    std::vector<float> c0 = packed(in.c0, p);
+    dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
+  } else {
+    check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
+  }
+  cublas_gemm(cublas_handle, ref, t, p, dA.get(), dB.get(), dRef.get(), true, p.n, epi.alpha,
+              epi.beta);
+  check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
+  std::vector<float> ref32(size_t(p.m * p.n));
+  dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
+  hc->expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+  if (keep_inputs)
+    hc->inputs = std::move(in);
+  else
+    cache.insert(key, hc);
+  return hc;
+}
+
 }  // namespace
 
 bool RunReport::ok() const {
@@ -106,7 +196,8 @@ double RunReport::percent_of_cublas() const {
   return timed && kernel.median_ms > 0 ? 100.0 * cublas.median_ms / kernel.median_ms : 0;
 }
 
-GpuSession::GpuSession(const DeviceInfo& device) : device_(device) {
+GpuSession::GpuSession(const DeviceInfo& device)
+    : device_(device), cases_(std::make_unique<HostCaseCache>(kHostCaseBytes)) {
   auto t0 = Clock::now();
   check_cuda(cudaSetDevice(device.ordinal), "cudaSetDevice");
   check_cuda(cudaFree(nullptr), "cudaFree(0) (creating the CUDA context)");
@@ -121,6 +212,7 @@ GpuSession::GpuSession(const DeviceInfo& device) : device_(device) {
 }
 
 GpuSession::~GpuSession() {
+  if (kernel_hung()) return;  // cublasDestroy would wait for the hung kernel
   if (cublas_) cublas().Destroy(static_cast<cublasHandle_t>(cublas_));
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
@@ -185,32 +277,23 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     for (InputMode mode : {InputMode::exact, InputMode::random})
       for (int draw = 0;; ++draw) {
         uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
-        GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
-        dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
-        dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
-        if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
+        const std::shared_ptr<const HostCase> hc =
+            host_case(*cases_, cublas_, stream, p, t, report.ref_mode, mode, seed, epi,
+                      !options.save_dir.empty(), dA, dB, dRef);
+        dA.upload(hc->a.data(), dA.bytes(), "A", stream);
+        dB.upload(hc->b.data(), dB.bytes(), "B", stream);
+        if (epi.bias) dBias.upload(hc->bias.data(), dBias.bytes(), "bias", stream);
         // C holds C0 where beta reads it, NaN everywhere else (the poison).
-        std::vector<char> sent = encode(t, in.c0);
+        const std::vector<char>& sent = hc->sent;
         dC.upload(sent.data(), dC.bytes(), "C (poisoned)", stream);
 
         launch();
-        check_cuda(cudaStreamSynchronize(stream),
-                   ("running " + report.entry.name + " (cudaStreamSynchronize)").c_str());
+        wait_or_hang(stream, seconds_allowed(p),
+                     "running " + report.entry.name + " (cudaStreamSynchronize)");
         std::vector<char> got_raw(dC.bytes());
         dC.download(got_raw.data(), got_raw.size(), "C", stream);
-
-        // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
-        std::vector<float> c0 = packed(in.c0, p);
-        if (epi.beta != 0.0f)
-          dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
-        else
-          check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
-        cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dRef.get(), true, p.n,
-                    epi.alpha, epi.beta);
-        check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
-        std::vector<float> ref32(size_t(p.m * p.n));
-        dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
-        std::vector<float> expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+        const std::vector<float>& expected = hc->expected;
+        const GemmInputs& in = hc->inputs;
 
         bool bit_exact =
             mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
@@ -245,7 +328,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         }
         if (mode == InputMode::random) {
           random_result = std::move(got_raw);
-          random_sent = std::move(sent);
+          random_sent = sent;
         }
         break;
       }

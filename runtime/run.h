@@ -3,7 +3,9 @@
 // every run of a process (schedc run, schedc bench, the GPU tests).
 //   prepare(): JIT (through the cache) and load a generated kernel;
 //   run():     validate it in both modes against cuBLAS, then time it and
-//              cuBLAS with the same harness.
+//              cuBLAS with the same harness. The inputs and cuBLAS's
+//              reference of a problem are drawn and computed once a session
+//              (up to 3 GiB of them, runtime/host_cases.h).
 // Tests plant hand-written kernels through exactly this API.
 
 #include <cstdint>
@@ -22,6 +24,8 @@
 #include "runtime/validate.h"
 
 namespace schedc::runtime {
+
+class HostCaseCache;  // runtime/host_cases.h
 
 struct RunOptions {
   compiler::Problem problem;    // ld 0 = packed
@@ -88,6 +92,9 @@ class GpuSession {
   void* stream_ = nullptr;  // cudaStream_t
   void* cublas_ = nullptr;  // cublasHandle_t
   double init_ms_ = 0;
+  // Inputs and references of earlier validations, reused by later runs of
+  // the same problem (runtime/host_cases.h).
+  std::unique_ptr<HostCaseCache> cases_;
 };
 
 // A GpuSession on `device`, or nothing with `error` set when the context,

@@ -62,8 +62,17 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   };
   // Every kernel runs once per round, so all have the same number of runs.
+  auto hopeless = [&] {
+    if (options.give_up_ratio <= 0 || launches.size() < 2 || times[0].size() != 1) return false;
+    double fastest_other = times[1][0];
+    for (size_t k = 2; k < launches.size(); ++k)
+      fastest_other = std::min(fastest_other, times[k][0]);
+    return times[0][0] > options.give_up_ratio * fastest_other;
+  };
+  bool gave_up = false;
   auto more_rounds = [&] {
     if (launches.empty()) return false;
+    if (hopeless()) return !(gave_up = true);
     if (int(times[0].size()) < options.min_runs) return true;
     const double least = *std::min_element(totals.begin(), totals.end());
     return least < options.min_total_ms && wall_s() < options.max_wall_s;
@@ -82,7 +91,10 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
     }
   }
   std::vector<TimingStats> stats;
-  for (auto& t : times) stats.push_back(summarize(std::move(t)));
+  for (auto& t : times) {
+    stats.push_back(summarize(std::move(t)));
+    stats.back().gave_up = gave_up;
+  }
   return stats;
 }
 

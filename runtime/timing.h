@@ -17,6 +17,10 @@ struct TimingOptions {
   int min_runs = 20;
   double min_total_ms = 100;
   double max_wall_s = 10;  // stop early (after min_runs) for kernels of a few microseconds
+  // 0 = never. Otherwise, after the first timed round, stop when the first
+  // launch took more than give_up_ratio times the fastest of the others: a
+  // tuner's candidate far slower than cuBLAS is not worth a careful median.
+  double give_up_ratio = 0;
   // Flush L2 before each run by writing `flush_bytes` (2x L2) at `flush_buffer`,
   // outside the timed events.
   void* flush_buffer = nullptr;
@@ -26,6 +30,7 @@ struct TimingOptions {
 struct TimingStats {
   int runs = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, total_ms = 0;
+  bool gave_up = false;  // stopped after one round (TimingOptions::give_up_ratio)
 };
 
 // Each of `launches` enqueues one run of its kernel on `stream` (a

@@ -106,15 +106,21 @@ class Run {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         ready_cv_.wait(lock, [&] {
-          return !ready_.empty() || progress_.compiled == int(slots_.size()) || !error_.empty();
+          return !ready_.empty() || progress_.compiled == int(slots_.size()) || !error_.empty() ||
+                 report_.time_limit_reached;
         });
-        if (ready_.empty()) return;
+        if (ready_.empty() || report_.time_limit_reached) return;
+        if (o_.time_limit_s > 0 && seconds_since(start_) > o_.time_limit_s) {
+          report_.time_limit_reached = true;  // the rest stay compiled only
+          ready_cv_.notify_all();
+          return;
+        }
         i = ready_.front();
         ready_.pop_front();
       }
-      bool reset = false;
+      After after = After::go_on;
       try {
-        reset = measure(slots_[i], i, *device, *session);
+        after = measure(slots_[i], i, *device, *session);
         if (db)
           for (size_t s = 0; s < o_.shapes.size(); ++s)
             db->record(row(report_.results[i * o_.shapes.size() + s], *device, driver));
@@ -122,7 +128,17 @@ class Run {
         fail_worker(e.what());
         return;
       }
-      if (reset) {
+      if (after == After::abandon) {
+        // The kernel may still run (so the session skips its teardown,
+        // runtime::kernel_hung): this GPU measures no more; the other GPUs
+        // go on, and what none measures stays compiled only.
+        std::lock_guard<std::mutex> lock(mutex_);
+        report_.abandoned_gpus.push_back("GPU " + std::to_string(ordinal) + ": model rank " +
+                                         std::to_string(slots_[i].model_rank) +
+                                         " did not finish (a hang); this GPU measured no more");
+        return;
+      }
+      if (after == After::reset) {
         // A failed launch can leave the context unusable: start a fresh one.
         session.reset();
         runtime::reset_device(ordinal);
@@ -192,11 +208,14 @@ class Run {
     return m;
   }
 
-  // Validates, then times, slot `i` on every shape. Returns true when the
-  // session should be started anew (a CUDA error).
-  bool measure(const Slot& slot, size_t i, const runtime::DeviceInfo& device,
-               runtime::GpuSession& session) {
-    bool reset = false;
+  // What a GPU's session needs after a candidate.
+  enum class After { go_on, reset, abandon };
+
+  // Validates, then times, slot `i` on every shape. A CUDA error asks for a
+  // fresh session; a hang (the kernel still running) for none on this GPU.
+  After measure(const Slot& slot, size_t i, const runtime::DeviceInfo& device,
+                runtime::GpuSession& session) {
+    bool reset = false, hung = false;
     std::shared_ptr<runtime::PreparedKernel> prepared;
     std::string failure = slot.failure;
     if (failure.empty()) {
@@ -211,16 +230,22 @@ class Run {
       Measured m = base(slot, o_.shapes[s]);
       m.gpu = device.ordinal;
       m.measured = true;
-      if (!failure.empty() || reset) {
-        m.detail = failure.empty() ? "not run: an earlier CUDA error on this candidate" : failure;
+      if (!failure.empty() || reset || hung) {
+        m.detail = !failure.empty() ? failure
+                   : hung           ? "not run: it hung on an earlier shape"
+                                    : "not run: an earlier CUDA error on this candidate";
       } else {
         try {
           runtime::RunOptions opt;
           opt.problem = m.shape;
           opt.epilogue = slot.compiled->schedule.epilogue;
+          opt.timing.give_up_ratio = kGiveUpRatio;
+          opt.timing.warmup_runs = 1;  // validation has launched it twice already
           const runtime::RunReport r = session.run(*prepared, opt);
           m.status = r.ok() ? Status::ok : Status::wrong;
           m.detail = r.ok() ? "" : r.failure();
+          if (r.ok() && r.kernel.gave_up)
+            m.detail = "timed once: over " + std::to_string(int(kGiveUpRatio)) + "x cuBLAS's time";
           m.median_ms = r.kernel.median_ms;
           m.cublas_ms = r.cublas.median_ms;
           m.tflops = r.kernel.median_ms > 0 ? m.shape.flops() / (r.kernel.median_ms * 1e9) : 0;
@@ -228,12 +253,14 @@ class Run {
         } catch (const runtime::Error& e) {
           m.detail = first_line(e.what());
           reset = reset || e.kind() == runtime::Error::Kind::cuda;
+          hung = hung || e.kind() == runtime::Error::Kind::hang;
         }
       }
       report_.results[i * o_.shapes.size() + s] = m;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     ++progress_.measured;
+    ++report_.measured;
     const Measured& first = report_.results[i * o_.shapes.size()];
     if (first.status == Status::wrong) ++progress_.wrong;
     if (first.status == Status::failed) ++progress_.failed;
@@ -241,7 +268,7 @@ class Run {
         (!progress_.best || first.median_ms < progress_.best->median_ms))
       progress_.best = first;
     notify_locked();
-    return reset;
+    return hung ? After::abandon : reset ? After::reset : After::go_on;
   }
 
   Result row(const Measured& m, const runtime::DeviceInfo& device, const std::string& driver) {

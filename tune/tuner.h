@@ -28,6 +28,11 @@ namespace schedc::tune {
 
 // One candidate's outcome on one shape (or, with compile_only or when it
 // failed to compile, on none: `shape` is then the first shape).
+// A candidate whose first timed run takes more than this many times cuBLAS's
+// is timed no further (runtime::TimingOptions::give_up_ratio): its figure is
+// that one run's, and its `detail` says so.
+constexpr double kGiveUpRatio = 4;
+
 struct Measured {
   int model_rank = 0;
   std::string choices;  // its choice in each set
@@ -57,7 +62,10 @@ struct TuneOptions {
   // Each candidate runs on each (packed); none: the `shape` of the model's
   // best candidate.
   std::vector<compiler::Problem> shapes;
-  int top = 0;            // the model's first N candidates (0: every one analysis keeps)
+  int top = 0;  // the model's first N candidates (0: every one analysis keeps)
+  // 0 = none. Otherwise no candidate starts measuring after this many seconds
+  // from the start: the rest stay compiled only (TuneReport::time_limit_reached).
+  double time_limit_s = 0;
   int jobs = 0;           // compile threads (0: host cores less one per GPU, at least 1)
   std::vector<int> gpus;  // device ordinals; empty: compile only
   runtime::JitOptions jit;
@@ -78,7 +86,11 @@ struct TuneReport {
   std::vector<Measured> results;          // one per candidate and shape, in model order
   double compile_s = 0;                   // wall time until every selected candidate compiled
   double total_s = 0;
-  int jobs = 0;  // compile threads used
+  int jobs = 0;                     // compile threads used
+  bool time_limit_reached = false;  // some selected candidates were not measured
+  int measured = 0;                 // candidates measured (each on every shape)
+  // GPUs that stopped measuring, each with why (a candidate that hung).
+  std::vector<std::string> abandoned_gpus;
 
   // The fastest correct result on `shape`, if any.
   std::optional<Measured> best(const compiler::Problem& shape) const;

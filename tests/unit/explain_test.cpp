@@ -96,3 +96,24 @@ TEST(Explain, NaiveKernelCoalescesBAndBroadcastsA) {
   EXPECT_DOUBLE_EQ(e.global[1].efficiency(), 1.0);
   EXPECT_TRUE(e.shared.empty());
 }
+
+TEST(Explain, RegisterEstimatePredictsSpillsPastTheBlocksShare) {
+  // 16x8 thread tiles: 128 accumulators + 24 fragment registers + ~24.
+  // At 256 threads a thread may hold 255 registers: no spill.
+  Explanation fits = explain_text("tile 256x128x8\nthread 16x8\n");
+  EXPECT_EQ(fits.registers_estimate, 128 + 24 + 24);
+  EXPECT_EQ(fits.registers_limit, 255);
+  EXPECT_FALSE(fits.spill_predicted());
+  // 256x256 of them is 512 threads: 65536 / 512 = 128 registers at most.
+  Explanation spills = explain_text("tile 256x256x8\nthread 16x8\n");
+  EXPECT_EQ(spills.registers_limit, 128);
+  EXPECT_TRUE(spills.spill_predicted());
+  bool noted = false;
+  for (const std::string& n : spills.notes)
+    noted = noted || n.find("expect ptxas to spill") != n.npos;
+  EXPECT_TRUE(noted);
+  // Tensor-core kernels carry no estimate.
+  EXPECT_EQ(
+      explain_text("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16 m16n8k16\n").registers_estimate,
+      -1);
+}

@@ -78,9 +78,34 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
               EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
               EXPECT_EQ(w.accumulators, wm * wn / 128);
+              // setmaxnreg.inc waits until the block's pool holds what it
+              // asks for: more than the pool is a kernel that never ends.
+              if (w.warp_specialize)
+                EXPECT_LE(w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers(),
+                          WgmmaPlan::register_pool(p->block_threads))
+                    << dtype << " " << bm << "x" << bn << " warp " << wm << "x" << wn;
             }
   // Most of the space is legal; the sweep must not pass by refusing everything.
   EXPECT_GT(lowered, 170);
+}
+
+// The register pool a block owns from launch, and the consumers' share of
+// it: five warpgroups (640 threads) get 96 registers a thread, so four
+// consumers may take 104 each beside a 40-register producer, not the 112
+// that 64K would allow (that kernel hung on an H100).
+TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
+  EXPECT_EQ(WgmmaPlan::register_pool(384), 168 * 384);
+  EXPECT_EQ(WgmmaPlan::register_pool(640), 96 * 640);
+  EXPECT_EQ(WgmmaPlan::register_pool(256), 248 * 256);
+  std::optional<KernelPlan> five =
+      plan_of(schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+  ASSERT_TRUE(five);
+  EXPECT_EQ(five->block_threads, 640);
+  EXPECT_EQ(five->wgmma->consumer_regs, 104);
+  std::optional<KernelPlan> three =
+      plan_of(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\n"));
+  ASSERT_TRUE(three);
+  EXPECT_EQ(three->wgmma->consumer_regs, 232);  // hgemm_best's, as before
 }
 
 // pingpong: each consumer computes whole block tiles, so the warpgroup tile
