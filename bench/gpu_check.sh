@@ -218,7 +218,8 @@ section_sanitize() {
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   [ -x "$cs" ] || { note sanitize "compute-sanitizer not found"; return; }
   local list=("${EXAMPLES[@]}")
-  [ -n "${SANITIZE_EXAMPLES:-}" ] && read -r -a list <<<"$SANITIZE_EXAMPLES"
+  # Words split on spaces and newlines alike (`$(ls …)` gives newlines).
+  [ -n "${SANITIZE_EXAMPLES:-}" ] && read -r -d "" -a list <<<"$SANITIZE_EXAMPLES"
   local shape=${SANITIZE_SHAPE:-127x129x65} sm sn sk
   sm=$(echo "$shape" | cut -dx -f1); sn=$(echo "$shape" | cut -dx -f2); sk=$(echo "$shape" | cut -dx -f3)
   # Aligned leading dimensions long enough for either layout of A (K or M)

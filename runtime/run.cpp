@@ -21,8 +21,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Host memory for validation cases kept between runs: at 4096^3 f32 one
-// mode's case is 320 MB, so the three shapes of a tune (both modes) fit.
+// mode's case is 256 MB, so the three shapes of a tune (both modes) fit.
 constexpr size_t kHostCaseBytes = size_t(3) << 30;
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }

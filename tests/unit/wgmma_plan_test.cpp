@@ -80,10 +80,11 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               EXPECT_EQ(w.accumulators, wm * wn / 128);
               // setmaxnreg.inc waits until the block's pool holds what it
               // asks for: more than the pool is a kernel that never ends.
-              if (w.warp_specialize)
+              if (w.warp_specialize) {
                 EXPECT_LE(w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers(),
                           WgmmaPlan::register_pool(p->block_threads))
                     << dtype << " " << bm << "x" << bn << " warp " << wm << "x" << wn;
+              }
             }
   // Most of the space is legal; the sweep must not pass by refusing everything.
   EXPECT_GT(lowered, 170);
