@@ -49,15 +49,20 @@ def ms_per_call(fn, calls):
     return s.elapsed_time(e) / calls
 
 
-def time_pair(f, g, rounds=15, calls=10):
-    """Median ms per call of f and of g, interleaved round by round."""
+def time_pair(f, g, min_rounds=20, min_ms=100.0):
+    """Median ms of one call of f and of g, timed as `schedc bench` times a
+    kernel beside cuBLAS (runtime/timing.cpp): each call between its own two
+    events, f and g alternating, at least `min_rounds` rounds and `min_ms`
+    of each. Back-to-back calls under one pair of events (as before
+    2026-11-25) hide the launch gaps and gave ratios 5% off the CLI's for
+    hgemm_best on an H200, so that the two could not be compared."""
     for _ in range(3):
         f(), g()
     torch.cuda.synchronize()
     tf, tg = [], []
-    for _ in range(rounds):
-        tf.append(ms_per_call(f, calls))
-        tg.append(ms_per_call(g, calls))
+    while len(tf) < min_rounds or min(sum(tf), sum(tg)) < min_ms:
+        tf.append(ms_per_call(f, 1))
+        tg.append(ms_per_call(g, 1))
     return statistics.median(tf), statistics.median(tg)
 
 
