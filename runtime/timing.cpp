@@ -72,7 +72,10 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
   bool gave_up = false;
   auto more_rounds = [&] {
     if (launches.empty()) return false;
-    if (hopeless()) return !(gave_up = true);
+    if (hopeless()) {
+      gave_up = true;
+      return false;
+    }
     if (int(times[0].size()) < options.min_runs) return true;
     const double least = *std::min_element(totals.begin(), totals.end());
     return least < options.min_total_ms && wall_s() < options.max_wall_s;
