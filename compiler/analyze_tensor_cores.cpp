@@ -437,7 +437,7 @@ void Analyzer::wgmma_registers_rule() {
   const int64_t acc = int64_t(w.m) * w.n / 128;
   // tf32: B^T fragments of two k-steps, 4 registers per 64 columns each.
   const int64_t frag = s_.mma->type == MmaType::tf32 ? 8 * (w.n / 64) : 0;
-  const int64_t cap = std::min<int64_t>(255, 65536 / threads / 8 * 8);
+  const int64_t cap = target_.registers_per_thread(int(threads));
   if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
                        std::to_string(acc) + " accumulator registers (+ " +

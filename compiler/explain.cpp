@@ -375,7 +375,7 @@ void simt_registers(Explanation& e, const KernelPlan& p) {
   const ThreadMap& t = p.threads;
   const int fragments = (t.tm + t.tn) * (p.frag_double_buffer ? 2 : 1);
   e.registers_estimate = t.tm * t.tn + fragments + kAddressing;
-  e.registers_limit = std::min(255, p.target.regs_per_sm / std::max(1, p.block_threads) / 8 * 8);
+  e.registers_limit = p.target.registers_per_thread(p.block_threads);
   if (!e.spill_predicted()) return;
   e.notes.push_back("registers: about " + std::to_string(e.registers_estimate) +
                     " a thread estimated (" + std::to_string(t.tm * t.tn) + " accumulators, " +

@@ -52,13 +52,13 @@ KernelPlan wgmma_roles(KernelPlan p) {
   p.block_threads = 128 * w.warpgroups();
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the
   // consumers share the rest of the block's register pool, in steps of 8.
-  // The pool is what the block got at launch (WgmmaPlan::register_pool), not
-  // the whole 64K register file, and setmaxnreg.inc waits until the pool
-  // holds what it asks for: asking for more hangs the kernel. Seen: 4
-  // consumers asked for 112 of a 640-thread block's 96 a thread (a pool of
-  // 61,440), and the first candidate of a tune never finished.
+  // The pool is what the block got at launch (Target::register_pool; ptxas compiles a kernel that
+  // uses setmaxnreg to all of its registers per thread), not the whole 64K register file, and
+  // setmaxnreg.inc waits until the pool holds what it asks for: asking for more hangs the kernel.
+  // Seen: 4 consumers asked for 112 of a 640-thread block's 96 a thread (a pool of 61,440), and the
+  // first candidate of a tune never finished.
   if (w.warp_specialize) {
-    const int left = w.register_pool(p.block_threads) - w.producer_regs * 128;
+    const int left = p.target.register_pool(p.block_threads) - w.producer_regs * 128;
     w.consumer_regs = std::min(240, left / (128 * w.consumers()) / 8 * 8);
   }
   p.wgmma = w;

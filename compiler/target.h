@@ -3,6 +3,7 @@
 // a table by architecture (no GPU needed); the runtime may refine it from the
 // device's own properties.
 
+#include <algorithm>
 #include <string>
 
 namespace schedc::compiler {
@@ -16,6 +17,15 @@ struct Target {
   int smem_per_block_default = 48 * 1024;  // without opt-in
   int smem_per_sm = 228 * 1024;
   int regs_per_sm = 64 * 1024;
+  // The most registers a thread may have with `threads` threads in one block
+  // (64K / threads in steps of 8, at most 255): ptxas's bound for a kernel
+  // launched with them, and what each thread owns from launch.
+  int registers_per_thread(int threads) const {
+    return std::min(255, regs_per_sm / std::max(threads, 1) / 8 * 8);
+  }
+  // The registers such a block owns from launch: the pool setmaxnreg moves
+  // between its warpgroups (384 threads: 168 each; 640 threads: 96 each).
+  int register_pool(int threads) const { return registers_per_thread(threads) * threads; }
   int num_sms = 132;
   int warp_size = 32;
   int reg_alloc_unit = 256;  // registers are allocated per warp in units of 256

@@ -23,8 +23,6 @@
 // tf32 (4-byte elements: BK 32, 32-column panels) reads B not by descriptor
 // but into registers, and A as wgmma's k-major B operand (`swapped` below).
 
-#include <algorithm>
-
 #include "compiler/schedule.h"
 
 namespace schedc::compiler {
@@ -72,14 +70,6 @@ struct WgmmaPlan {
   // others consume; setmaxnreg moves registers from producer to consumers.
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
-  // The registers a block of `threads` owns from launch, which setmaxnreg
-  // moves between its warpgroups: each thread gets 64K / threads in steps of
-  // 8, at most 255, and ptxas compiles a kernel that uses setmaxnreg to all
-  // of them (384 threads: 168 each, a pool of 64,512; 640 threads: 96 each).
-  static int register_pool(int threads) {
-    const int per_thread = std::min(255, 65536 / std::max(threads, 1)) / 8 * 8;
-    return per_thread * threads;
-  }
   // pingpong (`warp_specialize pingpong`, persistent): two consumers, each
   // computing whole block tiles (consumers_m = consumers_n = 1), take the
   // block's tiles in turn: consumer c the tiles t = c, c + 2, … of its walk.

@@ -155,6 +155,7 @@ class Run {
   void finish() {
     if (!error_.empty()) throw runtime::Error(runtime::Error::Kind::cuda, error_);
     report_.total_s = seconds_since(start_);
+    report_.measured = progress_.measured;
   }
 
  private:
@@ -260,7 +261,6 @@ class Run {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     ++progress_.measured;
-    ++report_.measured;
     const Measured& first = report_.results[i * o_.shapes.size()];
     if (first.status == Status::wrong) ++progress_.wrong;
     if (first.status == Status::failed) ++progress_.failed;

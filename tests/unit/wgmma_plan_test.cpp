@@ -82,7 +82,7 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               // asks for: more than the pool is a kernel that never ends.
               if (w.warp_specialize) {
                 EXPECT_LE(w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers(),
-                          WgmmaPlan::register_pool(p->block_threads))
+                          p->target.register_pool(p->block_threads))
                     << dtype << " " << bm << "x" << bn << " warp " << wm << "x" << wn;
               }
             }
@@ -95,9 +95,11 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
 // consumers may take 104 each beside a 40-register producer, not the 112
 // that 64K would allow (that kernel hung on an H100).
 TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
-  EXPECT_EQ(WgmmaPlan::register_pool(384), 168 * 384);
-  EXPECT_EQ(WgmmaPlan::register_pool(640), 96 * 640);
-  EXPECT_EQ(WgmmaPlan::register_pool(256), 248 * 256);
+  compiler::Target t;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", t));
+  EXPECT_EQ(t.register_pool(384), 168 * 384);
+  EXPECT_EQ(t.register_pool(640), 96 * 640);
+  EXPECT_EQ(t.register_pool(256), 255 * 256);
   std::optional<KernelPlan> five =
       plan_of(schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(five);
