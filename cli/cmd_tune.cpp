@@ -286,6 +286,10 @@ int tune_command(const TuneArgs& a) {
   if (report.time_limit_reached)
     std::cout << "# --time-limit " << a.time_limit << " s reached: " << report.measured << " of "
               << report.selected << " candidates measured, the rest compiled only\n";
+  if (report.measured)
+    std::cout << "# measuring " << report.measured << " candidates: validation "
+              << seconds(report.validate_s) << ", timing " << seconds(report.timing_s)
+              << (gpus.size() > 1 ? " (summed over the GPUs)" : "") << "\n";
   std::cout << "# " << seconds(report.total_s) << " in all"
             << (o.database.empty() ? "" : "; results in " + o.database) << "\n";
   int failed = 0;

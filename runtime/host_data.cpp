@@ -104,15 +104,20 @@ std::vector<char> encode(ElemType t, const std::vector<float>& values) {
 }
 
 std::vector<float> decode(ElemType t, const std::vector<char>& bytes) {
-  std::vector<float> out(bytes.size() / size_t(elem_size(t)));
+  std::vector<float> out;
+  decode_into(t, bytes, out);
+  return out;
+}
+
+void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>& out) {
+  out.resize(bytes.size() / size_t(elem_size(t)));
   if (t == ElemType::f32) {
     std::memcpy(out.data(), bytes.data(), out.size() * 4);
-    return out;
+    return;
   }
   const auto* p = reinterpret_cast<const uint16_t*>(bytes.data());
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = t == ElemType::f16 ? half_to_float(p[i]) : bf16_to_float(p[i]);
-  return out;
 }
 
 std::vector<char> poison(ElemType t, size_t count) {

@@ -25,6 +25,9 @@ float round_to(ElemType t, float f);  // f rounded to t and back
 // Values (as float, already representable in the element type) <-> raw bytes.
 std::vector<char> encode(ElemType t, const std::vector<float>& values);
 std::vector<float> decode(ElemType t, const std::vector<char>& bytes);
+// The same into `out`, whose storage is reused (no fresh pages to fault in
+// for a 64 MB C on every validation).
+void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>& out);
 // The NaN every output element is poisoned with before a run.
 std::vector<char> poison(ElemType t, size_t count);
 

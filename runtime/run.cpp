@@ -267,8 +267,12 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
                 epi.alpha, epi.beta, epi.bias ? static_cast<const float*>(dBias.get()) : nullptr};
   auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
 
-  std::vector<char> random_result;  // C after the random-mode run, to spot races later
-  std::vector<char> random_sent;
+  // C after the random-mode run, to spot races later, and what was sent.
+  std::vector<char>& random_result = scratch_.random_result;
+  random_result.clear();
+  std::shared_ptr<const HostCase> random_case;
+  std::vector<char> unvalidated_sent;  // C0 when nothing is validated
+  const std::vector<char>* random_sent = &unvalidated_sent;
   if (options.validate) {
     auto t0 = Clock::now();
     // A relu can zero the whole reference on tiny shapes (1x1x1 with a
@@ -291,14 +295,16 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         launch();
         wait_or_hang(stream, seconds_allowed(p),
                      "running " + report.entry.name + " (cudaStreamSynchronize)");
-        std::vector<char> got_raw(dC.bytes());
+        std::vector<char>& got_raw = scratch_.got_raw;
+        got_raw.resize(dC.bytes());
         dC.download(got_raw.data(), got_raw.size(), "C", stream);
         const std::vector<float>& expected = hc->expected;
         const GemmInputs& in = hc->inputs;
 
         bool bit_exact =
             mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
-        std::vector<float> got = decode(t, got_raw);
+        std::vector<float>& got = scratch_.got;
+        decode_into(t, got_raw, got);
         ValidationResult v = compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
                                      random_tolerance(report.ref_mode, t, p.k));
         if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;
@@ -328,8 +334,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
           if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
         }
         if (mode == InputMode::random) {
-          random_result = std::move(got_raw);
-          random_sent = sent;
+          random_result.assign(got_raw.begin(), got_raw.end());
+          random_case = hc;
+          random_sent = &hc->sent;
         }
         break;
       }
@@ -340,8 +347,8 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
     dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
     if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
-    random_sent = encode(t, in.c0);
-    dC.upload(random_sent.data(), dC.bytes(), "C", stream);
+    unvalidated_sent = encode(t, in.c0);
+    dC.upload(unvalidated_sent.data(), dC.bytes(), "C", stream);
   }
 
   // A wrong kernel is not worth timing.
@@ -357,7 +364,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // cuBLAS writes its own C (kernel's type and ldc); its runs alternate with
     // the kernel's in one harness (runtime/timing.h says why).
     DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
-    dCublas.upload(random_sent.data(), dCublas.bytes(), "cuBLAS's C", stream);
+    dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
     auto cublas_launch = [&] {
       cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dCublas.get(), false,
                   p.c_ld(), epi.alpha, epi.beta, p.c_col);
@@ -367,7 +374,8 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     report.cublas = stats[1];
     // With beta == 0 every run must write the same C: a change is a race.
     if (!random_result.empty() && epi.beta == 0.0f) {
-      std::vector<char> again(dC.bytes());
+      std::vector<char>& again = scratch_.again;
+      again.resize(dC.bytes());
       dC.download(again.data(), again.size(), "C after timing", stream);
       if (again != random_result)
         report.race = "the result changed between runs on the same inputs (a race?)";

@@ -95,6 +95,12 @@ class GpuSession {
   // Inputs and references of earlier validations, reused by later runs of
   // the same problem (runtime/host_cases.h).
   std::unique_ptr<HostCaseCache> cases_;
+  // Host copies of C, kept from run to run: their pages are faulted in once,
+  // not on every validation of a 64 MB C (a tune validates hundreds).
+  struct Scratch {
+    std::vector<char> got_raw, random_result, again;
+    std::vector<float> got;
+  } scratch_;
 };
 
 // A GpuSession on `device`, or nothing with `error` set when the context,

@@ -8,6 +8,7 @@
 
 #include "runtime/cuda_libs.h"
 #include "runtime/error.h"
+#include "runtime/parallel_chunks.h"
 
 namespace schedc::runtime {
 
@@ -83,48 +84,84 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
                                  : tol.reason;
   const int64_t ldc = p.c_ld();
   const size_t es = size_t(elem_size(out));
+  // Both passes run over chunks of rows on the host's cores (a 4096x4096 C
+  // is 16M elements, twice per validation, on every candidate a tune
+  // measures); each chunk's sums, worst element and first mismatches are
+  // merged in row order, so the result is the serial loop's.
+  const int64_t chunk_rows = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, p.n));
+  const size_t chunks = size_t((p.m + chunk_rows - 1) / chunk_rows);
+  struct Part {
+    double err2 = 0, ref2 = 0, got2 = 0, worst_abs_err = -1;
+    int64_t checked = 0, nan_count = 0, mismatches = 0;
+    Mismatch worst;
+    std::vector<Mismatch> first;
+  };
+  std::vector<Part> parts(chunks);
+  parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
+    Part& q = parts[c];
+    for (int64_t i = row0; i < row1; ++i)
+      for (int64_t j = 0; j < p.n; ++j) {
+        float e = expected[size_t(i * p.n + j)];
+        float g = got[size_t(p.c_index(i, j))];  // C in its layout
+        double d = std::fabs(double(g) - double(e));
+        q.ref2 += double(e) * e;
+        ++q.checked;
+        if (std::isnan(g) || std::isnan(e)) {
+          ++q.nan_count;
+          d = INFINITY;
+        } else {
+          q.got2 += double(g) * g;
+          q.err2 += d * d;
+        }
+        if (d > q.worst_abs_err) {  // the first of the largest, in row order
+          q.worst_abs_err = d;
+          q.worst = {i, j, g, e};
+        }
+      }
+  });
   double err2 = 0, ref2 = 0, got2 = 0;
-  for (int64_t i = 0; i < p.m; ++i)
-    for (int64_t j = 0; j < p.n; ++j) {
-      float e = expected[size_t(i * p.n + j)];
-      float g = got[size_t(p.c_index(i, j))];  // C in its layout
-      double d = std::fabs(double(g) - double(e));
-      ref2 += double(e) * e;
-      ++r.checked;
-      if (std::isnan(g) || std::isnan(e)) {
-        ++r.nan_count;
-        d = INFINITY;
-      } else {
-        got2 += double(g) * g;
-        err2 += d * d;
-      }
-      if (d > r.worst_abs_err || (r.worst_abs_err == 0 && r.checked == 1)) {
-        r.worst_abs_err = d;
-        r.worst = {i, j, g, e};
-      }
+  for (const Part& q : parts) {
+    err2 += q.err2;
+    ref2 += q.ref2;
+    got2 += q.got2;
+    r.checked += q.checked;
+    r.nan_count += q.nan_count;
+    if (q.checked && (q.worst_abs_err > r.worst_abs_err || r.checked == q.checked)) {
+      r.worst_abs_err = q.worst_abs_err;
+      r.worst = q.worst;
     }
+  }
   r.ref_norm = std::sqrt(ref2);
   r.got_norm = std::sqrt(got2);
   r.rel_err = r.ref_norm > 0 ? std::sqrt(err2) / r.ref_norm : (err2 > 0 ? INFINITY : 0);
 
   // Mismatches: bitwise in exact mode; else beyond the element bound.
-  double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
-  for (int64_t i = 0; i < p.m; ++i)
-    for (int64_t j = 0; j < p.n; ++j) {
-      float e = expected[size_t(i * p.n + j)];
-      float g = got[size_t(p.c_index(i, j))];  // C in its layout
-      bool bad;
-      if (std::isnan(g) || std::isnan(e))
-        bad = true;
-      else if (bit_exact)
-        bad = g != e;
-      else
-        bad = std::fabs(double(g) - e) >
-              tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
-      if (!bad) continue;
-      ++r.mismatches;
-      if (r.first.size() < 5) r.first.push_back({i, j, g, e});
-    }
+  const double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
+  constexpr size_t kFirst = 5;
+  parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
+    Part& q = parts[c];
+    for (int64_t i = row0; i < row1; ++i)
+      for (int64_t j = 0; j < p.n; ++j) {
+        float e = expected[size_t(i * p.n + j)];
+        float g = got[size_t(p.c_index(i, j))];  // C in its layout
+        bool bad;
+        if (std::isnan(g) || std::isnan(e))
+          bad = true;
+        else if (bit_exact)
+          bad = g != e;
+        else
+          bad = std::fabs(double(g) - e) >
+                tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
+        if (!bad) continue;
+        ++q.mismatches;
+        if (q.first.size() < kFirst) q.first.push_back({i, j, g, e});
+      }
+  });
+  for (const Part& q : parts) {
+    r.mismatches += q.mismatches;
+    for (const Mismatch& x : q.first)
+      if (r.first.size() < kFirst) r.first.push_back(x);
+  }
 
   // The ld padding of C (past each stored row: N long, M long for a
   // column-major C) must come back exactly as it was sent.

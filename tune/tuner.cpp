@@ -217,6 +217,7 @@ class Run {
   After measure(const Slot& slot, size_t i, const runtime::DeviceInfo& device,
                 runtime::GpuSession& session) {
     bool reset = false, hung = false;
+    double validate_ms = 0, timing_ms = 0;
     std::shared_ptr<runtime::PreparedKernel> prepared;
     std::string failure = slot.failure;
     if (failure.empty()) {
@@ -242,7 +243,11 @@ class Run {
           opt.epilogue = slot.compiled->schedule.epilogue;
           opt.timing.give_up_ratio = kGiveUpRatio;
           opt.timing.warmup_runs = 1;  // validation has launched it twice already
+          opt.timing.min_runs = kTuneMinRuns;
+          opt.timing.min_total_ms = kTuneMinTotalMs;
           const runtime::RunReport r = session.run(*prepared, opt);
+          validate_ms += r.validate_ms;
+          timing_ms += r.time_ms;
           m.status = r.ok() ? Status::ok : Status::wrong;
           m.detail = r.ok() ? "" : r.failure();
           if (r.ok() && r.kernel.gave_up)
@@ -261,6 +266,8 @@ class Run {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     ++progress_.measured;
+    report_.validate_s += validate_ms / 1000;
+    report_.timing_s += timing_ms / 1000;
     const Measured& first = report_.results[i * o_.shapes.size()];
     if (first.status == Status::wrong) ++progress_.wrong;
     if (first.status == Status::failed) ++progress_.failed;

@@ -26,13 +26,21 @@
 
 namespace schedc::tune {
 
-// One candidate's outcome on one shape (or, with compile_only or when it
-// failed to compile, on none: `shape` is then the first shape).
 // A candidate whose first timed run takes more than this many times cuBLAS's
 // is timed no further (runtime::TimingOptions::give_up_ratio): its figure is
 // that one run's, and its `detail` says so.
 constexpr double kGiveUpRatio = 4;
 
+// How long a candidate is timed on each shape: at least kTuneMinRuns runs
+// and kTuneMinTotalMs of kernel time each (schedc run and bench: 20 runs,
+// 100 ms). A tune ranks hundreds of candidates; the median of 10 runs
+// interleaved with cuBLAS's is stable to about 1% (bench/NOTES.md, session
+// 15), and the winner is worth re-benching with `schedc bench`.
+constexpr int kTuneMinRuns = 10;
+constexpr double kTuneMinTotalMs = 25;
+
+// One candidate's outcome on one shape (or, with compile_only or when it
+// failed to compile, on none: `shape` is then the first shape).
 struct Measured {
   int model_rank = 0;
   std::string choices;  // its choice in each set
@@ -89,6 +97,9 @@ struct TuneReport {
   int jobs = 0;                     // compile threads used
   bool time_limit_reached = false;  // some selected candidates were not measured
   int measured = 0;                 // candidates measured (each on every shape)
+  // Where measuring went, summed over the GPUs' workers: validating against
+  // cuBLAS and timing (host wall seconds of RunReport::validate_ms, time_ms).
+  double validate_s = 0, timing_s = 0;
   // GPUs that stopped measuring, each with why (a candidate that hung).
   std::vector<std::string> abandoned_gpus;
 

@@ -460,6 +460,41 @@ TEST(Compare, AllZeroReferenceOrResultFails) {
   EXPECT_FALSE(c.run(true).ok);
 }
 
+// A C large enough to be compared in several chunks of rows on several
+// threads (runtime/parallel_chunks.h): the counts, the worst element and the
+// first mismatches come out as one pass in row order would give them.
+TEST(Compare, ChunkedCompareReportsInRowOrder) {
+  compiler::Problem p{3000, 128, 8};  // 2048 rows a chunk: two chunks
+  std::vector<float> expected(size_t(p.m * p.n));
+  for (size_t i = 0; i < expected.size(); ++i) expected[i] = float(int(i % 97) - 48);
+  std::vector<float> got = expected;
+  // Seven wrong elements, the first in the second chunk; two equally worst
+  // ones (off by 5), the first of them at row 2500.
+  const std::vector<std::pair<int, int>> wrong = {{2100, 3}, {2100, 90}, {2500, 0},  {2600, 1},
+                                                  {2700, 2}, {2999, 5},  {2999, 127}};
+  for (auto [i, j] : wrong) got[size_t(i * p.n + j)] += (i == 2500 || i == 2999) && j != 5 ? 5 : 1;
+  const std::vector<char> raw = encode(ElemType::f32, got);
+  const Tolerance tol = random_tolerance(RefMode::f32_pedantic, ElemType::f32, p.k);
+  ValidationResult r =
+      compare(p, InputMode::exact, ElemType::f32, got, raw, raw, expected, true, tol);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.checked, p.m * p.n);
+  EXPECT_EQ(r.mismatches, 7);
+  ASSERT_EQ(r.first.size(), 5u);
+  for (size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(r.first[k].row, wrong[k].first) << k;
+    EXPECT_EQ(r.first[k].col, wrong[k].second) << k;
+  }
+  EXPECT_EQ(r.worst.row, 2500);
+  EXPECT_EQ(r.worst.col, 0);
+  EXPECT_EQ(r.worst_abs_err, 5);
+  // Unchanged: the worst is the first element, as the serial pass had it.
+  r = compare(p, InputMode::exact, ElemType::f32, expected, raw, raw, expected, true, tol);
+  EXPECT_TRUE(r.ok) << r.failure;
+  EXPECT_EQ(r.worst.row, 0);
+  EXPECT_EQ(r.worst.col, 0);
+}
+
 TEST(Compare, RandomModeToleratesRoundingButNotAWrongElement) {
   CompareCase c;
   for (int i = 0; i < 3; ++i)
