@@ -49,20 +49,41 @@ def ms_per_call(fn, calls):
     return s.elapsed_time(e) / calls
 
 
+def timed_once(fn, flush):
+    """CUDA-event time of one call of fn, in ms, timed as the CLI times a
+    run (runtime/timing.cpp): L2 flushed first, outside the events. The
+    GPU is then held busy for about 50 us (torch.cuda._sleep) before the
+    start event, so that the event pair brackets the kernel and not the
+    Python call that enqueues it: without that, k(a, b, c)'s 20-odd us of
+    Python went into the figure (hgemm_best at 4096^3 read 11% slower than
+    `schedc bench` on an H100, 2026-11-25), and torch.matmul's fewer us
+    less so."""
+    flush.zero_()
+    torch.cuda._sleep(100_000)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    fn()
+    e.record()
+    e.synchronize()
+    return s.elapsed_time(e)
+
+
 def time_pair(f, g, min_rounds=20, min_ms=100.0):
     """Median ms of one call of f and of g, timed as `schedc bench` times a
-    kernel beside cuBLAS (runtime/timing.cpp): each call between its own two
-    events, f and g alternating, at least `min_rounds` rounds and `min_ms`
-    of each. Back-to-back calls under one pair of events (as before
-    2026-11-25) hide the launch gaps and gave ratios 5% off the CLI's for
-    hgemm_best on an H200, so that the two could not be compared."""
+    kernel beside cuBLAS: each call alone between its own two events
+    (timed_once), f and g alternating, at least `min_rounds` rounds and
+    `min_ms` of each. Back-to-back calls under one pair of events (as
+    before 2026-11-25) hide the launch gaps but let one call's tail overlap
+    the next, and gave ratios 5% off the CLI's for hgemm_best on an H200."""
+    l2 = torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+    flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
     for _ in range(3):
         f(), g()
     torch.cuda.synchronize()
     tf, tg = [], []
     while len(tf) < min_rounds or min(sum(tf), sum(tg)) < min_ms:
-        tf.append(ms_per_call(f, 1))
-        tg.append(ms_per_call(g, 1))
+        tf.append(timed_once(f, flush))
+        tg.append(timed_once(g, flush))
     return statistics.median(tf), statistics.median(tg)
 
 
