@@ -9,6 +9,10 @@
 #   bash bench/cold_compile.sh [FILE...]      SHAPE=4096x4096x4096 by default
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# NVRTC 12.9+ keeps a cache of its own in the driver's compute cache (where a
+# driver is installed): a second compile of the same source then takes ~0.2 s
+# instead of ~2 (H100 machine, 2026-11-25). Off, so that cold means cold.
+export CUDA_CACHE_DISABLE=1
 SCHEDC=${SCHEDC:-build/cli/schedc}
 [ -x "$SCHEDC" ] || SCHEDC=build-gpu/schedc
 SHAPE=${SHAPE:-4096x4096x4096}

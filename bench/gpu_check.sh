@@ -373,6 +373,16 @@ section_cold() {
     examples/hgemm_best.sched examples/bf16_best.sched examples/tf32_best.sched \
     >"$DEST/cold_compile.md" 2>&1
   note cold "$(grep -E 'sgemm_best' "$DEST/cold_compile.md" | tr -s ' ')"
+  # Issue 19's figure as a user would take it: schedc run -v, nothing cached
+  # (neither schedc's cache nor NVRTC's own, bench/cold_compile.sh says why).
+  local i ms=()
+  for i in 1 2 3; do
+    CUDA_CACHE_DISABLE=1 timeout "$(left)" "$SCHEDC" run examples/sgemm_best.sched --no-cache -v \
+      >"$LOGS/cold-run-$i.txt" 2>&1
+    ms+=("$(grep -oE 'NVRTC compile [0-9.]+ ms' "$LOGS/cold-run-$i.txt" | grep -oE '[0-9.]+')")
+  done
+  cp "$LOGS"/cold-run-*.txt "$DEST/" 2>/dev/null
+  note cold "schedc run examples/sgemm_best.sched --no-cache -v, three times: NVRTC ${ms[*]} ms"
 }
 
 section_ablate() {

@@ -112,6 +112,18 @@ def check_schedule(path, m, n, k):
     print(f"{name} {m}x{n}x{k} {kern.dtype}: rel_err {err:.3g} (tolerance {tol:.3g}) "
           f"{'ok' if err <= tol else 'WRONG'}; schedc {flops / ms_s / 1e9:.1f} TFLOP/s, "
           f"torch.matmul {flops / ms_t / 1e9:.1f}: {ratio:.3f}x of torch.matmul")
+    # Which of torch's BLAS back ends torch.matmul's figure is (schedc's
+    # baseline is cublasGemmEx, runtime/validate.cpp): both, timed the same way.
+    pick = getattr(torch.backends.cuda, "preferred_blas_library", None)
+    if pick is not None:
+        before = pick()
+        figures = []
+        for lib in ("cublas", "cublaslt"):
+            pick(lib)
+            _, ms_lib = time_pair(lambda: kern(a, b, c), lambda: torch.matmul(a, b, out=ref))
+            figures.append(f"{lib} {flops / ms_lib / 1e9:.1f} TFLOP/s")
+        pick(before)
+        print(f"  torch.matmul by back end: {', '.join(figures)} (default: {before})")
     return err <= tol, ratio
 
 

@@ -52,7 +52,9 @@ int run_emit(const EmitOptions& o) {
     text += "// Fallback " + c->kernel.fallback.name + " when " + k.aligned_operands() +
             " are not " + std::to_string(k.align_bytes) +
             "-byte aligned or their leading dimensions not multiples of " +
-            std::to_string(k.ld_multiple) + "\n";
+            std::to_string(k.ld_multiple) +
+            (k.n_multiple > 1 ? " or N not a multiple of " + std::to_string(k.n_multiple) : "") +
+            "\n";
   if (c->kernel.has_repack())
     text += "// Repack " + c->kernel.repack + " first, for each of " + k.aligned_operands() +
             " that is not " + std::to_string(k.align_bytes) +

@@ -65,6 +65,7 @@ void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry&
   if (e.align_bytes > 1 || e.ld_multiple > 1)
     os << ", needs " << e.aligned_operands() << " " << e.align_bytes
        << "-byte aligned, leading dimensions multiples of " << e.ld_multiple;
+  if (e.n_multiple > 1) os << ", N a multiple of " << e.n_multiple;
   os << "\n";
 }
 

@@ -85,6 +85,11 @@ struct KernelEntry {
   // launched; the module's fallback is.
   uint32_t align_bytes = 0;
   uint32_t ld_multiple = 1;
+  // And N a multiple of n_multiple: a SIMT main entry stores C as float4
+  // groups and has no element-by-element path for a group that straddles
+  // C's right edge (that path was a third of the control flow NVRTC
+  // compiled: docs/tuning.md, "Cold compile"); the fallback has one.
+  uint32_t n_multiple = 1;
   // Which of A, B, C the preconditions apply to: the operands this entry
   // accesses with vectors in global memory (an operand copied element by
   // element, like a transposed A under cp.async, needs nothing).

@@ -37,6 +37,10 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
         return why.str();
       }
   }
+  if (e.n_multiple > 1 && p.n % e.n_multiple != 0) {
+    why << "N = " << p.n << " is not a multiple of " << e.n_multiple;
+    return why.str();
+  }
   return "";
 }
 
@@ -49,9 +53,10 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
   if (failure.empty()) {
     choice.entry = &kernel.main;
     choice.name = kernel.main.name;
-    choice.why = kernel.main.align_bytes > 1 || kernel.main.ld_multiple > 1
-                     ? "alignment preconditions hold"
-                     : "no alignment preconditions";
+    choice.why =
+        kernel.main.align_bytes > 1 || kernel.main.ld_multiple > 1 || kernel.main.n_multiple > 1
+            ? "alignment preconditions hold"
+            : "no alignment preconditions";
     return choice;
   }
   if (kernel.has_repack()) {

@@ -103,6 +103,13 @@ std::vector<std::string> nvrtc_options(const codegen::GeneratedKernel& kernel,
     opts.push_back("-DSCHEDC_ONE_ENTRY");
     opts.push_back("-DSCHEDC_ENTRY_" + entry);
   }
+  // SCHEDC_NVRTC_OPTIONS="--Ofast-compile=min ...": more options, separated
+  // by spaces, for measuring what NVRTC's own knobs do (docs/runtime.md).
+  // They are part of the cache key like every other option.
+  if (const char* extra = std::getenv("SCHEDC_NVRTC_OPTIONS")) {
+    std::istringstream words(extra);
+    for (std::string w; words >> w;) opts.push_back(w);
+  }
   return opts;
 }
 

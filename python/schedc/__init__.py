@@ -63,11 +63,13 @@ def emit(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> str:
     return compile(text, arch, name).cuda_source
 
 
-def _matrix(x: Any, what: str, col: bool = False):
+def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
     """(pointer, rows, cols, leading dimension, dtype name, stream) of a CUDA
     matrix: a torch tensor, or anything with __cuda_array_interface__.
     Row-major (its rows contiguous), or with `col` column-major (its columns
-    contiguous: the transpose of a row-major matrix, e.g. w.t())."""
+    contiguous: the transpose of a row-major matrix, e.g. w.t()). A torch
+    tensor's current stream is looked up only with `want_stream` (a call
+    needs A's alone; each lookup costs microseconds), else it is 0."""
     stream = 0
     order = "column-major (its columns contiguous, e.g. w.t())" if col else \
         "row-major (its rows contiguous)"
@@ -81,7 +83,8 @@ def _matrix(x: Any, what: str, col: bool = False):
         inner, outer, length = (0, 1, x.shape[0]) if col else (1, 0, x.shape[1])
         if x.stride(inner) != 1 and x.shape[inner] > 1:
             raise ValueError(f"{what} must be {order}: stride {tuple(x.stride())}")
-        stream = torch.cuda.current_stream(x.device).cuda_stream
+        if want_stream:
+            stream = torch.cuda.current_stream(x.device).cuda_stream
         name = str(x.dtype).replace("torch.", "")
         return x.data_ptr(), x.shape[0], x.shape[1], max(x.stride(outer), length), name, stream
     cai = getattr(x, "__cuda_array_interface__", None)
@@ -129,7 +132,7 @@ class Kernel:
         (torch tensors only). Returns C."""
         want, _ = _DTYPES[self.dtype]
         a_col, b_col, c_col = (letter == "T" for letter in self.layout)
-        pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col)
+        pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col, want_stream=True)
         pb, kb, n, ldb, tb, _ = _matrix(b, "b", b_col)
         if ka != kb:
             raise ValueError(f"a is {m}x{ka} and b {kb}x{n}: their inner sizes differ")

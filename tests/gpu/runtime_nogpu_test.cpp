@@ -554,6 +554,32 @@ TEST(Launch, FallbackWhenAlignmentPreconditionsFail) {
   EXPECT_THROW(choose_entry(k, ragged, buf, buf, buf), Error);
 }
 
+// A SIMT main entry stores C as float4 groups with no element-by-element
+// path at C's right edge: it runs only when N is a multiple of 4, even with
+// aligned pointers and padded leading dimensions; the fallback takes the rest.
+TEST(Launch, RaggedNGoesToTheFallback) {
+  std::ostringstream err;
+  std::optional<cli::Compiled> compiled =
+      cli::compile_source(std::make_shared<dsl::SourceFile>(
+                              "t.sched", "tile 128x128x8\nthread 8x8\nvectorize 4\nstages 2\n"),
+                          compiler::Target{}, err);
+  ASSERT_TRUE(compiled) << err.str();
+  const codegen::GeneratedKernel& k = compiled->kernel;
+  ASSERT_TRUE(k.has_fallback());
+  EXPECT_EQ(k.main.n_multiple, 4u);
+  EXPECT_EQ(k.fallback.n_multiple, 1u);
+  EXPECT_EQ(k.source.find("if (n + e < N) store_c", k.source.find(k.main.name + "(")),
+            k.source.find("if (n + e < N) store_c", k.source.find(k.fallback.name + "(")))
+      << "only the fallback has the element-by-element edge";
+  alignas(16) static float buf[8];
+  const compiler::Problem n_multiple{64, 68, 64, 64, 68, 68};
+  EXPECT_FALSE(choose_entry(k, n_multiple, buf, buf, buf).fallback);
+  const compiler::Problem ragged_n{64, 65, 64, 64, 68, 68};  // padded lds, N odd
+  const EntryChoice c = choose_entry(k, ragged_n, buf, buf, buf);
+  EXPECT_TRUE(c.fallback);
+  EXPECT_NE(c.why.find("N = 65 is not a multiple of 4"), std::string::npos) << c.why;
+}
+
 // An operand the main entry copies element by element (a transposed A under
 // cp.async) is left out of the preconditions: an odd lda or an A at 4 bytes
 // past alignment keeps the main entry; B and C still count.
