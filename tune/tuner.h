@@ -33,9 +33,11 @@ constexpr double kGiveUpRatio = 4;
 
 // How long a candidate is timed on each shape: at least kTuneMinRuns runs
 // and kTuneMinTotalMs of kernel time each (schedc run and bench: 20 runs,
-// 100 ms). A tune ranks hundreds of candidates; the median of 10 runs
-// interleaved with cuBLAS's is stable to about 1% (bench/NOTES.md, session
-// 15), and the winner is worth re-benching with `schedc bench`.
+// 100 ms). A tune ranks hundreds of candidates: two tunes of the f16 space
+// on two H100s gave each candidate TFLOP/s within 1.0-1.9% of each other
+// (median over the 184, per shape; bench/NOTES.md, session 15). The short
+// windows run at higher clocks than bench's, so compare a tune's figures
+// with each other or as ratios to cuBLAS, and re-bench the winner.
 constexpr int kTuneMinRuns = 10;
 constexpr double kTuneMinTotalMs = 25;
 
