@@ -67,6 +67,8 @@ struct RunReport {
   double percent_of_cublas() const;  // cuBLAS median / kernel median * 100
 };
 
+// One thread at a time: run() reuses the session's host buffers, and its
+// stream and cuBLAS handle are the session's. Tune runs a session per GPU.
 class GpuSession {
  public:
   // Initializes the CUDA context, a stream and a cuBLAS handle on `device`.
