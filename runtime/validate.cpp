@@ -97,36 +97,40 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
     std::vector<Mismatch> first;
   };
   std::vector<Part> parts(chunks);
-  parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
-    Part& q = parts[c];
-    for (int64_t i = row0; i < row1; ++i)
-      for (int64_t j = 0; j < p.n; ++j) {
-        float e = expected[size_t(i * p.n + j)];
-        float g = got[size_t(p.c_index(i, j))];  // C in its layout
-        double d = std::fabs(double(g) - double(e));
-        q.ref2 += double(e) * e;
-        ++q.checked;
-        if (std::isnan(g) || std::isnan(e)) {
-          ++q.nan_count;
-          d = INFINITY;
-        } else {
-          q.got2 += double(g) * g;
-          q.err2 += d * d;
-        }
-        if (d > q.worst_abs_err) {  // the first of the largest, in row order
-          q.worst_abs_err = d;
-          q.worst = {i, j, g, e};
-        }
-      }
+  // fn(part, i, j, got, expected) for every element of C, chunk by chunk.
+  auto each_element = [&](auto&& fn) {
+    parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
+      for (int64_t i = row0; i < row1; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          fn(parts[c], i, j, got[size_t(p.c_index(i, j))],  // C in its layout
+             expected[size_t(i * p.n + j)]);
+    });
+  };
+  each_element([](Part& q, int64_t i, int64_t j, float g, float e) {
+    double d = std::fabs(double(g) - double(e));
+    q.ref2 += double(e) * e;
+    ++q.checked;
+    if (std::isnan(g) || std::isnan(e)) {
+      ++q.nan_count;
+      d = INFINITY;
+    } else {
+      q.got2 += double(g) * g;
+      q.err2 += d * d;
+    }
+    if (d > q.worst_abs_err) {  // the first of the largest, in row order
+      q.worst_abs_err = d;
+      q.worst = {i, j, g, e};
+    }
   });
-  double err2 = 0, ref2 = 0, got2 = 0;
+  double err2 = 0, ref2 = 0, got2 = 0, worst = -1;
   for (const Part& q : parts) {
     err2 += q.err2;
     ref2 += q.ref2;
     got2 += q.got2;
     r.checked += q.checked;
     r.nan_count += q.nan_count;
-    if (q.checked && (q.worst_abs_err > r.worst_abs_err || r.checked == q.checked)) {
+    if (q.worst_abs_err > worst) {  // the first chunk's on a tie: row order
+      worst = q.worst_abs_err;
       r.worst_abs_err = q.worst_abs_err;
       r.worst = q.worst;
     }
@@ -138,24 +142,18 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   // Mismatches: bitwise in exact mode; else beyond the element bound.
   const double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
   constexpr size_t kFirst = 5;
-  parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
-    Part& q = parts[c];
-    for (int64_t i = row0; i < row1; ++i)
-      for (int64_t j = 0; j < p.n; ++j) {
-        float e = expected[size_t(i * p.n + j)];
-        float g = got[size_t(p.c_index(i, j))];  // C in its layout
-        bool bad;
-        if (std::isnan(g) || std::isnan(e))
-          bad = true;
-        else if (bit_exact)
-          bad = g != e;
-        else
-          bad = std::fabs(double(g) - e) >
-                tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
-        if (!bad) continue;
-        ++q.mismatches;
-        if (q.first.size() < kFirst) q.first.push_back({i, j, g, e});
-      }
+  each_element([&](Part& q, int64_t i, int64_t j, float g, float e) {
+    bool bad;
+    if (std::isnan(g) || std::isnan(e))
+      bad = true;
+    else if (bit_exact)
+      bad = g != e;
+    else
+      bad = std::fabs(double(g) - e) >
+            tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
+    if (!bad) return;
+    ++q.mismatches;
+    if (q.first.size() < kFirst) q.first.push_back({i, j, g, e});
   });
   for (const Part& q : parts) {
     r.mismatches += q.mismatches;
