@@ -275,7 +275,7 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
       k.aligned[0] = p.copy_a.vec > 1;
       k.aligned[1] = p.copy_b.vec > 1;
       k.aligned[2] = p.epilogue.vec > 1;
-      if (p.epilogue.vec > 1 && !p.schedule.c_col) k.n_multiple = uint32_t(p.epilogue.vec);
+      if (p.epilogue.whole_groups) k.n_multiple = uint32_t(p.epilogue.vec);
     }
   }
   return k;

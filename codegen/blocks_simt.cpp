@@ -460,16 +460,14 @@ void emit_store_c(Emitter& e, const KernelPlan& p) {
   if (v == 4) {
     e.open_scope("for (int j = 0; j < TN; j += 4)");
     e.line("const int n = tile_n0 + thread_n + j / PN * PIECE_STRIDE_N + j % PN;");
-    if (!p.epilogue.check_align) {
-      // KernelEntry::n_multiple: the launch runs this entry only when N is a
-      // multiple of 4, so a group is wholly inside C or wholly outside it.
+    if (p.epilogue.whole_groups) {
       e.line("if (n < N)  // N % 4 == 0 (the entry's precondition): the whole group is inside");
       e.line(
           "  store_c4(gC + n, n, rC[i][j], rC[i][j + 1], rC[i][j + 2], rC[i][j + 3], alpha, "
           "beta, bias);");
       e.close_scope();
     } else {
-      e.open_scope("if (c_vector_ok && n + 4 <= N)");
+      e.open_scope(p.epilogue.check_align ? "if (c_vector_ok && n + 4 <= N)" : "if (n + 4 <= N)");
       e.line(
           "store_c4(gC + n, n, rC[i][j], rC[i][j + 1], rC[i][j + 2], rC[i][j + 3], alpha, beta, "
           "bias);");

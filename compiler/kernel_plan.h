@@ -185,6 +185,12 @@ struct EpiloguePlan {
   bool relu = false;
   int vec = 1;               // elements per C access in the main entry
   bool check_align = false;  // fallback: vector C stores only when C and ldc allow them
+  // Main entry with vec > 1: a vec-wide group of C is wholly inside C or
+  // wholly outside, because the launch runs this entry only when N is a
+  // multiple of vec (KernelEntry::n_multiple); the group straddling C's right
+  // edge is the fallback's. Its element-by-element path was a third of what
+  // NVRTC compiled of sgemm_best (docs/tuning.md, "Cold compile").
+  bool whole_groups = false;
 };
 
 // single: load, barrier, compute, barrier. double_buffer: two buffers, the

@@ -74,6 +74,7 @@ KernelPlan lower_fallback(const KernelPlan& plan) {
   p.copy_a.check_align = p.copy_a.vec > 1;
   p.copy_b.check_align = p.copy_b.vec > 1;
   p.epilogue.check_align = p.epilogue.vec > 1;
+  p.epilogue.whole_groups = false;  // any N: the edge group element by element
   // The fallback issues every warp's copies at step 0: staggered, its copy
   // blocks (with their run-time alignment branches) made sgemm_best's
   // fallback 5% slower on 4095x4097x1023 (H100, bench/NOTES.md "Session 5").

@@ -130,6 +130,7 @@ KernelPlan lower_copies(KernelPlan p) {
   // (A column-major C, `layout C col`, is stored element by element: its
   // contiguous side is m, across the rows of a thread's piece.)
   p.epilogue.vec = (p.vec == 4 && t.pn % 4 == 0 && !p.schedule.c_col) ? 4 : 1;
+  p.epilogue.whole_groups = p.epilogue.vec > 1;
   return p;
 }
 

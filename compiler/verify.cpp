@@ -90,6 +90,8 @@ void verify_frag(const KernelPlan& p) {
     }
   VERIFY(m.pm % p.frag.vec_a == 0 && m.pn % p.frag.vec_b == 0, "fragment vector crosses a piece");
   VERIFY(m.pn % p.epilogue.vec == 0, "C store vector crosses a piece");
+  VERIFY(!p.epilogue.whole_groups || (p.epilogue.vec > 1 && !p.epilogue.check_align),
+         "whole C groups: a vector main entry, which checks no alignment itself");
 }
 
 // Every C element of the block tile is one accumulator of one thread: to_c
