@@ -363,11 +363,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const void* a = args.a;
   const void* b = args.b;
   if (choice.repack_a) {
-    lda = int(repack(0, a, p.m, p.k, p.a_ld(), stream));
+    lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stream));
     a = scratch_[0];
   }
   if (choice.repack_b) {
-    ldb = int(repack(1, b, p.k, p.n, p.b_ld(), stream));
+    ldb = int(repack(1, b, p.b_rows(), p.b_row_len(), p.b_ld(), stream));
     b = scratch_[1];
   }
   void* c = args.c;
@@ -377,14 +377,14 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // tensor maps of A and B for a TMA entry.
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
-    map_a = encode_tma_map(kernel_.dtype, a, p.m, p.k, lda, e.tma_a);
-    map_b = encode_tma_map(kernel_.dtype, b, p.k, p.n, ldb, e.tma_b);
+    map_a = encode_tma_map(kernel_.dtype, a, p.a_rows(), p.a_row_len(), lda, e.tma_a);
+    map_b = encode_tma_map(kernel_.dtype, b, p.b_rows(), p.b_row_len(), ldb, e.tma_b);
   }
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
-      (p.n * elem) % 16 == 0)
-    map_c = encode_tma_map(kernel_.dtype, c, p.m, p.n, ldc, e.tma_c);
+      (p.c_row_len() * elem) % 16 == 0)
+    map_c = encode_tma_map(kernel_.dtype, c, p.c_rows(), p.c_row_len(), ldc, e.tma_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
   const compiler::StreamKSplit split =
