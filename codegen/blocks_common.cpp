@@ -49,6 +49,9 @@ std::string schedule_text(const Schedule& s) {
   };
   auto x = [](auto a, auto b) { return std::to_string(a) + "x" + std::to_string(b); };
   put(std::string("dtype ") + compiler::dtype_name(s.dtype), s.dtype_at);
+  if (s.a_col) put("layout A col", s.a_layout_at);
+  if (s.b_col) put("layout B col", s.b_layout_at);
+  if (s.c_col) put("layout C col", s.c_layout_at);
   if (s.is_naive()) {
     put("block " + x(s.block_x, s.block_y), s.block_at);
   } else {
@@ -113,7 +116,13 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
     return out.substr(0, out.size() - 2);
   }());
   e.comment("Kernel ABI (codegen/generated_kernel.h): (M, N, K, A, lda, B, ldb, C, ldc,");
-  e.comment("alpha, beta, bias); A, B, C row-major; C = act(alpha*A*B + beta*C + bias[n]).");
+  if (s.a_col || s.b_col || s.c_col)
+    e.comment(format("alpha, beta, bias); A %s, B %s, C %s; C = act(alpha*A*B + beta*C + bias[n]).",
+                     s.a_col ? "column-major (K x M)" : "row-major",
+                     s.b_col ? "column-major (N x K)" : "row-major",
+                     s.c_col ? "column-major (N x M)" : "row-major"));
+  else
+    e.comment("alpha, beta, bias); A, B, C row-major; C = act(alpha*A*B + beta*C + bias[n]).");
   e.comment("Each entry compiles alone with -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<its name>.");
   if (p.dtype == DType::f16) e.line("#include <cuda_fp16.h>");
   if (p.dtype == DType::bf16) e.line("#include <cuda_bf16.h>");

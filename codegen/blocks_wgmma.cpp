@@ -40,12 +40,20 @@ std::string inst_name(const WgmmaPlan& w) {
   return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
 }
 
+// How an operand lies for the instruction's comment: A (64 x K), B (K x N).
+std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, int cols) {
+  const char* major = o.mn_major ? (is_a ? "m-major: transposed" : "n-major: transposed")
+                                 : "k-major";
+  return format("%dx%d, %s", rows, cols, major);
+}
+
 // The inline-asm wrapper of one wgmma.mma_async: N/2 accumulators in, out.
 void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   if (w.swapped) return emit_wgmma_tf32_instruction(e, w);
   const int regs = w.inst_n / 2;
-  e.comment(format("acc += A (64x%d, k-major) * B (%dx%d, n-major: transposed), both from shared",
-                   w.inst_k, w.inst_k, w.inst_n));
+  e.comment(format("acc += A (%s) * B (%s), both from shared",
+                   operand_text(w.a, true, 64, w.inst_k).c_str(),
+                   operand_text(w.b, false, w.inst_k, w.inst_n).c_str()));
   e.comment(format(
       "memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h);", w.inst_n));
   e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
@@ -60,7 +68,12 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.%s.%s \"", w.inst_m, w.inst_n,
                 w.inst_k, ptx_type(w), ptx_type(w)));
   e.line("    \"{" + list + "},\"");
-  e.line(format("    \" %%%d, %%%d, p, 1, 1, 0, 1;\\n}\\n\"", regs, regs + 1));
+  // scale-a, scale-b 1; the transpose flags (1: MN-major), which tf32 has not
+  // (it reads k-major operands only).
+  const std::string flags = w.type == compiler::MmaType::tf32
+                                ? ""
+                                : format(", %d, %d", w.a.mn_major ? 1 : 0, w.b.mn_major ? 1 : 0);
+  e.line(format("    \" %%%d, %%%d, p, 1, 1%s;\\n}\\n\"", regs, regs + 1, flags.c_str()));
   emit_wgmma_accumulator_operands(e, regs);
   e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));");
   e.close_scope();
@@ -147,37 +160,72 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
   emit_instruction(e, w);
 }
 
+std::string wgmma_boxes_text(const compiler::WgmmaOperand& o) {
+  return o.mn_major ? format("%d (%d, %d) boxes", o.panels(), o.box_rows(), o.box_cols())
+                    : format("one (%d, %d) box", o.box_rows(), o.box_cols());
+}
+
+void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op,
+                              WgmmaHalf half) {
+  const std::string dst = format("s%c", op), map = format("tma_%c", op);
+  const std::string mn0 = op == 'a' ? "tile_m0" : "tile_n0";
+  if (half == WgmmaHalf::whole && !o.mn_major) {
+    e.line(format("tma_load_2d(%s, %s, full, k0, %s);", dst.c_str(), map.c_str(), mn0.c_str()));
+  } else if (half == WgmmaHalf::whole) {
+    e.line("#pragma unroll");
+    e.line(
+        format("for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s + p * %d, "
+               "k0);",
+               o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols));
+  } else if (!o.mn_major) {  // rows crank * MN/2 ...: whole 8-row swizzle atoms
+    e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, 0x3);",
+                  dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2));
+  } else {  // panels crank * P/2 ...
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int p = 0; p < %d; ++p)", o.panels() / 2));
+    e.line(format("const int q = crank * %d + p;", o.panels() / 2));
+    e.line(format("tma_load_2d_multicast(%s + q * %du, %s, full, %s + q * %d, k0, 0x3);",
+                  dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols));
+    e.close_scope();
+  }
+}
+
 void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   if (w.cluster_size() > 1) return emit_wgmma_cluster_tma_copy(e, p);
-  e.comment(
-      format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
-             "(%d, %d) boxes",
-             origin_note(p.schedule, p.schedule.tma_at).c_str(), w.a.rows, w.a.cols, w.b.panels(),
-             w.b.rows, w.b.panel_cols));
-  e.comment("(128-byte column panels); `full` completes when all their bytes have landed");
+  e.comment(format("tma %s: k-tile at column k0 -> one stage: A as %s, B as %s",
+                   origin_note(p.schedule, p.schedule.tma_at).c_str(),
+                   wgmma_boxes_text(w.a).c_str(), wgmma_boxes_text(w.b).c_str()));
+  e.comment(format("(128-byte %s); `full` completes when all their bytes have landed",
+                   w.a.mn_major || w.b.mn_major ? "column panels" : "rows"));
   e.open_scope(
       "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
       "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
-  e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
-  e.line("#pragma unroll");
-  e.line(
-      format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p "
-             "* %d, k0);",
-             w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
+  emit_wgmma_operand_loads(e, w.a, 'a', WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole);
   e.close_scope();
   e.line();
 }
 
+namespace {
+
+// One stage of an operand as its boxes lie: "(BM, BK)" or "P panels of (BK, P)".
+std::string stage_text(const compiler::WgmmaOperand& o) {
+  return o.mn_major ? format("%d panels of (%d, %d)", o.panels(), o.box_rows(), o.box_cols())
+                    : format("(%d, %d)", o.box_rows(), o.box_cols());
+}
+
+}  // namespace
+
 void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.line("extern __shared__ __align__(1024) unsigned char smem[];");
-  e.line(format("const unsigned sA_u32 = smem_u32(smem);  // [%d stages] (%d, %d) A, k-major",
-                w.stages, w.a.rows, w.a.cols));
-  e.line(format("const unsigned sB_u32 = sA_u32 + %du;  // [%d stages] %d panels of (%d, %d) B",
-                w.b.offset_bytes, w.stages, w.b.panels(), w.b.rows, w.b.panel_cols));
+  e.line(format("const unsigned sA_u32 = smem_u32(smem);  // [%d stages] %s A%s", w.stages,
+                stage_text(w.a).c_str(), w.a.mn_major ? ", m-major" : ", k-major"));
+  e.line(format("const unsigned sB_u32 = sA_u32 + %du;  // [%d stages] %s B%s", w.b.offset_bytes,
+                w.stages, stage_text(w.b).c_str(), w.b.mn_major ? "" : ", k-major"));
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
   if (p.stream_k_tail)
@@ -266,12 +314,11 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
-                w.inst_m * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
+                w.a.mn_bytes(w.inst_m), w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
-                (w.inst_n / w.b.panel_cols) * w.b.panel_bytes(), w.inst_k * 128, w.b.lbo_bytes,
-                w.b.sbo_bytes));
+                w.b.mn_bytes(w.inst_n), w.b.k_bytes(w.inst_k), w.b.lbo_bytes, w.b.sbo_bytes));
   e.line(inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
   e.close_scope();
   e.close_scope();
@@ -355,10 +402,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
         "const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
   } else {
     e.line(
-        format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its rows of A, stage 0",
-               w.consumers_n, w.wg_m * 128));
-    e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its panels of B",
-                  w.consumers_n, (w.wg_n / w.b.panel_cols) * w.b.panel_bytes()));
+        format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its %s of A, stage 0",
+               w.consumers_n, w.a.mn_bytes(w.wg_m), w.a.mn_major ? "panels" : "rows"));
+    e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its %s of B",
+                  w.consumers_n, w.b.mn_bytes(w.wg_n), w.b.mn_major ? "panels" : "rows"));
   }
   e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));

@@ -23,8 +23,18 @@ namespace schedc::codegen {
 void emit_wgmma_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
 // tma_copy_tile(tma_a, tma_b, sa, sb, full, k0, tile_m0, tile_n0): one k-tile
-// into one stage (A one box, B one box per 128-byte panel).
+// into one stage (a k-major operand one box, an mn-major one a box per
+// 128-byte panel).
 void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
+
+// Inside tma_copy_tile: the TMA loads of operand `op` ('a' or 'b': sa/sb,
+// tma_a/tma_b, tile_m0/tile_n0) into its stage: the whole stage, or (cluster)
+// this CTA's half (`crank`), multicast to both CTAs.
+enum class WgmmaHalf { whole, multicast_half };
+void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op,
+                              WgmmaHalf half);
+// "one (R, C) box" or "P (R, C) boxes": an operand's stage for comments.
+std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 
 // store_pair(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias, pairs): the
 // epilogue of two neighbours in a row; a 4-byte pair store when `pairs`

@@ -41,46 +41,36 @@ __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaMap
   e.line();
 }
 
+namespace {
+
+// The shared operand's two halves, for the copy's comment.
+std::string halves_text(const compiler::WgmmaOperand& o, char op) {
+  return o.mn_major ? format("%c's %d panels, this CTA the %d of its rank,", op, o.panels(),
+                             o.panels() / 2)
+                    : format("%c's rows in two (%d, %d) boxes, this CTA the one of its rank,", op,
+                             o.box_rows() / 2, o.box_cols());
+}
+
+}  // namespace
+
 void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const Schedule& s = p.schedule;
   const std::string at = origin_note(s, s.cluster_at);
-  if (w.shares_b())
-    e.comment(
-        format("tma, cluster 2x1 %s: A as one (%d, %d) box; B's %d panels, this CTA the %d "
-               "of its rank,",
-               at.c_str(), w.a.rows, w.a.cols, w.b.panels(), w.b.panels() / 2));
-  else
-    e.comment(
-        format("tma, cluster 1x2 %s: A's rows in two (%d, %d) boxes, this CTA the one of "
-               "its rank,",
-               at.c_str(), w.a.rows / 2, w.a.cols));
-  e.comment("multicast to both CTAs at the same offsets; B's panels each its own box. Each CTA's");
+  e.comment(format("tma, cluster %dx%d %s: ", w.cluster_m, w.cluster_n, at.c_str()) +
+            (w.shares_b() ? "A as " + wgmma_boxes_text(w.a) + "; " + halves_text(w.b, 'B')
+                          : halves_text(w.a, 'A')));
+  e.comment(std::string("multicast to both CTAs at the same offsets; ") +
+            (w.b.mn_major ? "B's panels each its own box." : "B k-major, in one box a half.") +
+            " Each CTA's");
   e.comment("`full` expects the whole stage: its own copies and the other CTA's multicast half");
   e.open_scope(
       "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
       "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0, unsigned crank)");
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
-  if (w.shares_b()) {
-    e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
-    e.line("#pragma unroll");
-    e.open_scope(format("for (int p = 0; p < %d; ++p)", w.b.panels() / 2));
-    e.line(format("const int q = crank * %d + p;", w.b.panels() / 2));
-    e.line(format("tma_load_2d_multicast(sb + q * %du, tma_b, full, tile_n0 + q * %d, k0, 0x3);",
-                  w.b.panel_bytes(), w.b.panel_cols));
-    e.close_scope();
-  } else {
-    e.line(
-        format("tma_load_2d_multicast(sa + crank * %du, tma_a, full, k0, tile_m0 + crank * %d, "
-               "0x3);",
-               (w.a.rows / 2) * 128, w.a.rows / 2));
-    e.line("#pragma unroll");
-    e.line(
-        format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + "
-               "p * %d, k0);",
-               w.b.panels(), w.b.panel_bytes(), w.b.panel_cols));
-  }
+  emit_wgmma_operand_loads(e, w.a, 'a', w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.b, 'b', w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
   e.close_scope();
   e.line();
 }

@@ -13,7 +13,8 @@ using compiler::WgmmaPlan;
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
-  e.comment("`pairs`: C and ldc keep every even column 4-byte aligned (one check per launch).");
+  e.comment(format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
+                   2 * compiler::size_of(p.dtype)));
   e.open_scope(
       "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int col, "
       "float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
@@ -24,6 +25,8 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
   if (p.dtype == compiler::DType::bf16)
     e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
+  else if (p.dtype == compiler::DType::f32)  // tf32 with both operands k-major
+    e.line("*reinterpret_cast<float2*>(dst) = make_float2(r0, r1);");
   else
     e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
   e.line("return;");
@@ -53,9 +56,11 @@ void close_pair_loops(Emitter& e) {
   for (int i = 0; i < 3; ++i) e.close_scope();
 }
 
-// The accumulators straight to C: 4-byte pairs where C allows them.
-void emit_direct_stores(Emitter& e, const WgmmaPlan& w) {
-  e.line("const bool pairs = ldc % 2 == 0 && reinterpret_cast<unsigned long long>(C) % 4 == 0;");
+// The accumulators straight to C: pairs (4 bytes; 8 of f32) where C allows them.
+void emit_direct_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.line(format("const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",
+                2 * compiler::size_of(p.dtype)));
   open_pair_loops(e, w);
   e.line(
       format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
@@ -209,7 +214,7 @@ void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
     e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
     emit_staged_stores(e, p);
   } else {
-    emit_direct_stores(e, w);
+    emit_direct_stores(e, p);
   }
 }
 

@@ -83,11 +83,8 @@ void emit_tiled_kernel(Emitter& e, const KernelPlan& p) {
   }
 }
 
-}  // namespace
-
-GeneratedKernel emit_cuda(const KernelPlan& plan) {
-  if (plan.wgmma) return emit_wgmma(plan);
-  if (plan.mma) return emit_mma(plan);
+// The SIMT and naive kernels.
+GeneratedKernel emit_simt(const KernelPlan& plan) {
   SCHEDC_INTERNAL_ASSERT(plan.kind == KernelKind::naive || plan.dtype == compiler::DType::f32,
                          "the tiled SIMT path generates f32 kernels only");
   GeneratedKernel k;
@@ -115,6 +112,14 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
   }
   k.source = e.str();
   k.entry_guards = true;
+  return k;
+}
+
+}  // namespace
+
+GeneratedKernel emit_cuda(const KernelPlan& plan) {
+  GeneratedKernel k = plan.wgmma ? emit_wgmma(plan) : plan.mma ? emit_mma(plan) : emit_simt(plan);
+  // Every path's problems lie in the schedule's layouts (runtime, validation).
   k.a_col = plan.schedule.a_col;
   k.b_col = plan.schedule.b_col;
   k.c_col = plan.schedule.c_col;

@@ -62,7 +62,9 @@ std::string entry_params(const KernelPlan& p) {
 
 void emit_kernel_start(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded by");
+  e.comment(format("tma_a, tma_b: tensor maps of A (%s) and B (%s), 128-byte swizzle, encoded by",
+                   w.a.mn_major ? "K x M: column-major" : "M x K",
+                   w.b.mn_major ? "K x N" : "N x K: column-major"));
   e.comment("the runtime for each launch (zeros past the edges)");
   if (w.tma_store)
     e.comment(
@@ -181,12 +183,16 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.align_bytes = 16;
   k.main.ld_multiple = uint32_t(16 / w.elem_bytes);
   k.main.aligned[2] = false;  // C: the epilogue checks its own alignment
-  k.main.tma_a = TmaBox{uint32_t(w.a.rows), uint32_t(w.a.cols)};
-  k.main.tma_b = TmaBox{uint32_t(w.b.rows), uint32_t(w.b.panel_cols)};
+  // Each operand's boxes in its layout in memory (a column-major A's map is
+  // K rows of M, a column-major B's N rows of K: runtime/launch.cpp).
+  k.main.tma_a = TmaBox{uint32_t(w.a.box_rows()), uint32_t(w.a.box_cols())};
+  k.main.tma_b = TmaBox{uint32_t(w.b.box_rows()), uint32_t(w.b.box_cols())};
   k.main.persistent = w.persistent;
   k.main.cluster_m = uint32_t(w.cluster_m);
   k.main.cluster_n = uint32_t(w.cluster_n);
-  if (w.shares_a()) k.main.tma_a.box_rows /= 2;  // each CTA multicasts half of A's rows
+  // A k-major shared operand: each CTA multicasts half of its rows.
+  if (w.shares_a() && !w.a.mn_major) k.main.tma_a.box_rows /= 2;
+  if (w.shares_b() && !w.b.mn_major) k.main.tma_b.box_rows /= 2;
   if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.wg_m), uint32_t(w.b.panel_cols)};
   if (p.stream_k) {
     const KernelPlan tail = compiler::lower_stream_k_tail(p);

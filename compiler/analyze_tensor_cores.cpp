@@ -168,15 +168,23 @@ void Analyzer::hopper_presence_rules() {
                                    "': the cluster's two CTAs walk neighbouring tiles in step "
                                    "(persistent) while a producer warpgroup multicasts the "
                                    "shared operand (warp_specialize)");
-  // 2x1 multicasts B in two halves of whole 128-byte panels.
-  if (const Directive* d = given("cluster"); d && s_.cluster_m == 2 && s_.tile && s_.uses_wgmma()) {
-    const int panel = 128 / size_of(s_.dtype);
-    if (s_.tile->n % (2 * panel) != 0) {
+  // 2x1 multicasts B, 1x2 A, in two halves: of whole 128-byte column panels
+  // (the operand m- or n-major) or of whole 8-row swizzle atoms (k-major).
+  if (const Directive* d = given("cluster");
+      d && s_.cluster_m * s_.cluster_n == 2 && s_.tile && s_.uses_wgmma()) {
+    const bool shares_b = s_.cluster_m == 2;
+    const bool mn_major = shares_b ? !s_.b_col : s_.a_col;
+    const int64_t extent = shares_b ? s_.tile->n : s_.tile->m;
+    const int unit = mn_major ? 2 * (128 / size_of(s_.dtype)) : 16;
+    if (extent % unit != 0) {
+      const std::string op = shares_b ? "B" : "A", dim = shares_b ? "BN" : "BM";
       auto& e = error(d->args[0].span,
-                      "'cluster 2x1' multicasts B in two halves of whole 128-byte panels: BN "
-                      "must be a multiple of " +
-                          std::to_string(2 * panel) + " for " + to_string(s_.dtype) + " (BN is " +
-                          std::to_string(s_.tile->n) + ")");
+                      "'cluster " + std::string(shares_b ? "2x1" : "1x2") + "' multicasts " + op +
+                          " in two halves of whole " +
+                          (mn_major ? "128-byte panels" : "8-row swizzle atoms") + ": " + dim +
+                          " must be a multiple of " + std::to_string(unit) + " for " +
+                          to_string(s_.dtype) + " (" + dim + " is " + std::to_string(extent) +
+                          ")");
       note(e, tile_note(), "block tile set here");
     }
   }
@@ -225,33 +233,66 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     auto& e = error(d->keyword_span, m);
     note(e, tile_note(), "block tile set here");
   };
+  // Each operand's stage as it lies in memory (compiler/wgmma_plan.h): k
+  // contiguous (A row-major, B column-major), one box of 128-byte rows; m or
+  // n contiguous, BK-row boxes of 128-byte column panels. The mma path reads
+  // row-major A and B only.
   if (t.k * elem != 128)
-    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " +
-               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BK is " +
-               std::to_string(t.k) + ")");
-  if ((t.n * elem) % 128 != 0)
-    tile_error("'tma' loads B as (BK, " + std::to_string(128 / elem) +
-               ") column panels of 128 bytes: BN must be a multiple of " +
-               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BN is " +
-               std::to_string(t.n) + ")");
-  if (t.m > 256)
-    tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
-               std::to_string(t.m) + ")");
+    tile_error(std::string(s_.a_col || s_.b_col
+                               ? "'tma' loads k-major operands as 128-byte rows of k and m- or "
+                                 "n-major ones as BK-row column panels"
+                               : "'tma' loads A as (BM, BK) boxes of 128-byte rows") +
+               ": BK must be " + std::to_string(128 / elem) + " for " + to_string(s_.dtype) +
+               " (BK is " + std::to_string(t.k) + ")");
+  const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {s_.a_col, 'A'}};
+  for (const auto& [mn_major, op] : ops) {
+    const int64_t mn = op == 'A' ? t.m : t.n;
+    const char* dim = op == 'A' ? "BM" : "BN";
+    if (mn_major && (mn * elem) % 128 != 0)
+      tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
+                 ") column panels of 128 bytes: " + dim + " must be a multiple of " +
+                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim +
+                 " is " + std::to_string(mn) + ")");
+    if (!mn_major && mn > 256)
+      tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
+                 ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
+                 std::to_string(mn) + ")");
+  }
 }
 
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
+  // wgmma reads either layout of A and B by descriptor (compiler/wgmma_plan.h).
+  const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
   for (const char* k : {"layout A", "layout B", "layout C"})
-    if (const Directive* d = given(k); d && (k[7] == 'A'   ? s_.a_col
-                                             : k[7] == 'B' ? s_.b_col
+    if (const Directive* d = given(k); d && (k[7] == 'A'   ? s_.a_col && !wgmma
+                                             : k[7] == 'B' ? s_.b_col && !wgmma
                                                            : s_.c_col)) {
       auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
-                                   "' is not implemented yet: the tensor-core kernels read A and B "
-                                   "and write C row-major (issue 18); the SIMT and naive kernels "
-                                   "take either");
+                                   "' is not implemented yet: " +
+                                   (wgmma ? "the wgmma kernel writes C row-major (it reads A and "
+                                            "B in either layout)"
+                                          : "the tensor-core kernels read A and B and write C "
+                                            "row-major") +
+                                   " (issue 18); the SIMT and naive kernels take either");
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
     }
+  if (const Directive* d = given("layout A");
+      wgmma && d && s_.a_col && s_.mma->type == MmaType::tf32) {
+    // wgmma reads tf32 by descriptor only k-major, and from registers only as
+    // its A operand: with A m-major, B must be read k-major by descriptor.
+    auto& e = error(d->span,
+                    s_.b_col ? "'layout A col' with 'wgmma tf32' and 'layout B col' is not "
+                               "implemented yet: wgmma reads tf32 only k-major from shared "
+                               "memory, so A (m-major) would go through registers (issue 18)"
+                             : "'layout A col' with 'wgmma tf32' and a row-major B cannot be "
+                               "lowered: wgmma reads tf32 only k-major from shared memory, and "
+                               "both A (m-major) and B (n-major) are not; one of them can go "
+                               "through registers, not both (use 'layout B col', or the SIMT "
+                               "kernel)");
+    e.notes.push_back({mma_dir_->span, "'wgmma tf32' given here"});
+  }
   for (const char* k : {"transpose A", "transpose B"})
     if (const Directive* d = given(k)) {
       auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +
@@ -334,7 +375,9 @@ bool Analyzer::warpgroup_tile_divides(const BlockTile& t) {
 }
 
 bool Analyzer::wgmma_tiles(const BlockTile& t) {
-  if (s_.mma->type == MmaType::tf32) return wgmma_tf32_tiles(t);
+  // tf32 with a row-major B computes C transposed (wgmma_tf32_tiles); with
+  // B column-major both operands are k-major and it is read as f16 is.
+  if (s_.mma->type == MmaType::tf32 && !s_.b_col) return wgmma_tf32_tiles(t);
   const WarpTile& w = *s_.warp;
   MmaSpec& m = *s_.mma;
   const std::string wt = dims_text({w.m, w.n});
@@ -347,13 +390,23 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                    std::to_string(w.m) + ")",
                s_.mma_at, "wgmma chosen here") &&
        ok;
-  ok = divides(panel, w.n, warp_arg_,
-               "warpgroup tile " + wt + ": wgmma reads B in 128-byte column panels of " +
-                   std::to_string(panel) + " " + to_string(s_.dtype) +
-                   ", so WN must be a multiple of " + std::to_string(panel) + " (WN is " +
-                   std::to_string(w.n) + ")",
-               s_.mma_at, "wgmma chosen here") &&
-       ok;
+  // A row-major B (n-major) is read in whole 128-byte column panels; a
+  // column-major B (k-major) in 8-row groups, as A.
+  if (!s_.b_col)
+    ok = divides(panel, w.n, warp_arg_,
+                 "warpgroup tile " + wt + ": wgmma reads B in 128-byte column panels of " +
+                     std::to_string(panel) + " " + to_string(s_.dtype) +
+                     ", so WN must be a multiple of " + std::to_string(panel) + " (WN is " +
+                     std::to_string(w.n) + ")",
+                 s_.mma_at, "wgmma chosen here") &&
+         ok;
+  if (s_.b_col)
+    ok = divides(8, w.n, warp_arg_,
+                 "warpgroup tile " + wt +
+                     ": wgmma's N is a multiple of 8, so WN must be a multiple of 8 (WN is " +
+                     std::to_string(w.n) + ")",
+                 s_.mma_at, "wgmma chosen here") &&
+         ok;
   if (!ok) return false;
   if (m.n == 0) m.n = w.n <= 256 ? w.n : 256;  // the widest instruction that tiles WN
   std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" + std::to_string(m.n) +
@@ -366,7 +419,15 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
                    std::to_string(m.k) + " of '" + inst + "'",
                s_.mma_at, "instruction chosen here");
-  if (ok && m.n % panel != 0) {
+  if (ok && m.type == MmaType::tf32 && given("tma_store")) {
+    auto& e = error(given("tma_store")->keyword_span,
+                    "'tma_store' with 'wgmma tf32' is not implemented yet: the epilogue stages C "
+                    "with 16-bit stmatrix stores; the tf32 kernel stores its f32 accumulators "
+                    "straight to C");
+    e.notes.push_back({s_.mma_at.span, "'wgmma tf32' given here"});
+    return false;
+  }
+  if (ok && !s_.b_col && m.n % panel != 0) {
     // The descriptor of an n-major B addresses whole 128-byte panels.
     error(s_.mma_at.span, "'" + inst +
                               "' reads B in 128-byte column panels: N must be a "
@@ -436,7 +497,7 @@ void Analyzer::wgmma_registers_rule() {
   if (threads <= 0) return;
   const int64_t acc = int64_t(w.m) * w.n / 128;
   // tf32: B^T fragments of two k-steps, 4 registers per 64 columns each.
-  const int64_t frag = s_.mma->type == MmaType::tf32 ? 8 * (w.n / 64) : 0;
+  const int64_t frag = s_.mma->type == MmaType::tf32 && !s_.b_col ? 8 * (w.n / 64) : 0;
   const int64_t cap = target_.registers_per_thread(int(threads));
   if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +

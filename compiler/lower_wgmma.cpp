@@ -2,7 +2,8 @@
 // small passes over the plan (each a pure function, in the order they run):
 //   wgmma_roles     consumer warpgroups, their C tiles and instructions,
 //                   the producer (warp_specialize), threads and registers
-//   wgmma_operands  the shared stages of A and B as TMA writes them and
+//   wgmma_operands  the shared stages of A and B as TMA writes them (each
+//                   k- or mn-major as its layout in memory) and
 //                   the descriptor strides wgmma reads them with
 //   wgmma_pipeline  stages, mbarriers and the shared-memory total
 // codegen/emit_wgmma.cpp prints the result.
@@ -30,7 +31,9 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.inst_k = spec.k;
   w.wg_m = s.warp->m;
   w.wg_n = s.warp->n;
-  w.swapped = w.type == MmaType::tf32;
+  // tf32 reads only k-major operands by descriptor: a row-major B (n-major)
+  // goes through registers, with C computed transposed (compiler/wgmma_plan.h).
+  w.swapped = w.type == MmaType::tf32 && !s.b_col;
   // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
   const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
   SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&
@@ -65,25 +68,29 @@ KernelPlan wgmma_roles(KernelPlan p) {
   return p;
 }
 
-WgmmaOperand make_operand(int rows, int cols, int elem_bytes, bool mn_major) {
+// One operand's stage: `mn` x `k` elements, lying as in global memory.
+WgmmaOperand make_operand(int mn, int k, int elem_bytes, bool mn_major) {
   WgmmaOperand o;
-  o.rows = rows;
-  o.cols = cols;
+  o.mn = mn;
+  o.k = k;
   o.elem_bytes = elem_bytes;
   o.mn_major = mn_major;
   o.panel_cols = 128 / elem_bytes;
-  o.stage_bytes = rows * cols * elem_bytes;
+  o.stage_bytes = mn * k * elem_bytes;
   o.sbo_bytes = 1024;                             // 8 rows of 128 bytes
   o.lbo_bytes = mn_major ? o.panel_bytes() : 16;  // K-major swizzled: unused (1 by convention)
   return o;
 }
 
+// The stages lie as the operands lie in memory: A row-major and B
+// column-major are K-major, A column-major and B row-major MN-major.
 KernelPlan wgmma_operands(KernelPlan p) {
   WgmmaPlan& w = *p.wgmma;
+  const Schedule& s = p.schedule;
   SCHEDC_INTERNAL_ASSERT(p.block_k * w.elem_bytes == 128,
-                         "wgmma stages hold 128-byte rows of A (analyze checks BK)");
-  w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, false);
-  w.b = make_operand(p.block_k, p.block_n, w.elem_bytes, true);
+                         "wgmma stages hold 128-byte rows of k (analyze checks BK)");
+  w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, s.a_col);
+  w.b = make_operand(p.block_n, p.block_k, w.elem_bytes, !s.b_col);
   return p;
 }
 

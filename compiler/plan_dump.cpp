@@ -69,8 +69,11 @@ std::string dump(const KernelPlan& p) {
                     (w.pingpong ? ", consumers take whole tiles in turn (pingpong)" : "")
               : std::string("every warpgroup computes; thread 0 issues TMA"))
       << "\n";
+    // The tile as the matrix names it: A (BM, BK), B (BK, BN).
     auto operand = [&](const char* n, const WgmmaOperand& x) {
-      o << "  smem " << n << ": (" << x.rows << ", " << x.cols << ") " << (x.mn_major ? "MN" : "K")
+      const bool a = n[0] == 'A';
+      o << "  smem " << n << ": (" << (a ? x.mn : x.k) << ", " << (a ? x.k : x.mn) << ") "
+        << (x.mn_major ? "MN" : "K")
         << "-major, " << x.panels() << " panel(s) of " << x.panel_bytes() << " B, stage "
         << x.stage_bytes << " B at " << x.offset_bytes << ", LBO " << x.lbo_bytes << ", SBO "
         << x.sbo_bytes << ", 128-byte swizzle\n";

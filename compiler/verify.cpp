@@ -128,15 +128,14 @@ void verify_wgmma_operands(const KernelPlan& p) {
       for (int i = 0; i < w.m_insts; ++i)
         for (int r = 0; r < w.inst_m; ++r)
           for (int k = 0; k < w.inst_k; ++k)
-            VERIFY(wgmma_kmajor_byte(w.a_start(c, i, kk), w.a.sbo_bytes, w.elem_bytes, r, k) ==
+            VERIFY(wgmma_operand_byte(w.a, w.a_start(c, i, kk), r, k) ==
                        w.a.offset(w.consumer_row0(c) + i * w.inst_m + r, kk * w.inst_k + k),
                    "A descriptor reads where TMA wrote");
       for (int j = 0; j < w.n_insts; ++j)
         for (int k = 0; k < w.inst_k; ++k)
           for (int n = 0; n < w.inst_n; ++n)
-            VERIFY(wgmma_mnmajor_byte(w.b_start(c, j, kk), w.b.lbo_bytes, w.b.sbo_bytes,
-                                      w.elem_bytes, k, n) ==
-                       w.b.offset(kk * w.inst_k + k, w.consumer_col0(c) + j * w.inst_n + n),
+            VERIFY(wgmma_operand_byte(w.b, w.b_start(c, j, kk), n, k) ==
+                       w.b.offset(w.consumer_col0(c) + j * w.inst_n + n, kk * w.inst_k + k),
                    "B descriptor reads where TMA wrote");
     }
 }
@@ -156,10 +155,9 @@ void verify_wgmma_swapped(const KernelPlan& p) {
       for (int j = 0; j < w.n_insts; ++j)
         for (int r = 0; r < w.inst_n; ++r)
           for (int k = 0; k < w.inst_k; ++k)
-            VERIFY(
-                wgmma_kmajor_byte(w.a_operand_start(c, j, kk), w.a.sbo_bytes, w.elem_bytes, r, k) ==
-                    w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
-                "A descriptor reads where TMA wrote");
+            VERIFY(wgmma_operand_byte(w.a, w.a_operand_start(c, j, kk), r, k) ==
+                       w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
+                   "A descriptor reads where TMA wrote");
       std::vector<int> held(size_t(w.inst_k) * w.wg_n, 0);
       for (int t = 0; t < 128; ++t)
         for (int i = 0; i < w.m_insts; ++i)
@@ -216,7 +214,7 @@ void verify_wgmma(const KernelPlan& p) {
          "pingpong: persistent, specialized, each consumer the whole tile");
   VERIFY(w.cluster_size() == 1 ||
              (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
-              (!w.shares_b() || w.b.panels() % 2 == 0) && (!w.shares_a() || p.block_m % 16 == 0)),
+              (!w.shares_b() || w.b.halves()) && (!w.shares_a() || w.a.halves())),
          "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
   // stream_k: partial sums move as float4 per consumer thread; the tail
   // computes one slice per block, alone (compiler/lower_wgmma.cpp).
@@ -224,6 +222,11 @@ void verify_wgmma(const KernelPlan& p) {
          "stream_k: no cluster, accumulators in float4s");
   VERIFY(!p.stream_k_tail || (p.stream_k && !w.persistent && !w.pingpong),
          "stream_k tail: one slice per block, cooperative consumers");
+  // wgmma reads tf32 by descriptor only k-major; swapped reads B (n-major)
+  // into registers and A (k-major) by descriptor.
+  VERIFY(w.type != MmaType::tf32 || (!w.a.mn_major && w.b.mn_major == w.swapped),
+         "tf32: descriptors read k-major stages only");
+  VERIFY(!w.swapped || (w.type == MmaType::tf32 && w.b.mn_major), "swapped: tf32, B n-major");
   if (w.swapped)
     verify_wgmma_swapped(p);
   else

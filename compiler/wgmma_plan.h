@@ -8,52 +8,70 @@
 // the CPU and codegen prints the same numbers.
 //
 // Shared memory, one stage (PTX ISA, "Matrix Descriptor" and the canonical
-// 128-byte-swizzle layouts; CUDA's TMA 128-byte swizzle):
-//   A: BM rows of BK elements (k contiguous, 128 bytes: "K-major"), one TMA
-//      box. Row r at byte r * 128; its 16-byte chunk c is stored at chunk
-//      c ^ (r % 8). Eight rows make a 1024-byte swizzle atom.
-//   B: BN / P column panels (P = 128 bytes of elements, 64 f16), each BK rows
-//      of P elements (n contiguous: "MN-major"), one TMA box each; inside a
-//      panel the same swizzle as A.
+// 128-byte-swizzle layouts; CUDA's TMA 128-byte swizzle). An operand lies in
+// the stage as it lies in global memory (`layout A|B row|col`), in 128-byte
+// rows of P = 128 / element-size elements:
+//   K-major (A row-major, B column-major: k contiguous): the tile's MN rows
+//      (BM of A, BN of B) of BK elements (128 bytes), one TMA box. Row r at
+//      byte r * 128; its 16-byte chunk c is stored at chunk c ^ (r % 8).
+//      Eight rows make a 1024-byte swizzle atom.
+//   MN-major (B row-major, A column-major: m or n contiguous): MN / P
+//      panels, each BK rows of P elements, one TMA box each; inside a panel
+//      the same swizzle.
 // A wgmma descriptor names a start address, LBO and SBO (bytes, >> 4) and the
-// swizzle mode. K-major A: 8-row groups SBO = 1024 bytes apart; the k-step kk
-// starts kk * 32 bytes into the row (LBO unused). MN-major B: 8-k-row groups
-// SBO = 1024 bytes apart, 64-column panels LBO = BK * 128 bytes apart; the
-// k-step kk starts kk * 16 rows (2048 bytes) into the panel.
-// tf32 (4-byte elements: BK 32, 32-column panels) reads B not by descriptor
-// but into registers, and A as wgmma's k-major B operand (`swapped` below).
+// swizzle mode. K-major: 8-row groups SBO = 1024 bytes apart; the k-step kk
+// starts kk * 32 bytes into the row (LBO unused). MN-major: 8-k-row groups
+// SBO = 1024 bytes apart, panels LBO = BK * 128 bytes apart; the k-step kk
+// starts kk * 16 rows (2048 bytes) into the panel. wgmma's transpose flag of
+// an operand is 1 when it is MN-major.
+// tf32 (4-byte elements: BK 32, 32-element panels) is read by descriptor
+// only K-major: with a row-major B the kernel reads B not by descriptor but
+// into registers, and A as wgmma's k-major B operand (`swapped` below).
 
 #include "compiler/schedule.h"
 
 namespace schedc::compiler {
 
-// One operand's stage in shared memory (see above).
+// One operand's stage in shared memory (see above), indexed by the
+// operand's own coordinates: i along MN (A's m, B's n), k along K.
 struct WgmmaOperand {
-  int rows = 0, cols = 0;  // logical tile: A (BM, BK), B (BK, BN)
+  int mn = 0, k = 0;  // the tile's extent: A (BM, BK), B (BN, BK)
   int elem_bytes = 2;
-  bool mn_major = false;  // B: n contiguous (wgmma's transpose flag for this operand)
-  int panel_cols = 0;     // elements per 128-byte row: 64 (f16/bf16)
+  bool mn_major = false;  // m (A) / n (B) contiguous: wgmma's transpose flag for it
+  int panel_cols = 0;     // P: elements per 128-byte row, 64 (f16/bf16) or 32 (f32)
   int stage_bytes = 0;
   int offset_bytes = 0;  // stage 0 from the start of dynamic shared memory (1024-aligned)
   int lbo_bytes = 0, sbo_bytes = 0;  // descriptor strides
 
-  int panels() const { return cols / panel_cols; }
-  int panel_bytes() const { return rows * 128; }
-  // Byte offset inside one stage where TMA stores logical (row, col): panel,
+  // The TMA boxes of one stage: one of MN rows (K-major), MN / P of BK rows.
+  int panels() const { return mn_major ? mn / panel_cols : 1; }
+  int panel_bytes() const { return (mn_major ? k : mn) * 128; }
+  int box_rows() const { return mn_major ? k : mn; }
+  int box_cols() const { return mn_major ? panel_cols : k; }
+  // Byte offset inside one stage where TMA stores element (i, kk): panel,
   // 128-byte row, 16-byte chunk XORed with the row's index % 8.
-  int offset(int row, int col) const {
-    const int panel = col / panel_cols, c = col % panel_cols;
+  int offset(int i, int kk) const {
+    const int panel = mn_major ? i / panel_cols : 0, row = mn_major ? kk : i,
+              c = mn_major ? i % panel_cols : kk;
     const int chunk = (c * elem_bytes) / 16, in_chunk = (c * elem_bytes) % 16;
     return panel * panel_bytes() + row * 128 + ((chunk ^ (row % 8)) * 16) + in_chunk;
   }
+  // Bytes from element (i, kk) to (i + x, kk), x a whole number of 8-row
+  // groups (K-major) or panels (MN-major), and to (i, kk + x).
+  int mn_bytes(int x) const { return mn_major ? (x / panel_cols) * panel_bytes() : x * 128; }
+  int k_bytes(int x) const { return mn_major ? x * 128 : x * elem_bytes; }
+  // cluster: whether the stage splits into two halves, one multicast by
+  // each CTA: whole panels (MN-major) or whole 8-row swizzle atoms (K-major).
+  // Half h starts at element h * mn / 2 along MN, byte mn_bytes(h * mn / 2).
+  bool halves() const { return mn_major ? panels() % 2 == 0 : mn % 16 == 0; }
 };
 
 struct WgmmaPlan {
   MmaType type = MmaType::f16;
   int elem_bytes = 2;
   int inst_m = 64, inst_n = 256, inst_k = 16;  // wgmma.m64nNkK
-  // swapped (tf32): wgmma reads tf32 operands from shared memory k-major
-  // only, and B's stages are n-major. The kernel computes C^T = B^T A^T:
+  // swapped (tf32 with a row-major B): wgmma reads tf32 operands from shared
+  // memory k-major only, and B's stages are n-major. The kernel computes C^T = B^T A^T:
   // wgmma's A is B^T, loaded into registers (which take any layout) from
   // B's stages; wgmma's B is A's k-major stage by descriptor. The
   // instruction's 64 rows run along C's columns, its N along C's rows:
@@ -152,15 +170,14 @@ struct WgmmaPlan {
   }
 
   // Descriptor start, in bytes inside one stage, of consumer c's A operand
-  // for its m-instruction i at k-step kk (K-major: rows advance 128 bytes,
-  // k-steps 32 bytes inside the row).
+  // for its m-instruction i at k-step kk.
   int a_start(int c, int i, int kk) const {
-    return (consumer_row0(c) + i * inst_m) * 128 + kk * inst_k * elem_bytes;
+    return a.mn_bytes(consumer_row0(c) + i * inst_m) + a.k_bytes(kk * inst_k);
   }
   // swapped: descriptor start of A's stage read as wgmma's k-major B for
   // instruction j (along C's rows) at k-step kk.
   int a_operand_start(int c, int j, int kk) const {
-    return (consumer_row0(c) + j * inst_n) * 128 + kk * inst_k * elem_bytes;
+    return a.mn_bytes(consumer_row0(c) + j * inst_n) + a.k_bytes(kk * inst_k);
   }
   // swapped: the element (k, n) of B's stage that register v (0..3) of
   // thread t holds for instruction i at k-step kk: PTX's m64nNk8 A fragment
@@ -173,9 +190,9 @@ struct WgmmaPlan {
   }
 
   // Descriptor start of consumer c's B operand for its n-instruction j at
-  // k-step kk (MN-major: the instruction's first panel, kk * inst_k rows in).
+  // k-step kk.
   int b_start(int c, int j, int kk) const {
-    return ((consumer_col0(c) + j * inst_n) / b.panel_cols) * b.panel_bytes() + kk * inst_k * 128;
+    return b.mn_bytes(consumer_col0(c) + j * inst_n) + b.k_bytes(kk * inst_k);
   }
 };
 
@@ -200,7 +217,7 @@ inline int wgmma_kmajor_byte(int start, int sbo, int elem_bytes, int i, int k) {
   return (linear & ~0x70) | ((((linear >> 4) ^ (linear >> 7)) & 7) << 4);
 }
 
-// The same for an MN-major operand (B): element (k, n) of the instruction
+// The same for an MN-major operand: element (k, n) of the instruction
 // (k < inst_k, n < inst_n): 64-element (128-byte) column atoms LBO apart,
 // 8-k-row groups SBO apart, k rows 128 bytes apart, then the swizzle.
 inline int wgmma_mnmajor_byte(int start, int lbo, int sbo, int elem_bytes, int k, int n) {
@@ -208,6 +225,13 @@ inline int wgmma_mnmajor_byte(int start, int lbo, int sbo, int elem_bytes, int k
   const int linear =
       start + (n / per_row) * lbo + (k / 8) * sbo + (k % 8) * 128 + (n % per_row) * elem_bytes;
   return (linear & ~0x70) | ((((linear >> 4) ^ (linear >> 7)) & 7) << 4);
+}
+
+// The shared byte that wgmma reads for element (i, k) of an instruction's
+// operand `o` (i along its MN, k < inst_k) through a descriptor of start `start`.
+inline int wgmma_operand_byte(const WgmmaOperand& o, int start, int i, int k) {
+  return o.mn_major ? wgmma_mnmajor_byte(start, o.lbo_bytes, o.sbo_bytes, o.elem_bytes, k, i)
+                    : wgmma_kmajor_byte(start, o.sbo_bytes, o.elem_bytes, i, k);
 }
 
 }  // namespace schedc::compiler

@@ -54,6 +54,7 @@ std::string schedule(const std::string& dtype, int bm, int bn, int wm, int wn, i
 
 TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
   int lowered = 0;
+  for (const char* layout : {"", "layout A col\n", "layout B col\n", "layout A col\nlayout B col\n"})
   for (const char* dtype : {"f16", "bf16"})
     for (int bm : {64, 128, 192, 256})
       for (int bn : {64, 128, 256})
@@ -68,7 +69,9 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               if (pingpong && (bm != wm || bn != wn)) continue;  // refused: see below
               std::string diags;
               std::optional<KernelPlan> p;
-              ASSERT_NO_THROW(p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, extra), &diags));
+              ASSERT_NO_THROW(
+                  p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
+                              &diags));
               if (!p) continue;  // refused with a located error (registers, smem): fine
               ++lowered;
               const WgmmaPlan& w = *p->wgmma;
@@ -78,6 +81,9 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
               EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
               EXPECT_EQ(w.accumulators, wm * wn / 128);
+              // Each stage lies as its operand lies in memory.
+              EXPECT_EQ(w.a.mn_major, p->schedule.a_col);
+              EXPECT_EQ(w.b.mn_major, !p->schedule.b_col);
               // setmaxnreg.inc waits until the block's pool holds what it
               // asks for: more than the pool is a kernel that never ends.
               if (w.warp_specialize) {
@@ -87,7 +93,7 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
               }
             }
   // Most of the space is legal; the sweep must not pass by refusing everything.
-  EXPECT_GT(lowered, 170);
+  EXPECT_GT(lowered, 4 * 170);
 }
 
 // The register pool a block owns from launch, and the consumers' share of
@@ -183,7 +189,7 @@ TEST(WgmmaPlan, StageLayoutIsTheMmaSyncTmaLayout) {
   for (int r = 0; r < 128; ++r)
     for (int c = 0; c < 64; ++c) EXPECT_EQ(wa.offset(r, c), m->mma->a.offset(r, c) * 2);
   for (int r = 0; r < 64; ++r)
-    for (int c = 0; c < 256; ++c) EXPECT_EQ(wb.offset(r, c), m->mma->b.offset(r, c) * 2);
+    for (int c = 0; c < 256; ++c) EXPECT_EQ(wb.offset(c, r), m->mma->b.offset(r, c) * 2);
 }
 
 // Each descriptor reads 64 x K distinct bytes (A) and K x N (B) per k-step;
@@ -322,6 +328,93 @@ TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
   EXPECT_FALSE(plan_of(
       schedule("f16", 128, 64, 64, 64, 3, "warp_specialize\npersistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("BN must be a multiple of 128"), std::string::npos) << diags;
+}
+
+// Layouts (issue 18): a stage lies as its operand lies in memory. A
+// column-major A is m-major: 64-column panels of BK rows, as a row-major B;
+// a column-major B is k-major: BN rows of 128 bytes, as a row-major A.
+// Offsets worked by hand from the TMA 128-byte swizzle.
+TEST(WgmmaPlan, ColumnMajorOperandsLieInTheirMemoryOrder) {
+  std::optional<KernelPlan> p =
+      plan_of(schedule("f16", 128, 128, 64, 128, 3, "layout A col\nlayout B col\n"));
+  ASSERT_TRUE(p);
+  const WgmmaPlan& w = *p->wgmma;
+  EXPECT_TRUE(w.a.mn_major);
+  EXPECT_FALSE(w.b.mn_major);
+  EXPECT_EQ(w.a.panels(), 2);
+  EXPECT_EQ(w.a.box_rows(), 64);  // BK rows of the K x M tensor map
+  EXPECT_EQ(w.a.box_cols(), 64);
+  EXPECT_EQ(w.b.panels(), 1);
+  EXPECT_EQ(w.b.box_rows(), 128);  // BN rows of the N x K tensor map
+  EXPECT_EQ(w.b.box_cols(), 64);
+  // A (m 70, k 3): panel 1 (8192 bytes), row 3, chunk 0 ^ 3, byte 12.
+  EXPECT_EQ(w.a.offset(70, 3), 8192 + 3 * 128 + 3 * 16 + 12);
+  // B (n 9, k 10): row 9, chunk 1 ^ 1 = 0, byte 4.
+  EXPECT_EQ(w.b.offset(9, 10), 9 * 128 + 4);
+  // Consumer 0's descriptors: A's k-step 2 starts 32 rows into its panel,
+  // B's 64 bytes into its rows.
+  EXPECT_EQ(w.a_start(0, 0, 2), 2 * 16 * 128);
+  EXPECT_EQ(w.b_start(0, 0, 2), 2 * 16 * 2);
+  // Each stage is a bijection onto its tile.
+  for (const compiler::WgmmaOperand* o : {&w.a, &w.b}) {
+    std::set<int> bytes;
+    for (int i = 0; i < o->mn; ++i)
+      for (int k = 0; k < o->k; ++k) EXPECT_TRUE(bytes.insert(o->offset(i, k)).second);
+    EXPECT_EQ(int(bytes.size()) * 2, o->stage_bytes);
+    EXPECT_EQ(*bytes.rbegin(), o->stage_bytes - 2);
+  }
+}
+
+// tf32: a column-major B makes both operands k-major, read by descriptor
+// with C computed directly; a column-major A cannot be read by descriptor.
+TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
+  std::optional<KernelPlan> p = plan_of(
+      "dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize\npersistent\n");
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->wgmma->swapped);
+  EXPECT_FALSE(p->wgmma->b.mn_major);
+  EXPECT_EQ(p->wgmma->inst_n, 256);
+  EXPECT_EQ(p->wgmma->m_insts, 1);
+  std::string diags;
+  EXPECT_FALSE(plan_of(
+      "dtype f32\nlayout A col\ntile 128x128x32\nwarp 128x64\nwgmma tf32\ntma\nstages "
+      "4\nswizzle smem\n",
+      &diags));
+  EXPECT_NE(diags.find("'layout A col' with 'wgmma tf32' and a row-major B cannot be lowered"),
+            std::string::npos)
+      << diags;
+  EXPECT_FALSE(plan_of(
+      "dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
+      "tf32\ntma\nstages 4\nswizzle smem\n",
+      &diags));
+  EXPECT_NE(diags.find("is not implemented yet"), std::string::npos) << diags;
+  EXPECT_FALSE(plan_of(
+      "dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
+      &diags));
+  EXPECT_NE(diags.find("'tma_store' with 'wgmma tf32' is not implemented yet"), std::string::npos)
+      << diags;
+}
+
+// cluster: the shared operand splits into whole panels (m- or n-major) or
+// whole 8-row swizzle atoms (k-major).
+TEST(WgmmaPlan, ClusterHalvesFollowTheSharedOperandsLayout) {
+  const std::string cluster = "warp_specialize\npersistent\ntma_store\n";
+  std::optional<KernelPlan> p =
+      plan_of(schedule("f16", 128, 64, 64, 64, 3, "layout B col\n" + cluster + "cluster 2x1\n"));
+  ASSERT_TRUE(p);  // k-major B of 64 rows: two halves of 32 rows (the n-major B needs 128 columns)
+  EXPECT_TRUE(p->wgmma->b.halves());
+  p = plan_of(schedule("f16", 128, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->wgmma->a.panels(), 2);
+  std::string diags;
+  EXPECT_FALSE(plan_of(
+      schedule("f16", 64, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"), &diags));
+  EXPECT_NE(diags.find("'cluster 1x2' multicasts A in two halves of whole 128-byte panels: BM must "
+                       "be a multiple of 128 for f16 (BM is 64)"),
+            std::string::npos)
+      << diags;
 }
 
 TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
