@@ -38,7 +38,8 @@
 # TEST_SHARDS (default 4) sets how many test processes share the GPU.
 # SANITIZE_EXAMPLES (space-separated files) limits the sanitize section and
 # SANITIZE_SHAPE (default 127x129x65) sets its problem,
-# BENCH_FILES the bench section. The bench section samples the SM clock,
+# BENCH_FILES the bench section, BENCH_LAYOUTS (e.g. "NN NT TN TT") benches
+# each of them once per layout (--layout). The bench section samples the SM clock,
 # power and temperature (nvidia-smi, read only) into clocks.csv and
 # summarizes them: a ratio to cuBLAS means little if the clocks moved.
 #
@@ -294,16 +295,23 @@ bench_files() {
   [ ${#files[@]} -gt 0 ] || { note bench "no examples"; return; }
   # One schedc bench per file, so running out of time loses one file's rows, not the table.
   : >"$LOGS/bench.txt"; : >"$LOGS/bench.progress"
-  local rc=0 done_files=0
+  local rc=0 done_files=0 layout
   for f in "${files[@]}"; do
-    if [ $(( BUDGET_S - $(elapsed) )) -lt 30 ]; then echo "(budget reached before $f)" >>"$LOGS/bench.txt"; break; fi
-    timeout "$(left)" "$SCHEDC" bench "$f" --shapes "$BENCH_SHAPES" \
-      >"$LOGS/bench.one" 2>>"$LOGS/bench.progress"
-    local r=$?
-    [ $r -gt $rc ] && rc=$r
-    if [ $done_files -eq 0 ]; then cat "$LOGS/bench.one"; else grep -v '^device:\|^schedule ' "$LOGS/bench.one"; fi >>"$LOGS/bench.txt"
-    [ $r -eq 124 ] && echo "($f: TIMED OUT)" >>"$LOGS/bench.txt"
-    done_files=$((done_files + 1))
+    # BENCH_LAYOUTS (e.g. "NN NT"): each file once per layout, `--layout L`.
+    local layouts=${BENCH_LAYOUTS:-default}
+    grep -q '^layout ' "$f" && layouts=default  # the file sets its own
+    for layout in $layouts; do
+      if [ $(( BUDGET_S - $(elapsed) )) -lt 30 ]; then echo "(budget reached before $f)" >>"$LOGS/bench.txt"; break 2; fi
+      local flag=()
+      if [ "$layout" != default ]; then flag=(--layout "$layout"); echo "## $f --layout $layout" >>"$LOGS/bench.txt"; fi
+      timeout "$(left)" "$SCHEDC" bench "$f" --shapes "$BENCH_SHAPES" "${flag[@]}" \
+        >"$LOGS/bench.one" 2>>"$LOGS/bench.progress"
+      local r=$?
+      [ $r -gt $rc ] && rc=$r
+      if [ $done_files -eq 0 ]; then cat "$LOGS/bench.one"; else grep -v '^device:\|^schedule ' "$LOGS/bench.one"; fi >>"$LOGS/bench.txt"
+      [ $r -eq 124 ] && echo "($f: TIMED OUT)" >>"$LOGS/bench.txt"
+      done_files=$((done_files + 1))
+    done
   done
   cp "$LOGS/bench.txt" "$DEST/bench.txt" 2>/dev/null
   # The ladder's chart, from one call (4 shapes).
