@@ -114,8 +114,8 @@ template <int R>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 })");
-  if (w.tma_store)
-    e.lines(R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
+  if (w.tma_store) {
+    std::string lines = R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
 // edge), its group commit, and the waits for its shared-memory reads / the whole store.
 __device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
@@ -136,14 +136,25 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
   asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
                ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
-// Makes this thread's shared-memory stores visible to TMA (the async proxy).
+%TRANS%// Makes this thread's shared-memory stores visible to TMA (the async proxy).
 __device__ __forceinline__ void fence_proxy_async() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 // Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).
 __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-})");
+})";
+    // Column-major C: the staging is m-major, each 8x8 matrix stored transposed.
+    const std::string trans = R"(// The same, each matrix transposed: lane L's address is row L % 8 of matrix L / 8
+// as stored, which holds column L % 8 of the registers' matrix.
+__device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"
+               ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+}
+)";
+    lines.replace(lines.find("%TRANS%"), 7, w.c_col ? trans : "");
+    e.lines(lines);
+  }
   if (w.pingpong) {
     e.comment(
         "Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");
@@ -393,9 +404,9 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
         "aligned rows; the runtime encodes tma_c under the same condition), else by the warps"));
     e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
     e.line(
-        format("const bool c_tma = ldc %% %d == 0 && N %% %d == 0 && reinterpret_cast<unsigned "
+        format("const bool c_tma = ldc %% %d == 0 && %s %% %d == 0 && reinterpret_cast<unsigned "
                "long long>(C) %% 16 == 0;",
-               16 / w.elem_bytes, 16 / w.elem_bytes));
+               16 / w.elem_bytes, w.c_col ? "M" : "N", 16 / w.elem_bytes));
   }
   if (w.pingpong) {
     e.line(

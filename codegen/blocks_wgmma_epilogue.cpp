@@ -12,6 +12,20 @@ using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
+  if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
+    e.comment("C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped.");
+    e.comment("C column-major: (row, col) at col * ldc + row, the pair ldc apart (`pairs` unused).");
+    e.open_scope(
+        "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int "
+        "col, float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
+    e.line("if (row >= M || col >= N) return;");
+    e.line("T* dst = C + (size_t)col * ldc + row;");
+    e.line("store_c(dst, col, v0, alpha, beta, bias);");
+    e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
+    e.close_scope();
+    e.line();
+    return;
+  }
   e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
   e.comment(format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
                    2 * compiler::size_of(p.dtype)));
@@ -81,9 +95,14 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   e.comment("4c, 4c + 2, 4c + 4, 4c + 6, i.e. rows 0-7 / 8-15 of 8-column blocks c and c + 1)");
   e.open_scope(
       format("if (beta == 0.0f && row0 - lr0 + %d <= M && col0 - lc0 + %d <= N)", w.wg_m, w.wg_n));
-  e.line(
-      "const int sr = 16 * (threadIdx.x / 32 % 4) + 8 * (threadIdx.x / 8 % 2) + threadIdx.x % 8, "
-      "sq = threadIdx.x % 32 / 16;");
+  if (w.c_col)
+    e.line(
+        "const int tm = 16 * (threadIdx.x / 32 % 4) + 8 * (threadIdx.x / 8 % 2), tr = threadIdx.x "
+        "% 8, tq = threadIdx.x % 32 / 16;");
+  else
+    e.line(
+        "const int sr = 16 * (threadIdx.x / 32 % 4) + 8 * (threadIdx.x / 8 % 2) + threadIdx.x % 8, "
+        "sq = threadIdx.x % 32 / 16;");
   emit_wgmma_instruction_loops(e, w, format("for (int c = 0; c < %d; c += 2)", w.inst_n / 8));
   e.line("unsigned h[4];");
   e.line("#pragma unroll");
@@ -94,11 +113,21 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
   e.line("    epilogue_value(acc[i][j][r + 1], C, col + 1, alpha, 0.0f, bias));");
   e.line("h[q] = *reinterpret_cast<const unsigned*>(&v);");
   e.close_scope();
-  e.line(format("const int lr = sr + i * 64, lc = j * %d + 8 * (c + sq);", w.inst_n));
-  e.line(
-      format("stmatrix_x4(sC + (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) * "
-             "16u), h[0], h[1], h[2], h[3]);",
-             w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  if (w.c_col) {
+    // .trans: lane L names row L % 8 (a column n of C) of matrix L / 8, whose
+    // 8 elements are 8 rows m of C, contiguous in the m-major staging.
+    e.line(format("const int ln = j * %d + 8 * (c + tq) + tr, lm = tm + i * 64;", w.inst_n));
+    e.line(format(
+        "stmatrix_x4_trans(sC + (lm / 64) * %du + ln * 128u + ((((lm %% 64) / 8) ^ (ln %% 8)) * "
+        "16u), h[0], h[1], h[2], h[3]);",
+        w.c_stage_rows() * 128));
+  } else {
+    e.line(format("const int lr = sr + i * 64, lc = j * %d + 8 * (c + sq);", w.inst_n));
+    e.line(
+        format("stmatrix_x4(sC + (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) * "
+               "16u), h[0], h[1], h[2], h[3]);",
+               w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  }
   e.close_scope("c");
   e.close_scope();
   e.close_scope();
@@ -111,27 +140,33 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
 // of C per warp), as one 4-byte store where the row allows it, else two.
 void emit_staged_copy_out(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  const int panels = w.wg_n / w.b.panel_cols;
+  const int panels = w.c_stage_panels(), rows = w.c_stage_rows();
   e.comment("C not 16-byte aligned: the warps copy the staged tile out, a 64-column row each");
+  if (w.c_col) e.comment("(C column-major: a staged row is a column n of C, its elements rows m)");
   e.line("const int lane = threadIdx.x % 32;");
   e.line("#pragma unroll 4");
-  e.open_scope(format("for (int x = threadIdx.x / 32 %% 4; x < %d; x += 4)", w.wg_m * panels));
-  e.line(format("const int q = x / %d, lr = x %% %d;  // panel, row", w.wg_m, w.wg_m));
-  e.line(format("const int row = row0 - lr0 + lr, col = col0 - lc0 + q * %d + 2 * lane;",
-                w.b.panel_cols));
-  e.line("if (row >= M || col >= N) continue;");
+  e.open_scope(format("for (int x = threadIdx.x / 32 %% 4; x < %d; x += 4)", rows * panels));
+  e.line(format("const int q = x / %d, lr = x %% %d;  // panel, row", rows, rows));
+  // (row, col): where the staged row lies in C's memory, and its limits.
+  const char* row = w.c_col ? "col0 - lc0 + lr" : "row0 - lr0 + lr";
+  const char* col = w.c_col ? "row0 - lr0" : "col0 - lc0";
+  const char* rows_limit = w.c_col ? "N" : "M";
+  const char* cols_limit = w.c_col ? "M" : "N";
+  e.line(format("const int row = %s, col = %s + q * %d + 2 * lane;", row, col, w.b.panel_cols));
+  e.line(format("if (row >= %s || col >= %s) continue;", rows_limit, cols_limit));
   e.line("unsigned v;");
   e.line(
       format("asm volatile(\"ld.shared.b32 %%0, [%%1];\\n\" : \"=r\"(v) : \"r\"(sC + q * %du + "
              "lr * 128u + (((lane / 4) ^ (lr %% 8)) * 16u) + (lane %% 4) * 4u));",
-             w.wg_m * 128));
+             rows * 128));
   e.line("unsigned short* dst = reinterpret_cast<unsigned short*>(C + (size_t)row * ldc + col);");
-  e.open_scope("if (col + 1 < N && reinterpret_cast<unsigned long long>(dst) % 4 == 0)");
+  e.open_scope(format("if (col + 1 < %s && reinterpret_cast<unsigned long long>(dst) %% 4 == 0)",
+                      cols_limit));
   e.line("*reinterpret_cast<unsigned*>(dst) = v;");
   e.close_scope();
   e.open_scope("else");
   e.line("dst[0] = (unsigned short)(v & 0xFFFFu);");
-  e.line("if (col + 1 < N) dst[1] = (unsigned short)(v >> 16);");
+  e.line(format("if (col + 1 < %s) dst[1] = (unsigned short)(v >> 16);", cols_limit));
   e.close_scope();
   e.close_scope("x");
 }
@@ -144,8 +179,9 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   const std::string T2 = pair_type(p), pack = pair_pack(p);
   e.line(format(
       "const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
-      "128-byte swizzle",
-      w.c_offset_bytes, w.c_consumer_bytes, w.wg_n / w.b.panel_cols, w.wg_m, w.b.panel_cols));
+      "128-byte swizzle%s",
+      w.c_offset_bytes, w.c_consumer_bytes, w.c_stage_panels(), w.c_stage_rows(), w.b.panel_cols,
+      w.c_col ? ", m-major (C column-major)" : ""));
   e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
   e.comment("the previous tile's store has read the staging area");
   e.line("if (lead) tma_store_wait_read();");
@@ -159,31 +195,53 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.line(format("const int lr = lr0 + i * 64 + 8 * (r / 2 %% 2), lc = lc0 + j * %d + 8 * (r / 4);",
                 w.inst_n));
   e.line("const int row = row0 - lr0 + lr, col = col0 - lc0 + lc;");
-  e.line("const T* c = C + (size_t)row * ldc + col;");
+  e.line(w.c_col ? "const T* c = C + (size_t)col * ldc + row;  // C column-major"
+                 : "const T* c = C + (size_t)row * ldc + col;");
   e.comment("outside the matrix: not stored (TMA clips), so not computed (bias, C unread)");
   e.line("const bool in = row < M && col < N;");
   e.line("const float v0 = in ? epilogue_value(acc[i][j][r], c, col, alpha, beta, bias) : 0.0f;");
-  e.line(
-      "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], c + 1, col + 1, "
-      "alpha, beta, bias) : 0.0f;");
+  e.line(format(
+      "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], %s, col + 1, "
+      "alpha, beta, bias) : 0.0f;",
+      w.c_col ? "c + ldc" : "c + 1"));
   e.line(format("const %s h = %s(v0, v1);", T2.c_str(), pack.c_str()));
-  e.line(
-      format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
-             "* 16u) + (lc %% 8) * 2u;",
-             w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
-  e.line(
-      "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
-      "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
+  if (w.c_col) {
+    e.comment("m-major staging: the pair's two columns are two 128-byte rows");
+    e.line("const unsigned hv = *reinterpret_cast<const unsigned*>(&h);");
+    e.line("#pragma unroll");
+    e.open_scope("for (int x = 0; x < 2; ++x)");
+    e.line(format("const unsigned off = (lr / 64) * %du + (lc + x) * 128u + ((((lr %% 64) / 8) ^ "
+                  "((lc + x) %% 8)) * 16u) + (lr %% 8) * 2u;",
+                  w.c_stage_rows() * 128));
+    e.line(
+        "asm volatile(\"st.shared.b16 [%0], %1;\\n\" ::\"r\"(sC + off), "
+        "\"h\"((unsigned short)(hv >> (16 * x))) : \"memory\");");
+    e.close_scope();
+  } else {
+    e.line(
+        format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
+               "* 16u) + (lc %% 8) * 2u;",
+               w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+    e.line(
+        "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
+        "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
+  }
   close_pair_loops(e);
   e.close_scope();
   e.line("fence_proxy_async();  // the stores above are read by TMA next");
   e.line("named_barrier(1 + consumer, 128);");
   e.open_scope("if (c_tma && lead)");
   e.line("#pragma unroll");
-  e.line(
-      format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
-             "%d, row0 - lr0);",
-             w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+  if (w.c_col)  // boxes of C's N x M tensor map: (wg_n, 64) at (m, n)
+    e.line(format(
+        "for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, row0 - lr0 + q * 64, "
+        "col0 - lc0);",
+        w.c_stage_panels(), w.c_stage_rows() * 128));
+  else
+    e.line(
+        format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
+               "%d, row0 - lr0);",
+               w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
   e.line("tma_store_commit();");
   e.close_scope();
   e.open_scope("else if (!c_tma)");

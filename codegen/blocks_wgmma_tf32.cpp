@@ -157,15 +157,16 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
   e.line(format(
       "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
       w.inst_n, w.inst_m));
-  e.line("C[(size_t)m * ldc + n] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
+  // C column-major: (m, n) at n * ldc + m, so a warp's store is 8 columns of 32 bytes.
+  const std::string at = w.c_col ? "(size_t)n * ldc + m" : "(size_t)m * ldc + n";
+  e.line("C[" + at + "] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
   for (int i = 0; i < 4; ++i) e.close_scope();
   e.open_scope("else");
   open_accumulator_loops(e, w);
   e.line(format(
       "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
       w.inst_n, w.inst_m));
-  e.line(
-      "if (m < M && n < N) store_c(C + (size_t)m * ldc + n, n, acc[i][j][r], alpha, beta, bias);");
+  e.line("if (m < M && n < N) store_c(C + " + at + ", n, acc[i][j][r], alpha, beta, bias);");
   for (int i = 0; i < 4; ++i) e.close_scope();
 }
 

@@ -68,8 +68,9 @@ void emit_kernel_start(Emitter& e, const KernelPlan& p) {
   e.comment("the runtime for each launch (zeros past the edges)");
   if (w.tma_store)
     e.comment(
-        "tma_c: C's (M x N) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
-        "bytes (else unused)");
+        format("tma_c: C's (%s) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
+               "bytes (else unused)",
+               w.c_col ? "N x M: column-major" : "M x N"));
   if (p.stream_k && !p.stream_k_tail)
     e.comment("sk_whole_tiles: the tiles this entry computes (the launch's stream_k split)");
   emit_kernel_open(e, p, p.name, entry_params(p), w.warp_specialize ? 1 : 0,
@@ -193,7 +194,8 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   // A k-major shared operand: each CTA multicasts half of its rows.
   if (w.shares_a() && !w.a.mn_major) k.main.tma_a.box_rows /= 2;
   if (w.shares_b() && !w.b.mn_major) k.main.tma_b.box_rows /= 2;
-  if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.wg_m), uint32_t(w.b.panel_cols)};
+  // C's boxes: one staged panel each (of its N x M map when column-major).
+  if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.c_stage_rows()), uint32_t(w.b.panel_cols)};
   if (p.stream_k) {
     const KernelPlan tail = compiler::lower_stream_k_tail(p);
     k.main.tail_block = Dim3{uint32_t(tail.block_threads), 1, 1};

@@ -263,19 +263,15 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  // wgmma reads either layout of A and B by descriptor (compiler/wgmma_plan.h).
+  // wgmma reads A and B and writes C in either layout (compiler/wgmma_plan.h).
   const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
   for (const char* k : {"layout A", "layout B", "layout C"})
-    if (const Directive* d = given(k); d && (k[7] == 'A'   ? s_.a_col && !wgmma
-                                             : k[7] == 'B' ? s_.b_col && !wgmma
-                                                           : s_.c_col)) {
+    if (const Directive* d = given(k); d && !wgmma &&
+                                       (k[7] == 'A' ? s_.a_col : k[7] == 'B' ? s_.b_col : s_.c_col)) {
       auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
-                                   "' is not implemented yet: " +
-                                   (wgmma ? "the wgmma kernel writes C row-major (it reads A and "
-                                            "B in either layout)"
-                                          : "the tensor-core kernels read A and B and write C "
-                                            "row-major") +
-                                   " (issue 18); the SIMT and naive kernels take either");
+                                   "' is not implemented yet: the '" + api +
+                                   "' kernels read A and B and write C row-major (issue 18); "
+                                   "'wgmma' (sm_90), the SIMT and the naive kernels take either");
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
     }
   if (const Directive* d = given("layout A");

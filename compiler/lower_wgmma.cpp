@@ -52,6 +52,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.cluster_n = s.cluster_n;
   w.persistent = s.persistent;
   w.tma_store = s.tma_store;
+  w.c_col = s.c_col;
   p.block_threads = 128 * w.warpgroups();
   // setmaxnreg: the producer keeps 40 registers (it only issues TMA); the
   // consumers share the rest of the block's register pool, in steps of 8.

@@ -109,22 +109,32 @@ struct WgmmaPlan {
   // pipeline's iteration count (and so each stage's phase) runs on across them.
   bool persistent = false;
   // tma_store: each consumer writes its C tile, through the epilogue, into
-  // its staging area (wg_n / 64 panels of wg_m rows x 128 bytes, the TMA
-  // 128-byte swizzle, as B's stages) and one thread stores it with TMA boxes;
-  // the store runs on while the next tile computes. Used when C is 16-byte
-  // aligned with ldc a multiple of 16 bytes (checked in the kernel); else
-  // the consumer's warps copy the staged tile out row by row (coalesced).
+  // its staging area (the TMA 128-byte swizzle, as B's stages) and one thread
+  // stores it with TMA boxes; the store runs on while the next tile
+  // computes. Used when C is 16-byte aligned with ldc a multiple of 16 bytes
+  // and C's rows in memory a whole number of 16 bytes (checked in the
+  // kernel); else the consumer's warps copy the staged tile out row by row
+  // (coalesced). The staging lies as C lies in memory: row-major C, wg_n / 64
+  // panels of wg_m rows (n contiguous); column-major C (`c_col`), wg_m / 64
+  // panels of wg_n rows (m contiguous).
   bool tma_store = false;
+  bool c_col = false;  // `layout C col`: (m, n) at n·ldc + m
   int c_offset_bytes = 0;  // the staging areas, consumer after consumer
   int c_consumer_bytes = 0;
   WgmmaOperand a, b;
   int barrier_offset_bytes = 0;  // full[stages], empty[stages]: 8 bytes each
+  // The staging area's 128-byte rows (wg_m of row-major C, wg_n of
+  // column-major) and its panels of 64 (f16/bf16) columns in memory.
+  int c_stage_rows() const { return c_col ? wg_n : wg_m; }
+  int c_stage_panels() const { return (c_col ? wg_m : wg_n) / (128 / elem_bytes); }
   // Byte offset, inside a consumer's C staging area, of (row, col) of its
-  // tile: 64-column panels of wg_m rows, 16-byte chunks XORed with row % 8.
+  // tile: the 128-byte row of its memory row (m, or n for column-major C),
+  // 16-byte chunks XORed with that row % 8.
   int c_stage_offset(int row, int col) const {
-    const int per_row = 128 / elem_bytes, c = col % per_row;
-    return (col / per_row) * wg_m * 128 + row * 128 + ((((c * elem_bytes) / 16) ^ (row % 8)) * 16) +
-           (c * elem_bytes) % 16;
+    const int per_row = 128 / elem_bytes;
+    const int r = c_col ? col : row, x = c_col ? row : col, c = x % per_row;
+    return (x / per_row) * c_stage_rows() * 128 + r * 128 +
+           ((((c * elem_bytes) / 16) ^ (r % 8)) * 16) + (c * elem_bytes) % 16;
   }
   int accumulators = 0;  // f32 registers per consumer thread
 
