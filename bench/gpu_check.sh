@@ -29,7 +29,9 @@
 #             benched beside them
 #   cold      bench/cold_compile.sh: cold NVRTC compile of the best examples
 #   python    the Python module built there (pip install .), tests/python on
-#             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE
+#             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE,
+#             $PYTHON_ROUNDS (default 3) rounds in alternation, their ratios
+#             compared by bench/python_vs_cli.py
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -343,13 +345,21 @@ section_python() {
     >"$LOGS/python-tests.log" 2>&1
   rc=$?
   note pytest "rc $rc: $(tail -1 "$LOGS/python-tests.log")"
-  PYTHONPATH=$site PYTHONUNBUFFERED=1 timeout "$(left)" python3 bench/python_check.py \
-    --shape "$shape" >"$LOGS/python-check.log" 2>&1
-  rc=$?
-  note python "rc $rc: $(grep SUMMARY "$LOGS/python-check.log" || tail -1 "$LOGS/python-check.log")"
-  timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
-    --shapes "$shape" >"$LOGS/python-cli-bench.txt" 2>&1
-  cp "$LOGS/python-check.log" "$LOGS/python-cli-bench.txt" "$DEST/" 2>/dev/null
+  # PYTHON_ROUNDS (default 3) rounds of the Python check and `schedc bench`
+  # in alternation; bench/python_vs_cli.py sets their ratios side by side.
+  local i rounds=${PYTHON_ROUNDS:-3} pys=() clis=()
+  for ((i = 0; i < rounds; i++)); do
+    PYTHONPATH=$site PYTHONUNBUFFERED=1 timeout "$(left)" python3 bench/python_check.py \
+      --shape "$shape" >"$LOGS/python-check.$i.log" 2>&1
+    rc=$?
+    note python "round $i rc $rc: $(grep SUMMARY "$LOGS/python-check.$i.log" || tail -1 "$LOGS/python-check.$i.log")"
+    timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
+      --shapes "$shape" >"$LOGS/python-cli-bench.$i.txt" 2>&1
+    pys+=("$LOGS/python-check.$i.log"); clis+=("$LOGS/python-cli-bench.$i.txt")
+  done
+  python3 bench/python_vs_cli.py --python "${pys[@]}" --cli "${clis[@]}" >"$LOGS/python-ratios.txt" 2>&1
+  note ratios "$(tail -1 "$LOGS/python-ratios.txt")"
+  cp "${pys[@]}" "${clis[@]}" "$LOGS/python-ratios.txt" "$DEST/" 2>/dev/null
 }
 
 # schedc tune (issue 19): each space of $TUNE_SPACES (default the two under
