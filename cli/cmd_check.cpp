@@ -148,6 +148,29 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
     return;
   }
   const compiler::KernelPlan p = compiler::lower(s, t);
+  if (p.wgmma) {  // TMA lands each tile in its memory order; wgmma reads either
+    const compiler::WgmmaPlan& w = *p.wgmma;
+    auto op_line = [&](const char* op, const compiler::WgmmaOperand& x, const char* map) {
+      o << "#   layout " << op << " col:      TMA loads " << op << "'s tile in its memory order ("
+        << (x.mn_major ? std::to_string(x.panels()) + " (" + std::to_string(x.box_rows()) + ", " +
+                             std::to_string(x.box_cols()) + ") boxes"
+                       : "one (" + std::to_string(x.box_rows()) + ", " +
+                             std::to_string(x.box_cols()) + ") box")
+        << " of its " << map << " map); wgmma reads it " << (x.mn_major ? "m" : "k")
+        << "-major by descriptor" << (x.mn_major ? ", transpose flag set" : "") << "\n";
+    };
+    if (s.a_col) op_line("A", w.a, "K x M");
+    if (s.b_col) op_line("B", w.b, "N x K");
+    if (s.c_col)
+      o << "#   layout C col:      "
+        << (w.tma_store ? "the epilogue stages C m-major (stmatrix .trans) and TMA stores boxes "
+                          "of its N x M map"
+            : w.swapped ? "the transposed product's accumulators go to C in its memory order"
+                        : "each thread stores its C elements one at a time (a pair's two "
+                          "columns lie ldc apart)")
+        << "\n";
+    return;
+  }
   auto line = [&](const char* op, const compiler::TileCopy& c, const compiler::SmemLayout& l,
                   const char* mem_rows, const char* contiguous, bool transpose_given) {
     o << "#   layout " << op << " col:      memory holds " << op << "'s tile as " << c.rows << " "

@@ -42,8 +42,8 @@ std::string inst_name(const WgmmaPlan& w) {
 
 // How an operand lies for the instruction's comment: A (64 x K), B (K x N).
 std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, int cols) {
-  const char* major = o.mn_major ? (is_a ? "m-major: transposed" : "n-major: transposed")
-                                 : "k-major";
+  const char* major =
+      o.mn_major ? (is_a ? "m-major: transposed" : "n-major: transposed") : "k-major";
   return format("%dx%d, %s", rows, cols, major);
 }
 
@@ -115,7 +115,8 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 })");
   if (w.tma_store) {
-    std::string lines = R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
+    std::string lines =
+        R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
 // edge), its group commit, and the waits for its shared-memory reads / the whole store.
 __device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
@@ -145,7 +146,8 @@ __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })";
     // Column-major C: the staging is m-major, each 8x8 matrix stored transposed.
-    const std::string trans = R"(// The same, each matrix transposed: lane L's address is row L % 8 of matrix L / 8
+    const std::string trans =
+        R"(// The same, each matrix transposed: lane L's address is row L % 8 of matrix L / 8
 // as stored, which holds column L % 8 of the registers' matrix.
 __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, unsigned r1, unsigned r2, unsigned r3) {
   asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};\n"

@@ -69,8 +69,10 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
       "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0, unsigned crank)");
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
-  emit_wgmma_operand_loads(e, w.a, 'a', w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
-  emit_wgmma_operand_loads(e, w.b, 'b', w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.a, 'a',
+                           w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.b, 'b',
+                           w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
   e.close_scope();
   e.line();
 }

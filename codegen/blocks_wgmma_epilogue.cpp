@@ -14,7 +14,8 @@ using compiler::WgmmaPlan;
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
     e.comment("C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped.");
-    e.comment("C column-major: (row, col) at col * ldc + row, the pair ldc apart (`pairs` unused).");
+    e.comment(
+        "C column-major: (row, col) at col * ldc + row, the pair ldc apart (`pairs` unused).");
     e.open_scope(
         "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int "
         "col, float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
@@ -27,8 +28,9 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
     return;
   }
   e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
-  e.comment(format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
-                   2 * compiler::size_of(p.dtype)));
+  e.comment(
+      format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
+             2 * compiler::size_of(p.dtype)));
   e.open_scope(
       "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int col, "
       "float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
@@ -73,8 +75,9 @@ void close_pair_loops(Emitter& e) {
 // The accumulators straight to C: pairs (4 bytes; 8 of f32) where C allows them.
 void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.line(format("const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",
-                2 * compiler::size_of(p.dtype)));
+  e.line(format(
+      "const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",
+      2 * compiler::size_of(p.dtype)));
   open_pair_loops(e, w);
   e.line(
       format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
@@ -177,11 +180,11 @@ void emit_staged_copy_out(Emitter& e, const KernelPlan& p) {
 void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string T2 = pair_type(p), pack = pair_pack(p);
-  e.line(format(
-      "const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
-      "128-byte swizzle%s",
-      w.c_offset_bytes, w.c_consumer_bytes, w.c_stage_panels(), w.c_stage_rows(), w.b.panel_cols,
-      w.c_col ? ", m-major (C column-major)" : ""));
+  e.line(
+      format("const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
+             "128-byte swizzle%s",
+             w.c_offset_bytes, w.c_consumer_bytes, w.c_stage_panels(), w.c_stage_rows(),
+             w.b.panel_cols, w.c_col ? ", m-major (C column-major)" : ""));
   e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
   e.comment("the previous tile's store has read the staging area");
   e.line("if (lead) tma_store_wait_read();");
@@ -200,19 +203,20 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   e.comment("outside the matrix: not stored (TMA clips), so not computed (bias, C unread)");
   e.line("const bool in = row < M && col < N;");
   e.line("const float v0 = in ? epilogue_value(acc[i][j][r], c, col, alpha, beta, bias) : 0.0f;");
-  e.line(format(
-      "const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], %s, col + 1, "
-      "alpha, beta, bias) : 0.0f;",
-      w.c_col ? "c + ldc" : "c + 1"));
+  e.line(
+      format("const float v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], %s, col + 1, "
+             "alpha, beta, bias) : 0.0f;",
+             w.c_col ? "c + ldc" : "c + 1"));
   e.line(format("const %s h = %s(v0, v1);", T2.c_str(), pack.c_str()));
   if (w.c_col) {
     e.comment("m-major staging: the pair's two columns are two 128-byte rows");
     e.line("const unsigned hv = *reinterpret_cast<const unsigned*>(&h);");
     e.line("#pragma unroll");
     e.open_scope("for (int x = 0; x < 2; ++x)");
-    e.line(format("const unsigned off = (lr / 64) * %du + (lc + x) * 128u + ((((lr %% 64) / 8) ^ "
-                  "((lc + x) %% 8)) * 16u) + (lr %% 8) * 2u;",
-                  w.c_stage_rows() * 128));
+    e.line(
+        format("const unsigned off = (lr / 64) * %du + (lc + x) * 128u + ((((lr %% 64) / 8) ^ "
+               "((lc + x) %% 8)) * 16u) + (lr %% 8) * 2u;",
+               w.c_stage_rows() * 128));
     e.line(
         "asm volatile(\"st.shared.b16 [%0], %1;\\n\" ::\"r\"(sC + off), "
         "\"h\"((unsigned short)(hv >> (16 * x))) : \"memory\");");

@@ -178,13 +178,12 @@ void Analyzer::hopper_presence_rules() {
     const int unit = mn_major ? 2 * (128 / size_of(s_.dtype)) : 16;
     if (extent % unit != 0) {
       const std::string op = shares_b ? "B" : "A", dim = shares_b ? "BN" : "BM";
-      auto& e = error(d->args[0].span,
-                      "'cluster " + std::string(shares_b ? "2x1" : "1x2") + "' multicasts " + op +
-                          " in two halves of whole " +
-                          (mn_major ? "128-byte panels" : "8-row swizzle atoms") + ": " + dim +
-                          " must be a multiple of " + std::to_string(unit) + " for " +
-                          to_string(s_.dtype) + " (" + dim + " is " + std::to_string(extent) +
-                          ")");
+      auto& e = error(d->args[0].span, "'cluster " + std::string(shares_b ? "2x1" : "1x2") +
+                                           "' multicasts " + op + " in two halves of whole " +
+                                           (mn_major ? "128-byte panels" : "8-row swizzle atoms") +
+                                           ": " + dim + " must be a multiple of " +
+                                           std::to_string(unit) + " for " + to_string(s_.dtype) +
+                                           " (" + dim + " is " + std::to_string(extent) + ")");
       note(e, tile_note(), "block tile set here");
     }
   }
@@ -251,8 +250,8 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     if (mn_major && (mn * elem) % 128 != 0)
       tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
                  ") column panels of 128 bytes: " + dim + " must be a multiple of " +
-                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim +
-                 " is " + std::to_string(mn) + ")");
+                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim + " is " +
+                 std::to_string(mn) + ")");
     if (!mn_major && mn > 256)
       tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
                  ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
@@ -267,7 +266,9 @@ void Analyzer::tensor_core_rules() {
   const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
   for (const char* k : {"layout A", "layout B", "layout C"})
     if (const Directive* d = given(k); d && !wgmma &&
-                                       (k[7] == 'A' ? s_.a_col : k[7] == 'B' ? s_.b_col : s_.c_col)) {
+                                       (k[7] == 'A'   ? s_.a_col
+                                        : k[7] == 'B' ? s_.b_col
+                                                      : s_.c_col)) {
       auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
                                    "' is not implemented yet: the '" + api +
                                    "' kernels read A and B and write C row-major (issue 18); "
@@ -278,15 +279,15 @@ void Analyzer::tensor_core_rules() {
       wgmma && d && s_.a_col && s_.mma->type == MmaType::tf32) {
     // wgmma reads tf32 by descriptor only k-major, and from registers only as
     // its A operand: with A m-major, B must be read k-major by descriptor.
-    auto& e = error(d->span,
-                    s_.b_col ? "'layout A col' with 'wgmma tf32' and 'layout B col' is not "
-                               "implemented yet: wgmma reads tf32 only k-major from shared "
-                               "memory, so A (m-major) would go through registers (issue 18)"
-                             : "'layout A col' with 'wgmma tf32' and a row-major B cannot be "
-                               "lowered: wgmma reads tf32 only k-major from shared memory, and "
-                               "both A (m-major) and B (n-major) are not; one of them can go "
-                               "through registers, not both (use 'layout B col', or the SIMT "
-                               "kernel)");
+    auto& e =
+        error(d->span, s_.b_col ? "'layout A col' with 'wgmma tf32' and 'layout B col' is not "
+                                  "implemented yet: wgmma reads tf32 only k-major from shared "
+                                  "memory, so A (m-major) would go through registers (issue 18)"
+                                : "'layout A col' with 'wgmma tf32' and a row-major B cannot be "
+                                  "lowered: wgmma reads tf32 only k-major from shared memory, and "
+                                  "both A (m-major) and B (n-major) are not; one of them can go "
+                                  "through registers, not both (use 'layout B col', or the SIMT "
+                                  "kernel)");
     e.notes.push_back({mma_dir_->span, "'wgmma tf32' given here"});
   }
   for (const char* k : {"transpose A", "transpose B"})

@@ -303,13 +303,27 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
           : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
             "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
             "(the shared-memory roofline is left out)");
+  if (w.a.mn_major || !w.b.mn_major)  // a layout other than row-major A and B
+    e.notes.push_back(
+        std::string("wgmma layouts: TMA reads every operand along its contiguous side, whole "
+                    "128-byte rows (full sectors) in any layout; A is ") +
+        (w.a.mn_major ? "m-major (column-major in memory)" : "k-major") + ", B " +
+        (w.b.mn_major ? "n-major" : "k-major (column-major in memory)") +
+        " in shared memory, as wgmma's transpose flags say");
   std::string epilogue =
-      w.swapped ? "f32 stores straight from the accumulators (a warp's store: 4 rows of 32 bytes)"
+      w.swapped ? (w.c_col ? "f32 stores straight from the accumulators, in column-major C's "
+                             "order (a warp's store: 8 columns of 32 bytes)"
+                           : "f32 stores straight from the accumulators (a warp's store: 4 rows "
+                             "of 32 bytes)")
       : w.tma_store
-          ? "C staged in shared memory (stmatrix where the tile is inside C and beta is 0) and "
-            "stored by TMA boxes when C, ldc and N are 16-byte multiples, else copied out by "
-            "the warps 128 contiguous bytes at a time"
-          : "4-byte pair stores straight from the accumulators";
+          ? std::string(w.c_col ? "C staged m-major in shared memory (stmatrix .trans"
+                                : "C staged in shared memory (stmatrix") +
+                " where the tile is inside C and beta is 0) and stored by TMA boxes when C, ldc "
+                "and C's rows are 16-byte multiples, else copied out by the warps 128 contiguous "
+                "bytes at a time"
+      : w.c_col ? "element stores straight from the accumulators into column-major C (a warp's "
+                  "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
+                : "4-byte pair stores straight from the accumulators";
   e.notes.push_back("wgmma epilogue: " + epilogue);
   if (w.pingpong)
     e.notes.push_back(

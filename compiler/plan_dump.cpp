@@ -73,10 +73,9 @@ std::string dump(const KernelPlan& p) {
     auto operand = [&](const char* n, const WgmmaOperand& x) {
       const bool a = n[0] == 'A';
       o << "  smem " << n << ": (" << (a ? x.mn : x.k) << ", " << (a ? x.k : x.mn) << ") "
-        << (x.mn_major ? "MN" : "K")
-        << "-major, " << x.panels() << " panel(s) of " << x.panel_bytes() << " B, stage "
-        << x.stage_bytes << " B at " << x.offset_bytes << ", LBO " << x.lbo_bytes << ", SBO "
-        << x.sbo_bytes << ", 128-byte swizzle\n";
+        << (x.mn_major ? "MN" : "K") << "-major, " << x.panels() << " panel(s) of "
+        << x.panel_bytes() << " B, stage " << x.stage_bytes << " B at " << x.offset_bytes
+        << ", LBO " << x.lbo_bytes << ", SBO " << x.sbo_bytes << ", 128-byte swizzle\n";
     };
     operand("A", w.a);
     operand("B", w.b);

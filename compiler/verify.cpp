@@ -212,10 +212,10 @@ void verify_wgmma(const KernelPlan& p) {
          "setmaxnreg budget within the block's register pool (more hangs setmaxnreg.inc)");
   VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
          "pingpong: persistent, specialized, each consumer the whole tile");
-  VERIFY(w.cluster_size() == 1 ||
-             (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
-              (!w.shares_b() || w.b.halves()) && (!w.shares_a() || w.a.halves())),
-         "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
+  VERIFY(
+      w.cluster_size() == 1 || (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
+                                (!w.shares_b() || w.b.halves()) && (!w.shares_a() || w.a.halves())),
+      "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
   // stream_k: partial sums move as float4 per consumer thread; the tail
   // computes one slice per block, alone (compiler/lower_wgmma.cpp).
   VERIFY(!p.stream_k || (w.cluster_size() == 1 && w.accumulators % 4 == 0),

@@ -118,7 +118,7 @@ struct WgmmaPlan {
   // panels of wg_m rows (n contiguous); column-major C (`c_col`), wg_m / 64
   // panels of wg_n rows (m contiguous).
   bool tma_store = false;
-  bool c_col = false;  // `layout C col`: (m, n) at n·ldc + m
+  bool c_col = false;      // `layout C col`: (m, n) at n·ldc + m
   int c_offset_bytes = 0;  // the staging areas, consumer after consumer
   int c_consumer_bytes = 0;
   WgmmaOperand a, b;

@@ -56,43 +56,43 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
   int lowered = 0;
   for (const char* layout : {"", "layout A col\n", "layout B col\n", "layout A col\nlayout B col\n",
                              "layout C col\n", "layout A col\nlayout B col\nlayout C col\n"})
-  for (const char* dtype : {"f16", "bf16"})
-    for (int bm : {64, 128, 192, 256})
-      for (int bn : {64, 128, 256})
-        for (int wm : {64, 128, 256})
-          for (int wn : {64, 128, 256})
-            for (const char* extra :
-                 {"", "warp_specialize\n", "warp_specialize\npersistent\ntma_store\n",
-                  "persistent\nswizzle block 4\n",
-                  "warp_specialize pingpong\npersistent\ntma_store\n"}) {
-              if (bm % wm || bn % wn) continue;
-              const bool pingpong = std::string(extra).find("pingpong") != std::string::npos;
-              if (pingpong && (bm != wm || bn != wn)) continue;  // refused: see below
-              std::string diags;
-              std::optional<KernelPlan> p;
-              ASSERT_NO_THROW(
-                  p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
-                              &diags));
-              if (!p) continue;  // refused with a located error (registers, smem): fine
-              ++lowered;
-              const WgmmaPlan& w = *p->wgmma;
-              EXPECT_EQ(p->kind, compiler::KernelKind::wgmma);
-              EXPECT_EQ(w.consumers(), pingpong ? 2 : (bm / wm) * (bn / wn));
-              EXPECT_EQ(w.pingpong, pingpong);
-              EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
-              EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
-              EXPECT_EQ(w.accumulators, wm * wn / 128);
-              // Each stage lies as its operand lies in memory.
-              EXPECT_EQ(w.a.mn_major, p->schedule.a_col);
-              EXPECT_EQ(w.b.mn_major, !p->schedule.b_col);
-              // setmaxnreg.inc waits until the block's pool holds what it
-              // asks for: more than the pool is a kernel that never ends.
-              if (w.warp_specialize) {
-                EXPECT_LE(w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers(),
-                          p->target.register_pool(p->block_threads))
-                    << dtype << " " << bm << "x" << bn << " warp " << wm << "x" << wn;
+    for (const char* dtype : {"f16", "bf16"})
+      for (int bm : {64, 128, 192, 256})
+        for (int bn : {64, 128, 256})
+          for (int wm : {64, 128, 256})
+            for (int wn : {64, 128, 256})
+              for (const char* extra :
+                   {"", "warp_specialize\n", "warp_specialize\npersistent\ntma_store\n",
+                    "persistent\nswizzle block 4\n",
+                    "warp_specialize pingpong\npersistent\ntma_store\n"}) {
+                if (bm % wm || bn % wn) continue;
+                const bool pingpong = std::string(extra).find("pingpong") != std::string::npos;
+                if (pingpong && (bm != wm || bn != wn)) continue;  // refused: see below
+                std::string diags;
+                std::optional<KernelPlan> p;
+                ASSERT_NO_THROW(
+                    p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
+                                &diags));
+                if (!p) continue;  // refused with a located error (registers, smem): fine
+                ++lowered;
+                const WgmmaPlan& w = *p->wgmma;
+                EXPECT_EQ(p->kind, compiler::KernelKind::wgmma);
+                EXPECT_EQ(w.consumers(), pingpong ? 2 : (bm / wm) * (bn / wn));
+                EXPECT_EQ(w.pingpong, pingpong);
+                EXPECT_EQ(p->block_threads, 128 * (w.consumers() + (w.warp_specialize ? 1 : 0)));
+                EXPECT_LE(p->smem_bytes, p->target.smem_per_block_optin);
+                EXPECT_EQ(w.accumulators, wm * wn / 128);
+                // Each stage lies as its operand lies in memory.
+                EXPECT_EQ(w.a.mn_major, p->schedule.a_col);
+                EXPECT_EQ(w.b.mn_major, !p->schedule.b_col);
+                // setmaxnreg.inc waits until the block's pool holds what it
+                // asks for: more than the pool is a kernel that never ends.
+                if (w.warp_specialize) {
+                  EXPECT_LE(w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers(),
+                            p->target.register_pool(p->block_threads))
+                      << dtype << " " << bm << "x" << bn << " warp " << wm << "x" << wn;
+                }
               }
-            }
   // Most of the space is legal; the sweep must not pass by refusing everything.
   EXPECT_GT(lowered, 6 * 170);
 }
@@ -369,8 +369,8 @@ TEST(WgmmaPlan, ColumnMajorOperandsLieInTheirMemoryOrder) {
 // A column-major C is staged m-major for TMA: wg_m / 64 panels of wg_n rows
 // (one per column n), so TMA stores (wg_n, 64) boxes of C's N x M map.
 TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
-  std::optional<KernelPlan> p = plan_of(
-      schedule("f16", 128, 256, 128, 128, 3, "layout C col\nwarp_specialize\npersistent\ntma_store\n"));
+  std::optional<KernelPlan> p = plan_of(schedule(
+      "f16", 128, 256, 128, 128, 3, "layout C col\nwarp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(p);
   const WgmmaPlan& w = *p->wgmma;
   EXPECT_TRUE(w.c_col);
@@ -379,8 +379,8 @@ TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
   // (m 70, n 9): panel 1 (128 rows of 128 bytes), row 9, chunk 0 ^ 1, byte 12.
   EXPECT_EQ(w.c_stage_offset(70, 9), 128 * 128 + 9 * 128 + 16 + 12);
   // Row-major C: (m 9, n 70): panel 1 (128 rows), row 9, chunk 0 ^ 1, byte 12.
-  std::optional<KernelPlan> r = plan_of(
-      schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+  std::optional<KernelPlan> r =
+      plan_of(schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->wgmma->c_stage_offset(9, 70), 128 * 128 + 9 * 128 + 16 + 12);
 }
@@ -397,22 +397,22 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   EXPECT_EQ(p->wgmma->inst_n, 256);
   EXPECT_EQ(p->wgmma->m_insts, 1);
   std::string diags;
-  EXPECT_FALSE(plan_of(
-      "dtype f32\nlayout A col\ntile 128x128x32\nwarp 128x64\nwgmma tf32\ntma\nstages "
-      "4\nswizzle smem\n",
-      &diags));
+  EXPECT_FALSE(
+      plan_of("dtype f32\nlayout A col\ntile 128x128x32\nwarp 128x64\nwgmma tf32\ntma\nstages "
+              "4\nswizzle smem\n",
+              &diags));
   EXPECT_NE(diags.find("'layout A col' with 'wgmma tf32' and a row-major B cannot be lowered"),
             std::string::npos)
       << diags;
-  EXPECT_FALSE(plan_of(
-      "dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
-      "tf32\ntma\nstages 4\nswizzle smem\n",
-      &diags));
+  EXPECT_FALSE(
+      plan_of("dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
+              "tf32\ntma\nstages 4\nswizzle smem\n",
+              &diags));
   EXPECT_NE(diags.find("is not implemented yet"), std::string::npos) << diags;
-  EXPECT_FALSE(plan_of(
-      "dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
-      "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
-      &diags));
+  EXPECT_FALSE(
+      plan_of("dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
+              "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
+              &diags));
   EXPECT_NE(diags.find("'tma_store' with 'wgmma tf32' is not implemented yet"), std::string::npos)
       << diags;
 }
