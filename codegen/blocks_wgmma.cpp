@@ -49,7 +49,7 @@ std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, i
 
 // The inline-asm wrapper of one wgmma.mma_async: N/2 accumulators in, out.
 void emit_instruction(Emitter& e, const WgmmaPlan& w) {
-  if (w.swapped) return emit_wgmma_tf32_instruction(e, w);
+  if (w.registers()) return emit_wgmma_tf32_instruction(e, w);
   const int regs = w.inst_n / 2;
   e.comment(format("acc += A (%s) * B (%s), both from shared",
                    operand_text(w.a, true, 64, w.inst_k).c_str(),
@@ -424,7 +424,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                 w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
   e.comment("(not zeroed: a tile's first k-step writes them whole, scale_d 0; ptxas serialized");
   e.comment("the wgmma of a non-persistent kernel that zeroed them, its warning C7515)");
-  if (w.swapped) emit_wgmma_tf32_fragments(e, p);
+  if (w.registers()) emit_wgmma_tf32_fragments(e, p);
   if (w.pingpong) {
     e.comment(format("warp_specialize pingpong %s: tiles alternate between the two consumers",
                      origin_note(p.schedule, p.schedule.warp_specialize_at).c_str()));
@@ -451,7 +451,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
   e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
                 w.a.stage_bytes, w.b.stage_bytes));
-  if (w.swapped)
+  if (w.registers())
     emit_wgmma_tf32_k_steps(e, p);
   else
     emit_descriptor_k_steps(e, p);

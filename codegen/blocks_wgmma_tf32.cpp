@@ -1,8 +1,11 @@
-// The tf32 Hopper kernel's blocks (codegen/blocks_wgmma.h): wgmma reads
-// tf32 operands from shared memory k-major only, and B's stages are n-major,
-// so the kernel computes C^T = B^T A^T (compiler/wgmma_plan.h, `swapped`):
-// B^T from registers, loaded and rounded from B's stages each k-step; A's
-// stage as wgmma's k-major B by descriptor; the accumulators are C^T.
+// The tf32 Hopper kernel's blocks with an operand in registers
+// (codegen/blocks_wgmma.h): wgmma reads tf32 operands from shared memory
+// k-major only. With a row-major B (n-major stages) the kernel computes
+// C^T = B^T A^T (compiler/wgmma_plan.h, `swapped`): B^T from registers,
+// loaded and rounded from B's stages each k-step; A's stage as wgmma's
+// k-major B by descriptor; the accumulators are C^T. With A and B
+// column-major (`a_in_registers`) A comes from registers, loaded the same way
+// from its m-major stages, and B's k-major stage by descriptor: C itself.
 #include <string>
 
 #include "codegen/blocks_common.h"
@@ -31,12 +34,20 @@ void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
 // shared memory; tf32 takes no transpose flags.
 void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
   const int regs = w.inst_n / 2;
-  e.comment(format("acc += A (64x%d tf32, registers: B^T) * B (%dx%d, k-major from shared memory:",
-                   w.inst_k, w.inst_k, w.inst_n));
-  e.comment(
-      format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
-             "(compiler/wgmma_plan.h);",
-             w.inst_n));
+  if (w.swapped) {
+    e.comment(format(
+        "acc += A (64x%d tf32, registers: B^T) * B (%dx%d, k-major from shared memory:", w.inst_k,
+        w.inst_k, w.inst_n));
+    e.comment(
+        format("A^T) by descriptor; acc is the m64n%d f32 D fragment of C^T "
+               "(compiler/wgmma_plan.h);",
+               w.inst_n));
+  } else {
+    e.comment(format("acc += A (64x%d tf32, registers) * B (%dx%d, k-major from shared memory)",
+                     w.inst_k, w.inst_k, w.inst_n));
+    e.comment(format(
+        "by descriptor; acc is the m64n%d f32 D fragment of C (compiler/wgmma_plan.h);", w.inst_n));
+  }
   e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], "
@@ -57,7 +68,9 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
       "\"r\"(scale_d));");
   e.close_scope();
   e.line();
-  e.comment("B^T fragment element from B's stage, rounded to tf32 (nearest, ties away from zero)");
+  e.comment(std::string(w.swapped ? "B^T fragment element from B's stage"
+                                  : "A fragment element from A's stage") +
+            ", rounded to tf32 (nearest, ties away from zero)");
   e.open_scope("__device__ __forceinline__ unsigned tf32_from_shared(unsigned addr)");
   e.line("float f;");
   e.line("asm volatile(\"ld.shared.f32 %0, [%1];\\n\" : \"=f\"(f) : \"r\"(addr));");
@@ -70,11 +83,20 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
 
 void emit_wgmma_tf32_fragments(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment("B^T fragments (PTX's m64nNk8 A layout, rows along C's columns): register v holds B's");
-  e.comment("(k, n) = (lane % 4 + 4 * (v / 2), 16 * warp + lane / 4 + 8 * (v % 2)) of k-step and");
+  const compiler::WgmmaOperand& r = w.register_operand();
+  if (w.swapped) {
+    e.comment(
+        "B^T fragments (PTX's m64nNk8 A layout, rows along C's columns): register v holds B's");
+    e.comment(
+        "(k, n) = (lane % 4 + 4 * (v / 2), 16 * warp + lane / 4 + 8 * (v % 2)) of k-step and");
+  } else {
+    e.comment("A fragments (PTX's m64nNk8 A layout): register v holds A's");
+    e.comment(
+        "(m, k) = (16 * warp + lane / 4 + 8 * (v % 2), lane % 4 + 4 * (v / 2)) of k-step and");
+  }
   e.comment(
       format("instruction 0; bt_off[v] is its byte in a stage (%d-column panels, 128-byte swizzle)",
-             w.b.panel_cols));
+             r.panel_cols));
   e.line("unsigned bt_off[4];");
   e.line("#pragma unroll");
   e.open_scope("for (int v = 0; v < 4; ++v)");
@@ -84,23 +106,25 @@ void emit_wgmma_tf32_fragments(Emitter& e, const KernelPlan& p) {
   e.line(
       format("bt_off[v] = (n / %d) * %du + k * 128u + ((((n %% %d) / 4) ^ (k %% 8)) * 16u) + "
              "(n %% 4) * 4u;",
-             w.b.panel_cols, w.b.panel_bytes(), w.b.panel_cols));
+             r.panel_cols, r.panel_bytes(), r.panel_cols));
   e.close_scope();
   e.line(format("unsigned frag[2][%d][4];  // k-step kk uses frag[kk %% 2]", w.m_insts));
 }
 
 namespace {
 
-// frag[buf] <- the B^T fragments of k-step `kk` (expressions) of stage sb.
+// frag[buf] <- the register operand's fragments of k-step `kk` (expressions)
+// of its stage (sb: B^T's, swapped; sa: A's).
 void emit_fragment_loads(Emitter& e, const WgmmaPlan& w, const std::string& buf,
                          const std::string& kk) {
+  const compiler::WgmmaOperand& r = w.register_operand();
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
   e.line("#pragma unroll");
   e.line(format(
-      "for (int v = 0; v < 4; ++v) frag[%s][i][v] = tf32_from_shared(sb + bt_off[v] + "
+      "for (int v = 0; v < 4; ++v) frag[%s][i][v] = tf32_from_shared(%s + bt_off[v] + "
       "i * %du + (%s) * %du);",
-      buf.c_str(), (w.inst_m / w.b.panel_cols) * w.b.panel_bytes(), kk.c_str(), w.inst_k * 128));
+      buf.c_str(), w.swapped ? "sb" : "sa", r.mn_bytes(w.inst_m), kk.c_str(), r.k_bytes(w.inst_k)));
   e.close_scope();
 }
 
@@ -118,8 +142,11 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.line("wgmma_fence();");
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line(format("const unsigned long long db = wgmma_desc(sa + j * %du + kk * %du, %du, %du);",
-                w.inst_n * 128, w.inst_k * w.elem_bytes, w.a.lbo_bytes, w.a.sbo_bytes));
+  // The descriptor operand: A's stage (swapped) or B's, k-major.
+  const compiler::WgmmaOperand& d = w.swapped ? w.a : w.b;
+  e.line(format("const unsigned long long db = wgmma_desc(%s + j * %du + kk * %du, %du, %du);",
+                w.swapped ? "sa" : "sb", d.mn_bytes(w.inst_n), d.k_bytes(w.inst_k), d.lbo_bytes,
+                d.sbo_bytes));
   e.line("#pragma unroll");
   e.line(
       format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "

@@ -276,18 +276,15 @@ void Analyzer::tensor_core_rules() {
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
     }
   if (const Directive* d = given("layout A");
-      wgmma && d && s_.a_col && s_.mma->type == MmaType::tf32) {
+      wgmma && d && s_.a_col && !s_.b_col && s_.mma->type == MmaType::tf32) {
     // wgmma reads tf32 by descriptor only k-major, and from registers only as
-    // its A operand: with A m-major, B must be read k-major by descriptor.
-    auto& e =
-        error(d->span, s_.b_col ? "'layout A col' with 'wgmma tf32' and 'layout B col' is not "
-                                  "implemented yet: wgmma reads tf32 only k-major from shared "
-                                  "memory, so A (m-major) would go through registers (issue 18)"
-                                : "'layout A col' with 'wgmma tf32' and a row-major B cannot be "
-                                  "lowered: wgmma reads tf32 only k-major from shared memory, and "
-                                  "both A (m-major) and B (n-major) are not; one of them can go "
-                                  "through registers, not both (use 'layout B col', or the SIMT "
-                                  "kernel)");
+    // its A operand: with A m-major, B must be read k-major by descriptor
+    // (`layout B col`: A then goes through registers).
+    auto& e = error(d->span,
+                    "'layout A col' with 'wgmma tf32' and a row-major B cannot be lowered: "
+                    "wgmma reads tf32 only k-major from shared memory, and both A (m-major) and "
+                    "B (n-major) are not; one of them can go through registers, not both (use "
+                    "'layout B col', or the SIMT kernel)");
     e.notes.push_back({mma_dir_->span, "'wgmma tf32' given here"});
   }
   for (const char* k : {"transpose A", "transpose B"})
@@ -494,12 +491,17 @@ void Analyzer::wgmma_registers_rule() {
   if (threads <= 0) return;
   const int64_t acc = int64_t(w.m) * w.n / 128;
   // tf32: B^T fragments of two k-steps, 4 registers per 64 columns each.
-  const int64_t frag = s_.mma->type == MmaType::tf32 && !s_.b_col ? 8 * (w.n / 64) : 0;
+  // tf32: B^T's (row-major B) or A's (A and B column-major) fragments of two
+  // k-steps, 4 registers per 64 rows of that operand each.
+  const bool tf32 = s_.mma->type == MmaType::tf32;
+  const int64_t frag = tf32 && !s_.b_col              ? 8 * (w.n / 64)
+                       : tf32 && s_.a_col && s_.b_col ? 8 * (w.m / 64)
+                                                      : 0;
   const int64_t cap = target_.registers_per_thread(int(threads));
   if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
                        std::to_string(acc) + " accumulator registers (+ " +
-                       (frag ? std::to_string(frag) + " for B fragments and " : "") +
+                       (frag ? std::to_string(frag) + " for tf32 fragments and " : "") +
                        "about 26 for addresses), "
                        "but a block of " +
                        std::to_string(threads) + " threads gets " + std::to_string(cap) +

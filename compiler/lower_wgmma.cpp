@@ -34,6 +34,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   // tf32 reads only k-major operands by descriptor: a row-major B (n-major)
   // goes through registers, with C computed transposed (compiler/wgmma_plan.h).
   w.swapped = w.type == MmaType::tf32 && !s.b_col;
+  w.a_in_registers = w.type == MmaType::tf32 && s.a_col && s.b_col;
   // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
   const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
   SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&

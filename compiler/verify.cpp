@@ -115,8 +115,28 @@ void verify_accumulators_cover(const KernelPlan& p, ToC to_c) {
   for (int n : owner) VERIFY(n == 1, "a C element is not one accumulator of one thread");
 }
 
-// f16/bf16: accumulator (row, col) of instruction (i, j) is C's (row, col)
-// of the consumer's tile; both operands by descriptor.
+// The register operand's fragments (tf32: B^T when swapped, A when
+// a_in_registers) hold each element of the consumer's rows of it, at k-step
+// kk, in exactly one register of one thread.
+void verify_register_fragments(const WgmmaPlan& w, int c, int kk) {
+  const int rows = w.swapped ? w.wg_n : w.wg_m;
+  std::vector<int> held(size_t(w.inst_k) * rows, 0);
+  for (int t = 0; t < 128; ++t)
+    for (int i = 0; i < w.m_insts; ++i)
+      for (int v = 0; v < 4; ++v) {
+        int k = 0, n = 0;
+        w.bt_fragment(c, t, i, kk, v, k, n);
+        const int nl = n - w.register_row0(c), kl = k - kk * w.inst_k;
+        VERIFY(nl >= 0 && nl < rows && kl >= 0 && kl < w.inst_k,
+               "register fragment outside the consumer's k-step");
+        ++held[size_t(kl) * rows + nl];
+      }
+  for (int h : held) VERIFY(h == 1, "an element is not one fragment register");
+}
+
+// f16/bf16, and tf32 with B column-major: accumulator (row, col) of
+// instruction (i, j) is C's (row, col) of the consumer's tile; both operands
+// by descriptor, or (a_in_registers) A's fragments from its stage.
 void verify_wgmma_operands(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   verify_accumulators_cover(p, [&](int c, int i, int j, int row, int col, int& m, int& n) {
@@ -125,7 +145,8 @@ void verify_wgmma_operands(const KernelPlan& p) {
   });
   for (int c = 0; c < w.consumers(); ++c)
     for (int kk = 0; kk < w.k_steps; ++kk) {
-      for (int i = 0; i < w.m_insts; ++i)
+      if (w.a_in_registers) verify_register_fragments(w, c, kk);
+      for (int i = 0; i < w.m_insts && !w.a_in_registers; ++i)
         for (int r = 0; r < w.inst_m; ++r)
           for (int k = 0; k < w.inst_k; ++k)
             VERIFY(wgmma_operand_byte(w.a, w.a_start(c, i, kk), r, k) ==
@@ -158,18 +179,7 @@ void verify_wgmma_swapped(const KernelPlan& p) {
             VERIFY(wgmma_operand_byte(w.a, w.a_operand_start(c, j, kk), r, k) ==
                        w.a.offset(w.consumer_row0(c) + j * w.inst_n + r, kk * w.inst_k + k),
                    "A descriptor reads where TMA wrote");
-      std::vector<int> held(size_t(w.inst_k) * w.wg_n, 0);
-      for (int t = 0; t < 128; ++t)
-        for (int i = 0; i < w.m_insts; ++i)
-          for (int v = 0; v < 4; ++v) {
-            int k = 0, n = 0;
-            w.bt_fragment(c, t, i, kk, v, k, n);
-            const int nl = n - w.consumer_col0(c), kl = k - kk * w.inst_k;
-            VERIFY(nl >= 0 && nl < w.wg_n && kl >= 0 && kl < w.inst_k,
-                   "B fragment outside the consumer's k-step");
-            ++held[size_t(kl) * w.wg_n + nl];
-          }
-      for (int h : held) VERIFY(h == 1, "a B element is not one fragment register");
+      verify_register_fragments(w, c, kk);
     }
 }
 
@@ -224,9 +234,10 @@ void verify_wgmma(const KernelPlan& p) {
          "stream_k tail: one slice per block, cooperative consumers");
   // wgmma reads tf32 by descriptor only k-major; swapped reads B (n-major)
   // into registers and A (k-major) by descriptor.
-  VERIFY(w.type != MmaType::tf32 || (!w.a.mn_major && w.b.mn_major == w.swapped),
-         "tf32: descriptors read k-major stages only");
-  VERIFY(!w.swapped || (w.type == MmaType::tf32 && w.b.mn_major), "swapped: tf32, B n-major");
+  VERIFY(w.type != MmaType::tf32 || (w.a.mn_major == w.a_in_registers &&
+                                     w.b.mn_major == w.swapped && !(w.swapped && w.a_in_registers)),
+         "tf32: descriptors read k-major stages only, one operand at most from registers");
+  VERIFY(!w.registers() || w.type == MmaType::tf32, "register operands: tf32 only");
   if (w.swapped)
     verify_wgmma_swapped(p);
   else

@@ -79,6 +79,18 @@ struct WgmmaPlan {
   // of instruction (i, j) is C (consumer_row0 + j * inst_n + col,
   // consumer_col0 + i * 64 + row).
   bool swapped = false;
+  // a_in_registers (tf32 with A and B column-major): A's stage is m-major,
+  // B's k-major. wgmma's A is A itself, loaded into registers from A's
+  // stage as `swapped` loads B^T from B's; its B is B's stage by descriptor;
+  // the accumulators are C's (not transposed).
+  bool a_in_registers = false;
+  // The stage the register operand is loaded from (its rows: the
+  // instruction's 64 rows), when there is one.
+  bool registers() const { return swapped || a_in_registers; }
+  const WgmmaOperand& register_operand() const { return swapped ? b : a; }
+  // The first of consumer c's rows of the register operand (C's columns
+  // when swapped, its rows otherwise).
+  int register_row0(int c) const { return swapped ? consumer_col0(c) : consumer_row0(c); }
   int wg_m = 64, wg_n = 256;             // C tile of one consumer warpgroup
   int consumers_m = 1, consumers_n = 1;  // warpgroup tiles over the block tile
   int m_insts = 1, n_insts = 1;          // instructions per warpgroup tile
@@ -193,9 +205,10 @@ struct WgmmaPlan {
   // thread t holds for instruction i at k-step kk: PTX's m64nNk8 A fragment
   // (rows 16 * warp + lane / 4 (+ 8 for v odd), k lane % 4 (+ 4 for v >= 2)),
   // its rows along C's columns.
+  // (a_in_registers: the element (m, k) of A's stage, the same way.)
   void bt_fragment(int c, int t, int i, int kk, int v, int& k, int& n) const {
     const int warp = t / 32, lane = t % 32;
-    n = consumer_col0(c) + i * inst_m + 16 * warp + lane / 4 + 8 * (v % 2);
+    n = register_row0(c) + i * inst_m + 16 * warp + lane / 4 + 8 * (v % 2);
     k = kk * inst_k + lane % 4 + 4 * (v / 2);
   }
 

@@ -232,8 +232,9 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
 // Every example and GPU test schedule that leaves its layouts open, in every
 // other layout of A, B and C (`--layout`, issue 18), on shapes ragged and
 // tiny, packed and one past: validated against cuBLAS in the same layouts.
-// A layout a path does not take (yet) is refused by analysis with its
-// reason; those variants are counted, not run, and the reasons are checked.
+// A layout a path does not take (yet), or whose tf32 fragments in registers
+// overrun the register limit, is refused by analysis with its reason; those
+// variants are counted, not run, and the reasons are checked.
 TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
   SCHEDC_REQUIRE_GPU(s);
   const compiler::Target target = runtime::target_for_device(s->device());
@@ -249,22 +250,23 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
       if (why.find("sets a 'layout' itself") != std::string::npos) return;  // its own layouts
       EXPECT_TRUE(why.find("is not implemented yet") != std::string::npos ||
                   why.find("cannot be lowered") != std::string::npos ||
+                  why.find("registers per thread") != std::string::npos ||
                   why.find("a vector never crosses a row") != std::string::npos)
           << layout << ": " << why;
       std::cout << GetParam() << " --layout " << layout << ": refused by analysis\n";
       continue;
     }
     auto prepared = s->prepare(c->kernel, jit);
-    for (const GpuShape& shape : {GpuShape{7, 13, 5}, GpuShape{127, 129, 65},
-                                  GpuShape{4095, 4097, 1023}})
+    for (const GpuShape& shape :
+         {GpuShape{7, 13, 5}, GpuShape{127, 129, 65}, GpuShape{4095, 4097, 1023}})
       for (Ld ld : {Ld::dense, Ld::plus_one}) {
         runtime::RunOptions o;
         const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
         const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
         const int64_t c_row = c->kernel.c_col ? shape.m : shape.n;
-        o.problem = c->kernel.in_layouts(compiler::Problem{
-            shape.m, shape.n, shape.k, leading_dim(ld, a_row), leading_dim(ld, b_row),
-            leading_dim(ld, c_row), c->schedule.dtype});
+        o.problem = c->kernel.in_layouts(
+            compiler::Problem{shape.m, shape.n, shape.k, leading_dim(ld, a_row),
+                              leading_dim(ld, b_row), leading_dim(ld, c_row), c->schedule.dtype});
         o.epilogue = c->schedule.epilogue;
         o.time = false;
         runtime::RunReport r = s->run(*prepared, o);

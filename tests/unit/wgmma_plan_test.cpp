@@ -404,11 +404,19 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   EXPECT_NE(diags.find("'layout A col' with 'wgmma tf32' and a row-major B cannot be lowered"),
             std::string::npos)
       << diags;
-  EXPECT_FALSE(
-      plan_of("dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
-              "tf32\ntma\nstages 4\nswizzle smem\n",
-              &diags));
-  EXPECT_NE(diags.find("is not implemented yet"), std::string::npos) << diags;
+  // A and B column-major: A from registers (its m-major stage), B by descriptor.
+  p = plan_of(
+      "dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
+      "tf32\ntma\nstages 4\nswizzle smem\n");
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->wgmma->swapped);
+  EXPECT_TRUE(p->wgmma->a_in_registers);
+  EXPECT_TRUE(p->wgmma->a.mn_major);
+  EXPECT_EQ(p->wgmma->register_row0(1), 64);  // consumer 1: A's rows 64..127
+  int k = -1, m = -1;
+  p->wgmma->bt_fragment(1, 37, 0, 2, 3, k, m);  // warp 1, lane 5, v 3
+  EXPECT_EQ(m, 64 + 16 + 1 + 8);
+  EXPECT_EQ(k, 16 + 1 + 4);
   EXPECT_FALSE(
       plan_of("dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
               "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
