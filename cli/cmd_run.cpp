@@ -321,9 +321,9 @@ Command add_run_command(CLI::App& root) {
       "--layout", a->layout,
       "A's and B's layouts: NN, NT (B column-major: C = X·Wᵀ), TN or TT; N row-major, "
       "T column-major; a third letter gives C's (default: the file's `layout`, else NN)");
-  sub->add_option("--lda", a->lda, "leading dimension of A (default K)");
-  sub->add_option("--ldb", a->ldb, "leading dimension of B (default N)");
-  sub->add_option("--ldc", a->ldc, "leading dimension of C (default N)");
+  sub->add_option("--lda", a->lda, "leading dimension of A (default: its row length in memory, K; M when A is column-major)");
+  sub->add_option("--ldb", a->ldb, "leading dimension of B (default: its row length in memory, N; K when B is column-major)");
+  sub->add_option("--ldc", a->ldc, "leading dimension of C (default: its row length in memory, N; M when C is column-major)");
   sub->add_flag("--json", a->json, "print one JSON object on stdout");
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
