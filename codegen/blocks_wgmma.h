@@ -10,6 +10,10 @@
 //                    consumer: wgmma on full stages, frees them (emit_wgmma_consumer)
 //                    epilogue from the accumulators (emit_wgmma_epilogue)
 //   repack kernel    an operand TMA cannot read, copied into aligned scratch
+//
+// Files: blocks_wgmma.cpp (helpers, barriers, producer, consumer),
+// blocks_wgmma_copies.cpp (TMA copies of a k-tile, repack), _epilogue, _tf32
+// (an operand in registers), _cluster, _stream_k.
 
 #include "codegen/emitter.h"
 #include "compiler/kernel_plan.h"
