@@ -225,39 +225,81 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     auto& e = error(d->keyword_span, m);
     note(e, tile_note(), "block tile set here");
   };
-  if (t.k * elem != 128)
-    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " +
-               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BK is " +
-               std::to_string(t.k) + ")");
-  if ((t.n * elem) % 128 != 0)
-    tile_error("'tma' loads B as (BK, " + std::to_string(128 / elem) +
-               ") column panels of 128 bytes: BN must be a multiple of " +
-               std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (BN is " +
-               std::to_string(t.n) + ")");
-  if (t.m > 256)
+  // A k-contiguous stage (row-major A, column-major B) is one box of 128-byte
+  // rows; an m- or n-contiguous one (column-major A, row-major B) is column
+  // panels of 128 bytes. (wgmma refuses a column-major operand.)
+  const bool sync = s_.mma->api == MmaApi::mma_sync;
+  const bool a_col = s_.a_col && sync, b_col = s_.b_col && sync;
+  const std::string panel = std::to_string(128 / elem), dtype = to_string(s_.dtype);
+  if (!a_col && t.k * elem != 128)
+    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " + panel + " for " +
+               dtype + " (BK is " + std::to_string(t.k) + ")");
+  else if (a_col && b_col && t.k * elem != 128)
+    tile_error("'tma' loads a column-major B as one (BN, BK) box of 128-byte rows: BK must be " +
+               panel + " for " + dtype + " (BK is " + std::to_string(t.k) + ")");
+  if (a_col && (t.m * elem) % 128 != 0)
+    tile_error("'tma' loads a column-major A as (BK, " + panel +
+               ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " +
+               dtype + " (BM is " + std::to_string(t.m) + ")");
+  if (!b_col && (t.n * elem) % 128 != 0)
+    tile_error("'tma' loads B as (BK, " + panel +
+               ") column panels of 128 bytes: BN must be a multiple of " + panel + " for " +
+               dtype + " (BN is " + std::to_string(t.n) + ")");
+  if (!a_col && t.m > 256)
     tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
                std::to_string(t.m) + ")");
+  if (b_col && t.n > 256)
+    tile_error(
+        "'tma' loads a column-major B as one (BN, BK) box, and a TMA box has at most 256 rows "
+        "(BN is " +
+        std::to_string(t.n) + ")");
+  // Only a column-major A with a row-major B leaves BK free: both are panels of
+  // BK rows, at most 256 (a box) and a multiple of 8 (1024-byte panels, the
+  // swizzle's period).
+  if (a_col && !b_col && (t.k % 8 != 0 || t.k > 256))
+    tile_error("'tma' loads a column-major A and a row-major B as column panels of BK rows: BK "
+               "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit "
+               "(BK is " +
+               std::to_string(t.k) + ")");
 }
 
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  for (const char* k : {"layout A", "layout B", "layout C"})
-    if (const Directive* d = given(k); d && (k[7] == 'A'   ? s_.a_col
-                                             : k[7] == 'B' ? s_.b_col
-                                                           : s_.c_col)) {
-      auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
-                                   "' is not implemented yet: the tensor-core kernels read A and B "
-                                   "and write C row-major (issue 18); the SIMT and naive kernels "
-                                   "take either");
-      e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
-    }
+  // mma and wmma read a column-major A or B (their stages keep the layout in
+  // memory); no tensor-core kernel writes a column-major C yet.
+  if (api == "wgmma")
+    for (const char* k : {"layout A", "layout B"})
+      if (const Directive* d = given(k); d && (k[7] == 'A' ? s_.a_col : s_.b_col)) {
+        auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
+                                     "' is not implemented yet: the wgmma kernel reads A and B "
+                                     "row-major (issue 18); 'mma', 'wmma', the SIMT and naive "
+                                     "kernels take either");
+        e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+      }
+  if (const Directive* d = given("layout C"); d && s_.c_col) {
+    auto& e = error(d->span, "'layout C col' with '" + api +
+                                 "' is not implemented yet: the tensor-core kernels write C "
+                                 "row-major (issue 18); the SIMT and naive kernels take either");
+    e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+  }
   for (const char* k : {"transpose A", "transpose B"})
     if (const Directive* d = given(k)) {
       auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +
                                    "': the tensor-core copies move 16-byte chunks of rows "
                                    "with cp.async, which cannot transpose an operand");
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+    }
+  // WMMA loads need 32-byte aligned pointers; a column-major A's 8-row
+  // fragments of 8x32x16 start every 16 bytes along its shared rows of m.
+  if (api == "wmma" && s_.a_col && s_.mma && s_.mma->m == 8)
+    if (const Directive* d = given("layout A")) {
+      auto& e = error(d->span,
+                      "'layout A col' with 'wmma " + std::string(to_string(s_.mma->type)) +
+                          " 8x32x16' is not supported: the stage of a column-major A is k rows "
+                          "of m, where its 8-row fragments start every 16 bytes, and WMMA loads "
+                          "need 32-byte aligned pointers (use 16x16x16)");
+      e.notes.push_back({mma_dir_->span, "'wmma' given here"});
     }
   if (api == "wmma")
     if (const Directive* d = given("swizzle smem")) {
