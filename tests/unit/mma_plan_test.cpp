@@ -616,6 +616,10 @@ TEST_P(MmaPlanTest, EmitsBothEntries) {
   EXPECT_NE(k.source.find(k.main.name + "("), std::string::npos);
   EXPECT_NE(k.source.find(k.fallback.name + "("), std::string::npos);
   EXPECT_EQ(k.needs_cuda_headers, p.mma->api == MmaApi::wmma || p.dtype != DType::f32);
+  // The runtime generates and validates problems in the kernel's layouts.
+  EXPECT_EQ(k.a_col, GetParam().a_col);
+  EXPECT_EQ(k.b_col, GetParam().b_col);
+  EXPECT_EQ(k.layout(), std::string(GetParam().a_col ? "T" : "N") + (GetParam().b_col ? "T" : "N") + "N");
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, MmaPlanTest, ::testing::ValuesIn(kConfigs),
