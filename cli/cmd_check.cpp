@@ -160,7 +160,7 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
     };
     if (s.a_col)
       tc("A", m.a, "k", "m",
-         wmma            ? "wmma::load_matrix_sync (col_major)"
+         wmma           ? "wmma::load_matrix_sync (col_major)"
          : m.ldmatrix_a ? "ldmatrix.trans"
                         : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
     if (s.b_col)

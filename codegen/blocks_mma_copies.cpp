@@ -128,9 +128,9 @@ std::string tma_boxes_text(const SmemTile& t) {
 void tma_operand_loads(MmaContext& cx, const SmemTile& t, const char* dst, const char* map,
                        bool k_along_rows, const char* tile0) {
   if (t.panel_cols == 0) {
-    cx.e.line(format("tma_load_2d(%s, %s, full, %s);", dst, map,
-                     k_along_rows ? format("%s, k0", tile0).c_str()
-                                  : format("k0, %s", tile0).c_str()));
+    cx.e.line(
+        format("tma_load_2d(%s, %s, full, %s);", dst, map,
+               k_along_rows ? format("%s, k0", tile0).c_str() : format("k0, %s", tile0).c_str()));
     return;
   }
   const int panels = t.cols / t.panel_cols, bytes = t.rows * t.panel_cols * cx.m.elem_bytes;
@@ -205,8 +205,8 @@ namespace {
 // is fixed, the bytes in range change with the k-tile) or along its rows (a
 // column-major A, a row-major B: the other way round).
 struct FastOperand {
-  const char* x;  // a, b
-  const char* X;  // A, B
+  const char* x;      // a, b
+  const char* X;      // A, B
   const char* dim;    // M, N: the bound of the tile's other side
   const char* tile0;  // tile_m0, tile_n0
   bool k_in_cols;
@@ -232,8 +232,9 @@ void emit_fast_copy_setup(MmaContext& cx) {
                      o.x, o.c.chunks_per_row, o.x, o.c.chunks_per_row, o.c.chunk_elems));
   for (const auto& o : ops) {
     if (o.k_in_cols)
-      cx.e.line(format("const T* g%s = %s + (size_t)(%s + c%s_row) * ld%s + c%s_col;  // + k_tile * BK",
-                       o.x, o.X, o.tile0, o.x, o.x, o.x));
+      cx.e.line(
+          format("const T* g%s = %s + (size_t)(%s + c%s_row) * ld%s + c%s_col;  // + k_tile * BK",
+                 o.x, o.X, o.tile0, o.x, o.x, o.x));
     else
       cx.e.line(format(
           "const T* g%s = %s + (size_t)c%s_row * ld%s + %s + c%s_col;  // + k_tile * BK * ld%s",
@@ -243,9 +244,10 @@ void emit_fast_copy_setup(MmaContext& cx) {
                    ops[0].step_rows(), ops[1].step_rows()));
   for (const auto& o : ops) {
     if (o.k_in_cols)
-      cx.e.line(format("const int c%s_rows = %s - %s - c%s_row;  // chunk i in range: i * step < "
-                       "c%s_rows",
-                       o.x, o.dim, o.tile0, o.x, o.x));
+      cx.e.line(
+          format("const int c%s_rows = %s - %s - c%s_row;  // chunk i in range: i * step < "
+                 "c%s_rows",
+                 o.x, o.dim, o.tile0, o.x, o.x));
     else
       cx.e.line(format(
           "const int c%s_bytes = min(max(%s - %s - c%s_col, 0), %d) * %d;  // %s columns in range",
@@ -267,9 +269,10 @@ void emit_fast_copy(MmaContext& cx, Emitter& e, const std::string& stage, const 
       e.line(format("const int %s_bytes = min(max(K - kt * BK - c%s_col, 0), %d) * %d;", o.x, o.x,
                     o.c.chunk_elems, cx.m.elem_bytes));
     else
-      e.line(format("const int %s_rows = K - kt * BK - c%s_row;  // chunk i in range: i * step < "
-                    "%s_rows",
-                    o.x, o.x, o.x));
+      e.line(
+          format("const int %s_rows = K - kt * BK - c%s_row;  // chunk i in range: i * step < "
+                 "%s_rows",
+                 o.x, o.x, o.x));
   }
   for (const auto& o : ops) {
     if (o.k_in_cols)
@@ -282,12 +285,12 @@ void emit_fast_copy(MmaContext& cx, Emitter& e, const std::string& stage, const 
   for (const auto& o : ops) {
     const SmemTile& t = o.x[0] == 'a' ? cx.m.a : cx.m.b;
     for (int i = 0; i < o.c.iters; ++i) {
-      const std::string n = o.k_in_cols ? format("%d < c%s_rows ? %s_bytes : 0", i * o.step_rows(),
-                                                 o.x, o.x)
-                                        : format("%d < %s_rows ? c%s_bytes : 0", i * o.step_rows(),
-                                                 o.x, o.x);
-      e.line(format("{ const int n = %s; cp_async_16(d%s + %ldu, n ? p%s + %d * g%s_step : %s, n); }",
-                    n.c_str(), o.x, fast_copy_delta(cx, t, o.c, i), o.x, i, o.x, o.X));
+      const std::string n =
+          o.k_in_cols ? format("%d < c%s_rows ? %s_bytes : 0", i * o.step_rows(), o.x, o.x)
+                      : format("%d < %s_rows ? c%s_bytes : 0", i * o.step_rows(), o.x, o.x);
+      e.line(
+          format("{ const int n = %s; cp_async_16(d%s + %ldu, n ? p%s + %d * g%s_step : %s, n); }",
+                 n.c_str(), o.x, fast_copy_delta(cx, t, o.c, i), o.x, i, o.x, o.X));
     }
   }
   e.close_scope();

@@ -112,9 +112,10 @@ void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage) {
                                  format("kk * %d + tq + %d", ik, 4 * (i / 2)))
                         .c_str()));
   } else if (cx.m.a_col) {
-    e.line(format("ldmatrix_x%d_trans(a_frag[mi], smem_u32(sA_stage + sA_offset(kk * %d + a_ld_row, "
-                  "warp_row0 + mi * 16 + a_ld_col)));",
-                  cx.instr->regs_a, ik));
+    e.line(
+        format("ldmatrix_x%d_trans(a_frag[mi], smem_u32(sA_stage + sA_offset(kk * %d + a_ld_row, "
+               "warp_row0 + mi * 16 + a_ld_col)));",
+               cx.instr->regs_a, ik));
   } else {
     e.line(format(
         "ldmatrix_x%d(a_frag[mi], smem_u32(sA_stage + sA_offset(warp_row0 + mi * 16 + a_ld_row, "
@@ -134,8 +135,9 @@ void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage) {
     e.line("#pragma unroll");
     e.open_scope(format("for (int ni = 0; ni < %d; ni += %d)", cx.m.frags_n, per));
     if (cx.m.b_col) {
-      e.line(format("unsigned r[%d];  // %d B fragment(s), n rows of k: mma's col operand as stored",
-                    cnt, per));
+      e.line(
+          format("unsigned r[%d];  // %d B fragment(s), n rows of k: mma's col operand as stored",
+                 cnt, per));
       e.line(
           format("ldmatrix_x%d(r, smem_u32(sB_stage + sB_offset(warp_col0 + ni * 8 + b_ld_row, "
                  "kk * %d + b_ld_col)));",
@@ -194,11 +196,11 @@ void compute_wmma(MmaContext& cx, Emitter& e, const std::string& stage) {
                 cx.m.b_col ? "col_major" : "row_major", cx.m.frags_n));
   e.line("#pragma unroll");
   e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
-  e.line(format("wmma::load_matrix_sync(a_frag[mi], sA_stage + sA_offset(%s), %d);",
-                a_stage_args(cx, format("warp_row0 + mi * %d", cx.m.inst_m),
-                             format("kk * %d", cx.m.inst_k))
-                    .c_str(),
-                cx.m.a.row_stride));
+  e.line(format(
+      "wmma::load_matrix_sync(a_frag[mi], sA_stage + sA_offset(%s), %d);",
+      a_stage_args(cx, format("warp_row0 + mi * %d", cx.m.inst_m), format("kk * %d", cx.m.inst_k))
+          .c_str(),
+      cx.m.a.row_stride));
   if (cx.tf32) {
     e.line("#pragma unroll");
     e.line(
@@ -208,11 +210,11 @@ void compute_wmma(MmaContext& cx, Emitter& e, const std::string& stage) {
   e.close_scope();
   e.line("#pragma unroll");
   e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
-  e.line(format("wmma::load_matrix_sync(b_frag[ni], sB_stage + sB_offset(%s), %d);",
-                b_stage_args(cx, format("kk * %d", cx.m.inst_k),
-                             format("warp_col0 + ni * %d", cx.m.inst_n))
-                    .c_str(),
-                cx.m.b.row_stride));
+  e.line(format(
+      "wmma::load_matrix_sync(b_frag[ni], sB_stage + sB_offset(%s), %d);",
+      b_stage_args(cx, format("kk * %d", cx.m.inst_k), format("warp_col0 + ni * %d", cx.m.inst_n))
+          .c_str(),
+      cx.m.b.row_stride));
   if (cx.tf32) {
     e.line("#pragma unroll");
     e.line(
@@ -247,7 +249,8 @@ void plan_fragment_addresses(MmaContext& cx) {
           for (const auto& c : tc) {
             int fm = 0, fk = 0;
             compiler::mma_tf32_a_coord(c.g * 4 + c.tq, i, fm, fk);
-            v.push_back(long(cx.m.a_offset(c.warp_row0 + mi * cx.m.inst_m + fm, kk * ik + fk)) * eb);
+            v.push_back(long(cx.m.a_offset(c.warp_row0 + mi * cx.m.inst_m + fm, kk * ik + fk)) *
+                        eb);
           }
           cx.frag.a_addr[kk].push_back(cx.frag.a_bases.get(
               v, format("sA_offset(%d + tq, warp_row0 + %d + g) * %d", kk * ik + 4 * (i / 2),
@@ -257,12 +260,11 @@ void plan_fragment_addresses(MmaContext& cx) {
       }
       std::vector<long> v;
       for (const auto& c : tc)
-        v.push_back(
-            long(cx.m.a_offset(c.warp_row0 + mi * cx.m.inst_m + c.a_m, kk * ik + c.a_k)) *
-            eb);
+        v.push_back(long(cx.m.a_offset(c.warp_row0 + mi * cx.m.inst_m + c.a_m, kk * ik + c.a_k)) *
+                    eb);
       cx.frag.a_addr[kk].push_back(cx.frag.a_bases.get(
-          v, cx.m.a_col ? format("sA_offset(%d + a_ld_row, warp_row0 + %d + a_ld_col) * %d", kk * ik,
-                                 mi * cx.m.inst_m, eb)
+          v, cx.m.a_col ? format("sA_offset(%d + a_ld_row, warp_row0 + %d + a_ld_col) * %d",
+                                 kk * ik, mi * cx.m.inst_m, eb)
                         : format("sA_offset(warp_row0 + %d + a_ld_row, %d + a_ld_col) * %d",
                                  mi * cx.m.inst_m, kk * ik, eb)));
     }
@@ -270,8 +272,7 @@ void plan_fragment_addresses(MmaContext& cx) {
       for (int ni = 0; ni < cx.m.frags_n; ni += cx.b_frags_per_ldmatrix()) {
         std::vector<long> v;
         for (const auto& c : tc)
-          v.push_back(long(cx.m.b_offset(kk * ik + c.b_k, c.warp_col0 + ni * 8 + c.b_n)) *
-                      eb);
+          v.push_back(long(cx.m.b_offset(kk * ik + c.b_k, c.warp_col0 + ni * 8 + c.b_n)) * eb);
         cx.frag.b_addr[kk].push_back(cx.frag.b_bases.get(
             v, cx.m.b_col ? format("sB_offset(warp_col0 + %d + b_ld_row, %d + b_ld_col) * %d",
                                    ni * 8, kk * ik, eb)

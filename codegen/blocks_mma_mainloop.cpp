@@ -235,9 +235,10 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
         format("ldmatrix.x%d addresses: lane gives row lane %% 8 of matrix j = lane / 8", ra));
     // (A column-major tf32 A has no ldmatrix: plain 4-byte loads at (g, tq).)
     if (cx.m.ldmatrix_a && cx.m.a_col) {
-      cx.e.line(format("const int a_ld_row = ((lane %% %d) / 16) * 8 + lane %% 8, a_ld_col = ((lane "
-                       "%% %d) / 8 %% 2) * 8;  // k rows of m: .trans",
-                       8 * ra, 8 * ra));
+      cx.e.line(
+          format("const int a_ld_row = ((lane %% %d) / 16) * 8 + lane %% 8, a_ld_col = ((lane "
+                 "%% %d) / 8 %% 2) * 8;  // k rows of m: .trans",
+                 8 * ra, 8 * ra));
     } else if (cx.m.ldmatrix_a) {
       cx.e.line(
           format("const int a_ld_row = ((lane %% %d) / 8 %% 2) * 8 + lane %% 8, a_ld_col = ((lane "

@@ -72,12 +72,12 @@ void header(MmaContext& cx) {
 void helpers(MmaContext& cx) {
   emit_cp_async_helpers(cx.e);
   if (cx.m.tma) emit_tma_helpers(cx.e);
-  emit_smem_offset_fn(cx.e, "sA_offset", cx.m.a,
-                      cx.m.a_col ? "A, m contiguous (column-major A: k rows of m)"
-                                 : "A, k contiguous");
-  emit_smem_offset_fn(cx.e, "sB_offset", cx.m.b,
-                      cx.m.b_col ? "B, k contiguous (column-major B: n rows of k)"
-                                 : "B, n contiguous");
+  emit_smem_offset_fn(
+      cx.e, "sA_offset", cx.m.a,
+      cx.m.a_col ? "A, m contiguous (column-major A: k rows of m)" : "A, k contiguous");
+  emit_smem_offset_fn(
+      cx.e, "sB_offset", cx.m.b,
+      cx.m.b_col ? "B, k contiguous (column-major B: n rows of k)" : "B, n contiguous");
   if (!cx.sync) return;
   // One helper per (count, .trans): A and B may share one.
   std::vector<std::pair<int, bool>> ldmatrix;

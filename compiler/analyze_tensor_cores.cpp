@@ -239,12 +239,12 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
                panel + " for " + dtype + " (BK is " + std::to_string(t.k) + ")");
   if (a_col && (t.m * elem) % 128 != 0)
     tile_error("'tma' loads a column-major A as (BK, " + panel +
-               ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " +
-               dtype + " (BM is " + std::to_string(t.m) + ")");
+               ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " + dtype +
+               " (BM is " + std::to_string(t.m) + ")");
   if (!b_col && (t.n * elem) % 128 != 0)
     tile_error("'tma' loads B as (BK, " + panel +
-               ") column panels of 128 bytes: BN must be a multiple of " + panel + " for " +
-               dtype + " (BN is " + std::to_string(t.n) + ")");
+               ") column panels of 128 bytes: BN must be a multiple of " + panel + " for " + dtype +
+               " (BN is " + std::to_string(t.n) + ")");
   if (!a_col && t.m > 256)
     tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
                std::to_string(t.m) + ")");
@@ -257,10 +257,11 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
   // BK rows, at most 256 (a box) and a multiple of 8 (1024-byte panels, the
   // swizzle's period).
   if (a_col && !b_col && (t.k % 8 != 0 || t.k > 256))
-    tile_error("'tma' loads a column-major A and a row-major B as column panels of BK rows: BK "
-               "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit "
-               "(BK is " +
-               std::to_string(t.k) + ")");
+    tile_error(
+        "'tma' loads a column-major A and a row-major B as column panels of BK rows: BK "
+        "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit "
+        "(BK is " +
+        std::to_string(t.k) + ")");
 }
 
 void Analyzer::tensor_core_rules() {
@@ -294,11 +295,11 @@ void Analyzer::tensor_core_rules() {
   // fragments of 8x32x16 start every 16 bytes along its shared rows of m.
   if (api == "wmma" && s_.a_col && s_.mma && s_.mma->m == 8)
     if (const Directive* d = given("layout A")) {
-      auto& e = error(d->span,
-                      "'layout A col' with 'wmma " + std::string(to_string(s_.mma->type)) +
-                          " 8x32x16' is not supported: the stage of a column-major A is k rows "
-                          "of m, where its 8-row fragments start every 16 bytes, and WMMA loads "
-                          "need 32-byte aligned pointers (use 16x16x16)");
+      auto& e =
+          error(d->span, "'layout A col' with 'wmma " + std::string(to_string(s_.mma->type)) +
+                             " 8x32x16' is not supported: the stage of a column-major A is k rows "
+                             "of m, where its 8-row fragments start every 16 bytes, and WMMA loads "
+                             "need 32-byte aligned pointers (use 16x16x16)");
       e.notes.push_back({mma_dir_->span, "'wmma' given here"});
     }
   if (api == "wmma")

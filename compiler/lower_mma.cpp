@@ -138,9 +138,10 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   if (m.tma) {
     for (SmemTile* st : {&m.a, &m.b}) {
       const bool panels = st == &m.a ? m.a_col : !m.b_col;
-      SCHEDC_INTERNAL_ASSERT(swz && (panels ? (st->cols * m.elem_bytes) % 128 == 0 && st->rows % 8 == 0
-                                            : st->cols * m.elem_bytes == 128),
-                             "tma needs swizzled stages of 128-byte rows or whole 128-byte panels");
+      SCHEDC_INTERNAL_ASSERT(
+          swz && (panels ? (st->cols * m.elem_bytes) % 128 == 0 && st->rows % 8 == 0
+                         : st->cols * m.elem_bytes == 128),
+          "tma needs swizzled stages of 128-byte rows or whole 128-byte panels");
       if (panels) st->panel_cols = 128 / m.elem_bytes;
       st->xor_shift = 0;  // the TMA swizzle's key is the 128-byte row
     }

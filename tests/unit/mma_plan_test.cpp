@@ -108,8 +108,8 @@ const Config kConfigs[] = {
      false, true, true},
     {"f16_abcol_pad", MmaApi::mma_sync, MmaType::f16, 128, 128, 32, 64, 64, 3, false, 8, 0, false,
      true, true},
-    {"bf16_abcol_single_stage", MmaApi::mma_sync, MmaType::bf16, 64, 128, 32, 32, 64, 1, true, 0,
-     0, false, true, true},
+    {"bf16_abcol_single_stage", MmaApi::mma_sync, MmaType::bf16, 64, 128, 32, 32, 64, 1, true, 0, 0,
+     false, true, true},
     {"tf32_acol_128x128x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 128, 32, 64, 32, 3, true, 0,
      0, false, true, false},
     {"tf32_bcol_128x128x16_s4", MmaApi::mma_sync, MmaType::tf32, 128, 128, 16, 64, 32, 4, true, 0,
@@ -431,8 +431,7 @@ TEST_P(MmaPlanTest, TmaBoxesLandInThePlannedLayout) {
     const int boxes = t.cols / box_cols, box_bytes = t.rows * 128;
     EXPECT_EQ(boxes * box_bytes, t.stage_bytes);
     for (int stage = 0; stage < m.stages; ++stage)
-      for (int q = 0; q < boxes; ++q)
-        EXPECT_EQ(smem_byte(t, stage, 0, q * box_cols) % 1024, 0);
+      for (int q = 0; q < boxes; ++q) EXPECT_EQ(smem_byte(t, stage, 0, q * box_cols) % 1024, 0);
     for (int r = 0; r < t.rows; ++r)
       for (int col = 0; col < t.cols; ++col) {
         const int q = col / box_cols, in = col % box_cols;
@@ -470,8 +469,8 @@ std::vector<long> fill_stage(const MmaPlan& m, bool is_a) {
 // of matrix j; register j of lane l gets, without .trans, elements (l / 4, 2 (l % 4) + e)
 // of matrix j, with .trans elements (2 (l % 4) + e, l / 4). Returns [lane][reg][e] tags.
 std::vector<std::vector<std::array<long, 2>>> simulate_ldmatrix(const std::vector<long>& mem,
-                                                                 const long (&addr)[32],
-                                                                 int count, bool trans) {
+                                                                const long (&addr)[32], int count,
+                                                                bool trans) {
   std::vector<std::vector<std::array<long, 2>>> out(32, std::vector<std::array<long, 2>>(count));
   for (int l = 0; l < 32; ++l)
     for (int j = 0; j < count; ++j)
@@ -619,7 +618,8 @@ TEST_P(MmaPlanTest, EmitsBothEntries) {
   // The runtime generates and validates problems in the kernel's layouts.
   EXPECT_EQ(k.a_col, GetParam().a_col);
   EXPECT_EQ(k.b_col, GetParam().b_col);
-  EXPECT_EQ(k.layout(), std::string(GetParam().a_col ? "T" : "N") + (GetParam().b_col ? "T" : "N") + "N");
+  EXPECT_EQ(k.layout(),
+            std::string(GetParam().a_col ? "T" : "N") + (GetParam().b_col ? "T" : "N") + "N");
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, MmaPlanTest, ::testing::ValuesIn(kConfigs),
