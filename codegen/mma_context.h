@@ -72,9 +72,6 @@ struct MmaContext {
   int threads() const { return p.block_threads; }
   int b_frags_per_ldmatrix() const { return m.b_frags_per_ldmatrix; }
   int b_ldmatrix_count() const { return b_frags_per_ldmatrix() * instr->regs_b; }
-  // `tma`: B's column panels, one TMA box each.
-  int b_panels() const { return m.b.cols / m.b.panel_cols; }
-  int b_panel_bytes() const { return m.b.rows * m.b.panel_cols * m.elem_bytes; }
   // Arguments (rows, cols, row0, col0) of load_tile_A / load_tile_B for the k-tile
   // starting at column `k0` of A (row `k0` of B): the stage's rows and columns
   // (compiler/mma_plan.h), so a column-major operand's rows are K or N.

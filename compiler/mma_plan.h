@@ -159,10 +159,6 @@ struct MmaPlan {
     b_at(kk, nn, r, c);
     return b.offset(r, c);
   }
-  // TMA: boxes per stage of each operand (one per panel; one for a stage of
-  // 128-byte rows), each (rows, panel_cols or cols).
-  int a_boxes() const { return a.panel_cols > 0 ? a.cols / a.panel_cols : 1; }
-  int b_boxes() const { return b.panel_cols > 0 ? b.cols / b.panel_cols : 1; }
 };
 
 // Where lanes' data lives (mma.sync path). All coordinates are inside one
