@@ -300,11 +300,11 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
   };
   add(m.ldmatrix_a ? "ldmatrix.x" + std::to_string(m.regs_a) +
                          (m.ldmatrix_a_trans ? ".trans" : "") + " sA (A fragments)"
-                   : std::string("load sA (tf32 A fragments of a column-major A, 4 bytes)"),
+                   : std::string("load sA (tf32 A fragments, 4 bytes)"),
       a_reqs);
   add(!m.ldmatrix_b        ? "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)"
       : m.ldmatrix_b_trans ? std::string("ldmatrix.trans sB (B fragments)")
-                           : std::string("ldmatrix sB (B fragments of a column-major B)"),
+                           : std::string("ldmatrix sB (B fragments, col-major)"),
       b_reqs);
   e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
 }
