@@ -171,6 +171,26 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
         << "\n";
     return;
   }
+  if (p.mma) {  // mma / wmma: the stages keep each operand's layout in memory
+    const compiler::MmaPlan& m = *p.mma;
+    const bool wmma = m.api == compiler::MmaApi::wmma;
+    auto tc = [&](const char* op, const compiler::SmemTile& st, const char* mem_rows,
+                  const char* contiguous, const std::string& read) {
+      o << "#   layout " << op << " col:      memory holds " << op << "'s tile as " << st.rows
+        << " " << mem_rows << " rows of " << st.cols << " " << contiguous
+        << "; its shared stage keeps that order (" << (m.tma ? "TMA boxes" : "16-byte chunks")
+        << "), read by " << read << "\n";
+    };
+    if (s.a_col)
+      tc("A", m.a, "k", "m",
+         wmma           ? "wmma::load_matrix_sync (col_major)"
+         : m.ldmatrix_a ? "ldmatrix.trans"
+                        : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
+    if (s.b_col)
+      tc("B", m.b, "n", "k",
+         wmma ? "wmma::load_matrix_sync (col_major)" : "ldmatrix without .trans (mma's col B)");
+    return;
+  }
   auto line = [&](const char* op, const compiler::TileCopy& c, const compiler::SmemLayout& l,
                   const char* mem_rows, const char* contiguous, bool transpose_given) {
     o << "#   layout " << op << " col:      memory holds " << op << "'s tile as " << c.rows << " "

@@ -116,12 +116,34 @@ void tile_loader(MmaContext& cx, const char* op, const SmemTile& t, const compil
   cx.e.line();
 }
 
+// One operand's boxes: "one (rows, cols) box" for a stage of 128-byte rows,
+// "N (rows, panel) boxes" for column panels.
+std::string tma_boxes_text(const SmemTile& t) {
+  if (t.panel_cols == 0) return format("one (%d, %d) box", t.rows, t.cols);
+  return format("%d (%d, %d) boxes", t.cols / t.panel_cols, t.rows, t.panel_cols);
+}
+
+// The TMA loads of one operand's stage at shared address `dst`: box coordinates
+// are (column, row) of the operand in memory, k0 along K and `tile0` along M or N.
+void tma_operand_loads(MmaContext& cx, const SmemTile& t, const char* dst, const char* map,
+                       bool k_along_rows, const char* tile0) {
+  if (t.panel_cols == 0) {
+    cx.e.line(
+        format("tma_load_2d(%s, %s, full, %s);", dst, map,
+               k_along_rows ? format("%s, k0", tile0).c_str() : format("k0, %s", tile0).c_str()));
+    return;
+  }
+  const int panels = t.cols / t.panel_cols, bytes = t.rows * t.panel_cols * cx.m.elem_bytes;
+  cx.e.line("#pragma unroll");
+  const std::string x = format("%s + p * %d", k_along_rows ? tile0 : "k0", t.panel_cols);
+  cx.e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s, %s);",
+                   panels, dst, bytes, map, x.c_str(), k_along_rows ? "k0" : tile0));
+}
+
 void tma_tile_copy(MmaContext& cx) {
-  cx.e.comment(
-      format("tma %s: k-tile at column k0 -> one stage: A as one (%d, %d) box, B as %d "
-             "(%d, %d) boxes",
-             origin_note(cx.p.schedule, cx.p.schedule.tma_at).c_str(), cx.m.a.rows, cx.m.a.cols,
-             cx.b_panels(), cx.m.b.rows, cx.m.b.panel_cols));
+  cx.e.comment(format("tma %s: k-tile at column k0 -> one stage: A as %s, B as %s",
+                      origin_note(cx.p.schedule, cx.p.schedule.tma_at).c_str(),
+                      tma_boxes_text(cx.m.a).c_str(), tma_boxes_text(cx.m.b).c_str()));
   cx.e.comment("(column panels); `full` completes when all their bytes have landed");
   cx.e.open_scope(
       "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
@@ -129,12 +151,8 @@ void tma_tile_copy(MmaContext& cx) {
   cx.e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes",
                    cx.m.a.stage_bytes + cx.m.b.stage_bytes, cx.m.a.stage_bytes,
                    cx.m.b.stage_bytes));
-  cx.e.line("tma_load_2d(sa, tma_a, full, k0, tile_m0);");
-  cx.e.line("#pragma unroll");
-  cx.e.line(
-      format("for (int p = 0; p < %d; ++p) tma_load_2d(sb + p * %du, tma_b, full, tile_n0 + p * "
-             "%d, k0);",
-             cx.b_panels(), cx.b_panel_bytes(), cx.m.b.panel_cols));
+  tma_operand_loads(cx, cx.m.a, "sa", "tma_a", cx.m.a_col, "tile_m0");
+  tma_operand_loads(cx, cx.m.b, "sb", "tma_b", !cx.m.b_col, "tile_n0");
   cx.e.close_scope();
   cx.e.line();
 }
@@ -171,8 +189,8 @@ long fast_copy_delta(MmaContext& cx, const SmemTile& t, const compiler::CopyMap&
 
 void tile_loaders(MmaContext& cx) {
   copy_chunk_checked(cx);
-  tile_loader(cx, "A", cx.m.a, cx.m.copy_a, "M", "K");
-  tile_loader(cx, "B", cx.m.b, cx.m.copy_b, "K", "N");
+  tile_loader(cx, "A", cx.m.a, cx.m.copy_a, cx.m.a_col ? "K" : "M", cx.m.a_col ? "M" : "K");
+  tile_loader(cx, "B", cx.m.b, cx.m.copy_b, cx.m.b_col ? "N" : "K", cx.m.b_col ? "K" : "N");
   if (cx.m.tma) tma_tile_copy(cx);
 }
 
@@ -180,24 +198,61 @@ bool fast_copies(MmaContext& cx) {
   return fast_copy_ok(cx, cx.m.a, cx.m.copy_a) && fast_copy_ok(cx, cx.m.b, cx.m.copy_b);
 }
 
+namespace {
+
+// One operand of the main entry's copies (x = "a" / "b"): its tile runs k
+// along the stage's columns (a row-major A, a column-major B: the row bound
+// is fixed, the bytes in range change with the k-tile) or along its rows (a
+// column-major A, a row-major B: the other way round).
+struct FastOperand {
+  const char* x;      // a, b
+  const char* X;      // A, B
+  const char* dim;    // M, N: the bound of the tile's other side
+  const char* tile0;  // tile_m0, tile_n0
+  bool k_in_cols;
+  const compiler::CopyMap& c;
+  int step_rows() const { return c.threads / c.chunks_per_row; }
+};
+
+std::vector<FastOperand> fast_operands(MmaContext& cx) {
+  return {{"a", "A", "M", "tile_m0", !cx.m.a_col, cx.m.copy_a},
+          {"b", "B", "N", "tile_n0", cx.m.b_col, cx.m.copy_b}};
+}
+
+}  // namespace
+
 // Declarations before the main loop (main entry only).
 void emit_fast_copy_setup(MmaContext& cx) {
-  const auto &ca = cx.m.copy_a, &cb = cx.m.copy_b;
-  const int ra = ca.threads / ca.chunks_per_row, rb = cb.threads / cb.chunks_per_row;
+  const auto ops = fast_operands(cx);
   cx.e.comment(
       "copies: thread's chunk column and first row; chunk i is rows + i * (threads / chunks per "
       "row)");
-  cx.e.line(format("const int ca_row = threadIdx.x / %d, ca_col = (threadIdx.x %% %d) * %d;",
-                   ca.chunks_per_row, ca.chunks_per_row, ca.chunk_elems));
-  cx.e.line(format("const int cb_row = threadIdx.x / %d, cb_col = (threadIdx.x %% %d) * %d;",
-                   cb.chunks_per_row, cb.chunks_per_row, cb.chunk_elems));
-  cx.e.line("const T* ga = A + (size_t)(tile_m0 + ca_row) * lda + ca_col;  // + k_tile * BK");
-  cx.e.line("const T* gb = B + (size_t)cb_row * ldb + tile_n0 + cb_col;  // + k_tile * BK * ldb");
-  cx.e.line(format("const size_t ga_step = (size_t)%d * lda, gb_step = (size_t)%d * ldb;", ra, rb));
-  cx.e.line("const int ca_rows = M - tile_m0 - ca_row;  // chunk i in range: i * step < ca_rows");
-  cx.e.line(format(
-      "const int cb_bytes = min(max(N - tile_n0 - cb_col, 0), %d) * %d;  // B columns in range",
-      cb.chunk_elems, cx.m.elem_bytes));
+  for (const auto& o : ops)
+    cx.e.line(format("const int c%s_row = threadIdx.x / %d, c%s_col = (threadIdx.x %% %d) * %d;",
+                     o.x, o.c.chunks_per_row, o.x, o.c.chunks_per_row, o.c.chunk_elems));
+  for (const auto& o : ops) {
+    if (o.k_in_cols)
+      cx.e.line(
+          format("const T* g%s = %s + (size_t)(%s + c%s_row) * ld%s + c%s_col;  // + k_tile * BK",
+                 o.x, o.X, o.tile0, o.x, o.x, o.x));
+    else
+      cx.e.line(format(
+          "const T* g%s = %s + (size_t)c%s_row * ld%s + %s + c%s_col;  // + k_tile * BK * ld%s",
+          o.x, o.X, o.x, o.x, o.tile0, o.x, o.x));
+  }
+  cx.e.line(format("const size_t ga_step = (size_t)%d * lda, gb_step = (size_t)%d * ldb;",
+                   ops[0].step_rows(), ops[1].step_rows()));
+  for (const auto& o : ops) {
+    if (o.k_in_cols)
+      cx.e.line(
+          format("const int c%s_rows = %s - %s - c%s_row;  // chunk i in range: i * step < "
+                 "c%s_rows",
+                 o.x, o.dim, o.tile0, o.x, o.x));
+    else
+      cx.e.line(format(
+          "const int c%s_bytes = min(max(%s - %s - c%s_col, 0), %d) * %d;  // %s columns in range",
+          o.x, o.dim, o.tile0, o.x, o.c.chunk_elems, cx.m.elem_bytes, o.X));
+  }
   cx.e.line(
       format("const unsigned ca_dst = sA_u32 + sA_offset(ca_row, ca_col) * %d, cb_dst = sB_u32 + "
              "sB_offset(cb_row, cb_col) * %d;",
@@ -206,28 +261,37 @@ void emit_fast_copy_setup(MmaContext& cx) {
 
 // Copies of k-tile `kt` into `stage` (expressions), main entry.
 void emit_fast_copy(MmaContext& cx, Emitter& e, const std::string& stage, const std::string& kt) {
-  const auto &ca = cx.m.copy_a, &cb = cx.m.copy_b;
-  const int ra = ca.threads / ca.chunks_per_row, rb = cb.threads / cb.chunks_per_row;
+  const auto ops = fast_operands(cx);
   e.open_scope("");
   e.line(format("const int kt = %s;", kt.c_str()));
-  e.line(format("const int a_bytes = min(max(K - kt * BK - ca_col, 0), %d) * %d;", ca.chunk_elems,
-                cx.m.elem_bytes));
-  e.line("const int b_rows = K - kt * BK - cb_row;  // chunk i in range: i * step < b_rows");
-  e.line("const T* pa = ga + kt * BK;");
-  e.line("const T* pb = gb + (size_t)kt * BK * ldb;");
+  for (const auto& o : ops) {
+    if (o.k_in_cols)
+      e.line(format("const int %s_bytes = min(max(K - kt * BK - c%s_col, 0), %d) * %d;", o.x, o.x,
+                    o.c.chunk_elems, cx.m.elem_bytes));
+    else
+      e.line(
+          format("const int %s_rows = K - kt * BK - c%s_row;  // chunk i in range: i * step < "
+                 "%s_rows",
+                 o.x, o.x, o.x));
+  }
+  for (const auto& o : ops) {
+    if (o.k_in_cols)
+      e.line(format("const T* p%s = g%s + kt * BK;", o.x, o.x));
+    else
+      e.line(format("const T* p%s = g%s + (size_t)kt * BK * ld%s;", o.x, o.x, o.x));
+  }
   e.line(format("const unsigned da = ca_dst + %s * %du, db = cb_dst + %s * %du;", stage.c_str(),
                 cx.m.a.stage_bytes, stage.c_str(), cx.m.b.stage_bytes));
-  for (int i = 0; i < ca.iters; ++i) {
-    e.line(
-        format("{ const int n = %d < ca_rows ? a_bytes : 0; cp_async_16(da + %ldu, n ? pa + %d * "
-               "ga_step : A, n); }",
-               i * ra, fast_copy_delta(cx, cx.m.a, ca, i), i));
-  }
-  for (int i = 0; i < cb.iters; ++i) {
-    e.line(
-        format("{ const int n = %d < b_rows ? cb_bytes : 0; cp_async_16(db + %ldu, n ? pb + %d * "
-               "gb_step : B, n); }",
-               i * rb, fast_copy_delta(cx, cx.m.b, cb, i), i));
+  for (const auto& o : ops) {
+    const SmemTile& t = o.x[0] == 'a' ? cx.m.a : cx.m.b;
+    for (int i = 0; i < o.c.iters; ++i) {
+      const std::string n =
+          o.k_in_cols ? format("%d < c%s_rows ? %s_bytes : 0", i * o.step_rows(), o.x, o.x)
+                      : format("%d < %s_rows ? c%s_bytes : 0", i * o.step_rows(), o.x, o.x);
+      e.line(
+          format("{ const int n = %s; cp_async_16(d%s + %ldu, n ? p%s + %d * g%s_step : %s, n); }",
+                 n.c_str(), o.x, fast_copy_delta(cx, t, o.c, i), o.x, i, o.x, o.X));
+    }
   }
   e.close_scope();
 }

@@ -42,10 +42,11 @@ void main_loop_pipelined(MmaContext& cx) {
       e.close_scope();
       e.open_scope("else");
     }
-    e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, M, K, tile_m0, (%s) * BK);",
-                  stage.c_str(), a_stage, kt.c_str()));
-    e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, K, N, (%s) * BK, tile_n0);",
-                  stage.c_str(), b_stage, kt.c_str()));
+    const std::string k0 = "(" + kt + ") * BK";
+    e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, %s);", stage.c_str(), a_stage,
+                  cx.a_tile_args(k0).c_str()));
+    e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, %s);", stage.c_str(), b_stage,
+                  cx.b_tile_args(k0).c_str()));
     if (fast) e.close_scope();
   };
   auto global_loads = [&](Emitter& e) {
@@ -228,19 +229,35 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
     }
     const int v = cx.m.a.chunk_elems();
     const int ra = cx.instr->regs_a;
+    // Stage (row, col) offsets of the row each lane addresses (compiler::ldmatrix_a_lane /
+    // ldmatrix_b_lane): a column-major operand's rows are k (A) or n (B).
     cx.e.comment(
         format("ldmatrix.x%d addresses: lane gives row lane %% 8 of matrix j = lane / 8", ra));
-    cx.e.line(
-        format("const int a_ld_row = ((lane %% %d) / 8 %% 2) * 8 + lane %% 8, a_ld_col = ((lane "
-               "%% %d) / 16) * %d;",
-               8 * ra, 8 * ra, v));
+    // (A column-major tf32 A has no ldmatrix: plain 4-byte loads at (g, tq).)
+    if (cx.m.ldmatrix_a && cx.m.a_col) {
+      cx.e.line(
+          format("const int a_ld_row = ((lane %% %d) / 16) * 8 + lane %% 8, a_ld_col = ((lane "
+                 "%% %d) / 8 %% 2) * 8;  // k rows of m: .trans",
+                 8 * ra, 8 * ra));
+    } else if (cx.m.ldmatrix_a) {
+      cx.e.line(
+          format("const int a_ld_row = ((lane %% %d) / 8 %% 2) * 8 + lane %% 8, a_ld_col = ((lane "
+                 "%% %d) / 16) * %d;",
+                 8 * ra, 8 * ra, v));
+    }
     if (cx.m.ldmatrix_b) {
       const int kb = cx.instr->regs_b, cnt = cx.b_ldmatrix_count();
-      cx.e.line(
-          format("const int b_ld_row = ((lane %% %d) / 8 %% %d) * 8 + lane %% 8, b_ld_col = "
-                 "((lane %% %d) / "
-                 "%d) * 8;",
-                 8 * cnt, kb, 8 * cnt, 8 * kb));
+      if (cx.m.b_col)
+        cx.e.line(
+            format("const int b_ld_row = ((lane %% %d) / %d) * 8 + lane %% 8, b_ld_col = ((lane "
+                   "%% %d) / 8 %% %d) * %d;  // n rows of k",
+                   8 * cnt, 8 * kb, 8 * cnt, kb, v));
+      else
+        cx.e.line(
+            format("const int b_ld_row = ((lane %% %d) / 8 %% %d) * 8 + lane %% 8, b_ld_col = "
+                   "((lane %% %d) / "
+                   "%d) * 8;",
+                   8 * cnt, kb, 8 * cnt, 8 * kb));
     }
     cx.e.line(format("float acc[%d][%d][4];  // (%d, %d) f32 accumulators per fragment",
                      cx.m.frags_m, cx.m.frags_n, cx.m.inst_m, cx.m.inst_n));
@@ -279,10 +296,11 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
   const int a_stage = cx.m.a.stage_bytes / cx.m.elem_bytes,
             b_stage = cx.m.b.stage_bytes / cx.m.elem_bytes;
   auto load = [&](Emitter& e, const std::string& stage, const std::string& kt) {
-    e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, M, K, tile_m0, %s * BK);",
-                  stage.c_str(), a_stage, kt.c_str()));
-    e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, K, N, %s * BK, tile_n0);",
-                  stage.c_str(), b_stage, kt.c_str()));
+    const std::string k0 = kt + " * BK";
+    e.line(format("load_tile_A<kAligned>(sA + %s * %d, A, lda, %s);", stage.c_str(), a_stage,
+                  cx.a_tile_args(k0).c_str()));
+    e.line(format("load_tile_B<kAligned>(sB + %s * %d, B, ldb, %s);", stage.c_str(), b_stage,
+                  cx.b_tile_args(k0).c_str()));
   };
   auto compute = [&](Emitter& e, const std::string& stage) {
     if (cx.sync)

@@ -72,14 +72,27 @@ void header(MmaContext& cx) {
 void helpers(MmaContext& cx) {
   emit_cp_async_helpers(cx.e);
   if (cx.m.tma) emit_tma_helpers(cx.e);
-  emit_smem_offset_fn(cx.e, "sA_offset", cx.m.a, "A, k contiguous");
-  emit_smem_offset_fn(cx.e, "sB_offset", cx.m.b, "B, n contiguous");
+  emit_smem_offset_fn(
+      cx.e, "sA_offset", cx.m.a,
+      cx.m.a_col ? "A, m contiguous (column-major A: k rows of m)" : "A, k contiguous");
+  emit_smem_offset_fn(
+      cx.e, "sB_offset", cx.m.b,
+      cx.m.b_col ? "B, k contiguous (column-major B: n rows of k)" : "B, n contiguous");
   if (!cx.sync) return;
-  if (cx.m.ldmatrix_a) emit_ldmatrix_helper(cx.e, cx.instr->regs_a, false);
-  if (cx.m.ldmatrix_b) emit_ldmatrix_helper(cx.e, cx.b_ldmatrix_count(), true);
+  // One helper per (count, .trans): A and B may share one.
+  std::vector<std::pair<int, bool>> ldmatrix;
+  auto want = [&](int count, bool trans) {
+    for (const auto& l : ldmatrix)
+      if (l.first == count && l.second == trans) return;
+    ldmatrix.push_back({count, trans});
+    emit_ldmatrix_helper(cx.e, count, trans);
+  };
+  if (cx.m.ldmatrix_a) want(cx.instr->regs_a, cx.m.ldmatrix_a_trans);
+  if (cx.m.ldmatrix_b) want(cx.b_ldmatrix_count(), cx.m.ldmatrix_b_trans);
   cx.e.line();
   if (cx.tf32) emit_tf32_convert_helper(cx.e, cx.m.tf32_rounding);
-  if (cx.tf32 && cx.m.stages >= 2) emit_lds_helper(cx);
+  if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_b) emit_lds_helper(cx);
+  if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_a) emit_lds_a_helper(cx);
   emit_mma_sync_helper(cx.e, *cx.instr);
 }
 
@@ -88,8 +101,16 @@ void entries(MmaContext& cx) {
   cx.e.comment("main entry: A, B, C 16-byte aligned; lda, ldb, ldc multiples of 16 bytes");
   emit_entry_guard_open(cx.e, cx.name);
   if (cx.main_uses_tma()) {
-    cx.e.comment("tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded");
-    cx.e.comment("by the runtime for each launch");
+    if (cx.m.a_col || cx.m.b_col) {
+      cx.e.comment(format("tma_a, tma_b: tensor maps of A (%s) and B (%s), 128-byte swizzle,",
+                          cx.m.a_col ? "K rows of M: column-major" : "M x K",
+                          cx.m.b_col ? "N rows of K: column-major" : "K x N"));
+      cx.e.comment("encoded by the runtime for each launch");
+    } else {
+      cx.e.comment(
+          "tma_a, tma_b: tensor maps of A (M x K) and B (K x N), 128-byte swizzle, encoded");
+      cx.e.comment("by the runtime for each launch");
+    }
     emit_kernel_open(cx.e, cx.p, cx.name,
                      "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b");
     cx.e.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias, tma_a, tma_b);");
@@ -137,6 +158,10 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   k.mma_type = compiler::to_string(m.type);
   k.min_sm = m.min_sm;
   k.needs_cuda_headers = m.api == MmaApi::wmma || plan.dtype != DType::f32;
+  // The layouts the kernel reads: the runtime generates, launches and validates in them.
+  k.a_col = plan.schedule.a_col;
+  k.b_col = plan.schedule.b_col;
+  k.c_col = plan.schedule.c_col;
 
   KernelEntry e;
   e.name = name;
@@ -149,8 +174,13 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   e.ld_multiple = uint32_t(16 / m.elem_bytes);
   k.fallback = e;
   if (m.tma && m.stages >= 2) {
-    e.tma_a = TmaBox{uint32_t(m.a.rows), uint32_t(m.a.cols)};
-    e.tma_b = TmaBox{uint32_t(m.b.rows), uint32_t(m.b.panel_cols)};
+    // One box per panel (or per stage of 128-byte rows), in each operand's layout: the
+    // runtime's maps are (rows, row length) of the operand in memory (Problem::a_rows).
+    auto box = [](const compiler::SmemTile& t) {
+      return TmaBox{uint32_t(t.rows), uint32_t(t.panel_cols > 0 ? t.panel_cols : t.cols)};
+    };
+    e.tma_a = box(m.a);
+    e.tma_b = box(m.b);
   }
   k.main = e;
   k.fallback.name = name + "_fallback";

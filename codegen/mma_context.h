@@ -72,9 +72,15 @@ struct MmaContext {
   int threads() const { return p.block_threads; }
   int b_frags_per_ldmatrix() const { return m.b_frags_per_ldmatrix; }
   int b_ldmatrix_count() const { return b_frags_per_ldmatrix() * instr->regs_b; }
-  // `tma`: B's column panels, one TMA box each.
-  int b_panels() const { return m.b.cols / m.b.panel_cols; }
-  int b_panel_bytes() const { return m.b.rows * m.b.panel_cols * m.elem_bytes; }
+  // Arguments (rows, cols, row0, col0) of load_tile_A / load_tile_B for the k-tile
+  // starting at column `k0` of A (row `k0` of B): the stage's rows and columns
+  // (compiler/mma_plan.h), so a column-major operand's rows are K or N.
+  std::string a_tile_args(const std::string& k0) const {
+    return m.a_col ? "K, M, " + k0 + ", tile_m0" : "M, K, tile_m0, " + k0;
+  }
+  std::string b_tile_args(const std::string& k0) const {
+    return m.b_col ? "N, K, tile_n0, " + k0 : "K, N, " + k0 + ", tile_n0";
+  }
   std::string wmma_type() const {
     if (m.type == compiler::MmaType::tf32) return "wmma::precision::tf32";
     if (m.type == compiler::MmaType::bf16) return "__nv_bfloat16";
@@ -99,7 +105,8 @@ void emit_fast_copy_setup(MmaContext& cx);
 void emit_fast_copy(MmaContext& cx, Emitter& e, const std::string& stage, const std::string& kt);
 
 // blocks_mma_fragments.cpp
-void emit_lds_helper(MmaContext& cx);  // lds_b: tf32 B fragments from shared memory
+void emit_lds_helper(MmaContext& cx);    // lds_b: tf32 B fragments from shared memory
+void emit_lds_a_helper(MmaContext& cx);  // lds_a: a column-major tf32 A, one f32
 void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage);
 void compute_wmma(MmaContext& cx, Emitter& e, const std::string& stage);
 void plan_fragment_addresses(MmaContext& cx);

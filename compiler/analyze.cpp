@@ -494,8 +494,9 @@ bool Analyzer::vector_width_rules(const BlockTile& t) {
   }
   // A vector runs along the operand's contiguous side in global memory: a
   // row of A's tile is BK long (BM with `layout A col`), one of B's BN (BK
-  // with `layout B col`).
-  const bool a_col = s_.a_col && !s_.mma, b_col = s_.b_col && !s_.mma;
+  // with `layout B col`). (wgmma refuses a column-major operand.)
+  const bool wg = s_.uses_wgmma();
+  const bool a_col = s_.a_col && !wg, b_col = s_.b_col && !wg;
   bool ok = divides(n, a_col ? t.m : t.k, vectorize_arg_,
                     vec + " does not divide tile " + (a_col ? "BM " : "BK ") +
                         std::to_string(a_col ? t.m : t.k) +

@@ -232,49 +232,85 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     auto& e = error(d->keyword_span, m);
     note(e, tile_note(), "block tile set here");
   };
-  // Each operand's stage as it lies in memory (compiler/wgmma_plan.h): k
-  // contiguous (A row-major, B column-major), one box of 128-byte rows; m or
-  // n contiguous, BK-row boxes of 128-byte column panels. The mma path reads
-  // row-major A and B only.
-  if (t.k * elem != 128)
-    tile_error(std::string(s_.a_col || s_.b_col
-                               ? "'tma' loads k-major operands as 128-byte rows of k and m- or "
-                                 "n-major ones as BK-row column panels"
-                               : "'tma' loads A as (BM, BK) boxes of 128-byte rows") +
-               ": BK must be " + std::to_string(128 / elem) + " for " + to_string(s_.dtype) +
-               " (BK is " + std::to_string(t.k) + ")");
-  const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {s_.a_col, 'A'}};
-  for (const auto& [mn_major, op] : ops) {
-    const int64_t mn = op == 'A' ? t.m : t.n;
-    const char* dim = op == 'A' ? "BM" : "BN";
-    if (mn_major && (mn * elem) % 128 != 0)
-      tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
-                 ") column panels of 128 bytes: " + dim + " must be a multiple of " +
-                 std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim + " is " +
-                 std::to_string(mn) + ")");
-    if (!mn_major && mn > 256)
-      tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
-                 ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
-                 std::to_string(mn) + ")");
+  // Each operand's stage as it lies in memory: k contiguous (A row-major,
+  // B column-major), one box of 128-byte rows; m or n contiguous, BK-row
+  // boxes of 128-byte column panels. wgmma (compiler/wgmma_plan.h) always
+  // reads 128-byte rows of k; the mma path's rules follow.
+  if (s_.mma->api == MmaApi::wgmma) {
+    if (t.k * elem != 128)
+      tile_error(std::string(s_.a_col || s_.b_col
+                                 ? "'tma' loads k-major operands as 128-byte rows of k and m- or "
+                                   "n-major ones as BK-row column panels"
+                                 : "'tma' loads A as (BM, BK) boxes of 128-byte rows") +
+                 ": BK must be " + std::to_string(128 / elem) + " for " + to_string(s_.dtype) +
+                 " (BK is " + std::to_string(t.k) + ")");
+    const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {s_.a_col, 'A'}};
+    for (const auto& [mn_major, op] : ops) {
+      const int64_t mn = op == 'A' ? t.m : t.n;
+      const char* dim = op == 'A' ? "BM" : "BN";
+      if (mn_major && (mn * elem) % 128 != 0)
+        tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
+                   ") column panels of 128 bytes: " + dim + " must be a multiple of " +
+                   std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim + " is " +
+                   std::to_string(mn) + ")");
+      if (!mn_major && mn > 256)
+        tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
+                   ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
+                   std::to_string(mn) + ")");
+    }
+    return;
   }
+  // mma: the same stages, but a column-major A with a row-major B leaves BK
+  // free (both are panels of BK rows).
+  const bool a_col = s_.a_col, b_col = s_.b_col;
+  const std::string panel = std::to_string(128 / elem), dtype = to_string(s_.dtype);
+  if (!a_col && t.k * elem != 128)
+    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " + panel + " for " +
+               dtype + " (BK is " + std::to_string(t.k) + ")");
+  else if (a_col && b_col && t.k * elem != 128)
+    tile_error("'tma' loads a column-major B as one (BN, BK) box of 128-byte rows: BK must be " +
+               panel + " for " + dtype + " (BK is " + std::to_string(t.k) + ")");
+  if (a_col && (t.m * elem) % 128 != 0)
+    tile_error("'tma' loads a column-major A as (BK, " + panel +
+               ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " + dtype +
+               " (BM is " + std::to_string(t.m) + ")");
+  if (!b_col && (t.n * elem) % 128 != 0)
+    tile_error("'tma' loads B as (BK, " + panel +
+               ") column panels of 128 bytes: BN must be a multiple of " + panel + " for " + dtype +
+               " (BN is " + std::to_string(t.n) + ")");
+  if (!a_col && t.m > 256)
+    tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
+               std::to_string(t.m) + ")");
+  if (b_col && t.n > 256)
+    tile_error(
+        "'tma' loads a column-major B as one (BN, BK) box, and a TMA box has at most 256 rows "
+        "(BN is " +
+        std::to_string(t.n) + ")");
+  // Only a column-major A with a row-major B leaves BK free: both are panels of
+  // BK rows, at most 256 (a box) and a multiple of 8 (1024-byte panels, the
+  // swizzle's period).
+  if (a_col && !b_col && (t.k % 8 != 0 || t.k > 256))
+    tile_error(
+        "'tma' loads a column-major A and a row-major B as column panels of BK rows: BK "
+        "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit "
+        "(BK is " +
+        std::to_string(t.k) + ")");
 }
 
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  // wgmma reads A and B and writes C in either layout (compiler/wgmma_plan.h).
+  // wgmma reads A and B and writes C in either layout (compiler/wgmma_plan.h);
+  // mma and wmma read a column-major A or B (their stages keep the layout in
+  // memory) and write C row-major.
   const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
-  for (const char* k : {"layout A", "layout B", "layout C"})
-    if (const Directive* d = given(k); d && !wgmma &&
-                                       (k[7] == 'A'   ? s_.a_col
-                                        : k[7] == 'B' ? s_.b_col
-                                                      : s_.c_col)) {
-      auto& e = error(d->span, "'" + std::string(k) + " col' with '" + api +
-                                   "' is not implemented yet: the '" + api +
-                                   "' kernels read A and B and write C row-major (issue 18); "
-                                   "'wgmma' (sm_90), the SIMT and the naive kernels take either");
-      e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
-    }
+  if (const Directive* d = given("layout C"); d && s_.c_col && !wgmma) {
+    auto& e = error(d->span, "'layout C col' with '" + api + "' is not implemented yet: the '" +
+                                 api +
+                                 "' kernels write C row-major (issue 18); 'wgmma' (sm_90), the "
+                                 "SIMT and the naive kernels take either");
+    e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+  }
   if (const Directive* d = given("layout A");
       wgmma && d && s_.a_col && !s_.b_col && s_.mma->type == MmaType::tf32) {
     // wgmma reads tf32 by descriptor only k-major, and from registers only as
@@ -293,6 +329,17 @@ void Analyzer::tensor_core_rules() {
                                    "': the tensor-core copies move 16-byte chunks of rows "
                                    "with cp.async, which cannot transpose an operand");
       e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
+    }
+  // WMMA loads need 32-byte aligned pointers; a column-major A's 8-row
+  // fragments of 8x32x16 start every 16 bytes along its shared rows of m.
+  if (api == "wmma" && s_.a_col && s_.mma && s_.mma->m == 8)
+    if (const Directive* d = given("layout A")) {
+      auto& e =
+          error(d->span, "'layout A col' with 'wmma " + std::string(to_string(s_.mma->type)) +
+                             " 8x32x16' is not supported: the stage of a column-major A is k rows "
+                             "of m, where its 8-row fragments start every 16 bytes, and WMMA loads "
+                             "need 32-byte aligned pointers (use 16x16x16)");
+      e.notes.push_back({mma_dir_->span, "'wmma' given here"});
     }
   if (api == "wmma")
     if (const Directive* d = given("swizzle smem")) {

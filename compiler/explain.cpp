@@ -202,7 +202,10 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
     int64_t ld;
     const char* name;
   };
-  for (const Op& op : {Op{m.copy_a, m.a, shape.k, "A"}, Op{m.copy_b, m.b, shape.n, "B"}}) {
+  // The copies walk each stage's rows, which are rows in memory (of K for a
+  // row-major A, of M for a column-major one; of N or K for B).
+  const int64_t a_ld = m.a_col ? shape.m : shape.k, b_ld = m.b_col ? shape.k : shape.n;
+  for (const Op& op : {Op{m.copy_a, m.a, a_ld, "A"}, Op{m.copy_b, m.b, b_ld, "B"}}) {
     RequestSet global(p.block_threads, 16), shared(p.block_threads, 16);
     for (int i = 0; i < op.copy.iters; ++i) {
       global.add([&](int t) {
@@ -230,13 +233,27 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
     const int wr = m.warp_row(w) * m.warp_m, wc = m.warp_col(w) * m.warp_n;
     for (int kk = 0; kk < m.k_steps; ++kk) {
       for (int mi = 0; mi < m.frags_m; ++mi) {
+        if (!m.ldmatrix_a) {  // column-major tf32 A: a 4-byte load per register
+          for (int i = 0; i < m.regs_a; ++i) {
+            WarpRequest r;
+            r.width_bytes = 4;
+            for (int lane = 0; lane < 32; ++lane) {
+              int fm, fk;
+              mma_tf32_a_coord(lane, i, fm, fk);
+              r.byte_addr[size_t(lane)] =
+                  int64_t(m.a_offset(wr + mi * 16 + fm, kk * m.inst_k + fk)) * es;
+            }
+            a_reqs.push_back(r);
+          }
+          continue;
+        }
         WarpRequest r;
         r.width_bytes = 16;
         for (int lane = 0; lane < 8 * m.regs_a; ++lane) {
-          int row, chunk;
-          ldmatrix_a_coord(lane, m.regs_a, row, chunk);
+          int fm, fk;
+          ldmatrix_a_lane(m.a_col, lane, m.regs_a, v, fm, fk);
           r.byte_addr[size_t(lane)] =
-              int64_t(m.a.offset(wr + mi * 16 + row, kk * m.inst_k + chunk * v)) * es;
+              int64_t(m.a_offset(wr + mi * 16 + fm, kk * m.inst_k + fk)) * es;
         }
         a_reqs.push_back(r);
       }
@@ -246,10 +263,10 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
           WarpRequest r;
           r.width_bytes = 16;
           for (int lane = 0; lane < 8 * count; ++lane) {
-            int krow, nchunk;
-            ldmatrix_b_coord(lane, count, kb, krow, nchunk);
+            int fk, fn;
+            ldmatrix_b_lane(m.b_col, lane, count, kb, v, fk, fn);
             r.byte_addr[size_t(lane)] =
-                int64_t(m.b.offset(kk * m.inst_k + krow, wc + ni * 8 + nchunk * 8)) * es;
+                int64_t(m.b_offset(kk * m.inst_k + fk, wc + ni * 8 + fn)) * es;
           }
           b_reqs.push_back(r);
         }
@@ -281,9 +298,13 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
     s.cost = total_bank_cost(reqs);
     e.shared.push_back(s);
   };
-  add("ldmatrix.x" + std::to_string(m.regs_a) + " sA (A fragments)", a_reqs);
-  add(m.ldmatrix_b ? "ldmatrix.trans sB (B fragments)"
-                   : "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)",
+  add(m.ldmatrix_a ? "ldmatrix.x" + std::to_string(m.regs_a) +
+                         (m.ldmatrix_a_trans ? ".trans" : "") + " sA (A fragments)"
+                   : std::string("load sA (tf32 A fragments, 4 bytes)"),
+      a_reqs);
+  add(!m.ldmatrix_b        ? "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)"
+      : m.ldmatrix_b_trans ? std::string("ldmatrix.trans sB (B fragments)")
+                           : std::string("ldmatrix sB (B fragments, col-major)"),
       b_reqs);
   e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
 }

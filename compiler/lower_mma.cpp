@@ -81,10 +81,21 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   m.stages = s.stages >= 2 ? s.stages : (s.double_buffer ? 2 : 1);
 
   const bool sync = spec.api == MmaApi::mma_sync;
+  const bool tf32 = spec.type == MmaType::tf32;
   // wmma::load_matrix_sync takes a plain strided layout: no XOR swizzle there.
   const bool swz = s.swizzle_smem && sync;
-  m.ldmatrix_a = sync;  // f16/bf16 fragments, and tf32 A (one b32 per 8x8 b16 row pair)
-  m.ldmatrix_b = sync && spec.type != MmaType::tf32;
+  // Each stage keeps its operand's layout in memory (SmemTile): a column-major
+  // A is k rows of m, a column-major B n rows of k.
+  m.a_col = s.a_col;
+  m.b_col = s.b_col;
+  // ldmatrix moves b16: f16/bf16 fragments, and tf32 read along k (one b32 per
+  // 8x8 b16 row pair), i.e. a row-major A and a column-major B. A tf32 A with
+  // m contiguous would need a transposed 32-bit load, which does not exist: it
+  // is read with 4-byte shared loads, as a row-major tf32 B is.
+  m.ldmatrix_a = sync && !(tf32 && m.a_col);
+  m.ldmatrix_b = sync && (!tf32 || m.b_col);
+  m.ldmatrix_a_trans = m.ldmatrix_a && m.a_col;
+  m.ldmatrix_b_trans = m.ldmatrix_b && !m.b_col;
   // A fragment 16 x k, B fragment k x 8, spread over 32 lanes in 32-bit registers;
   // ldmatrix loads one 8x8 b16 matrix (8 rows of 16 bytes) per register.
   m.regs_a = spec.m * spec.k * m.elem_bytes / (32 * 4);
@@ -99,7 +110,7 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   // tf32 B: the widest shared load (16, 8 or 4 bytes) whose fragment group divides frags_n
   // (the pipelined loop of stages >= 2 only).
   m.b_vec = 1;
-  if (sync && spec.type == MmaType::tf32 && m.stages >= 2)
+  if (sync && tf32 && !m.ldmatrix_b && m.stages >= 2)
     for (int vec = 4; vec >= 1; vec /= 2)
       if (m.frags_n % vec == 0) {
         m.b_vec = vec;
@@ -109,22 +120,32 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
       !(s.transpose_a || s.transpose_b),
       "`transpose` is not supported with tensor cores; analyze should reject it");
 
-  // tf32 B is read with 4-byte loads: 4 k rows x 8 n per request, so rows
-  // that share a chunk pair must land in different chunk pairs (shift 1).
-  const int b_shift = spec.type == MmaType::tf32 ? 1 : 0;
-  m.a = make_tile(bt.m, bt.k, s.pad_a, m.elem_bytes, swz, 0);
-  m.b = make_tile(bt.k, bt.n, s.pad_b, m.elem_bytes, swz, b_shift);
-  // `tma` (analyze checked: mma f16/bf16, stages, swizzle smem, 128-byte A rows, BN % 64 == 0):
-  // B in 128-byte column panels, one TMA box each. Below sm_90 there is no TMA and the
+  // tf32 read with 4-byte loads (a row-major B, a column-major A): 4 k rows x
+  // 8 m or n per request, so rows that share a chunk pair must land in
+  // different chunk pairs (shift 1).
+  const int a_shift = tf32 && !m.ldmatrix_a ? 1 : 0;
+  const int b_shift = tf32 && !m.ldmatrix_b ? 1 : 0;
+  m.a = m.a_col ? make_tile(bt.k, bt.m, s.pad_a, m.elem_bytes, swz, a_shift)
+                : make_tile(bt.m, bt.k, s.pad_a, m.elem_bytes, swz, a_shift);
+  m.b = m.b_col ? make_tile(bt.n, bt.k, s.pad_b, m.elem_bytes, swz, b_shift)
+                : make_tile(bt.k, bt.n, s.pad_b, m.elem_bytes, swz, b_shift);
+  // `tma` (analyze checked: mma, stages, swizzle smem, k-contiguous stages of 128-byte rows,
+  // the others whole 128-byte panels): a stage longer than 128 bytes (row-major B, column-major
+  // A) in 128-byte column panels, one TMA box each. Below sm_90 there is no TMA and the
   // copies stay cp.async; the barrier bytes are kept so that the sizes agree with
   // static_resources on every target.
   m.tma = s.tma && t.sm >= 90;
   if (m.tma) {
-    SCHEDC_INTERNAL_ASSERT(swz && bt.k * m.elem_bytes == 128 && (bt.n * m.elem_bytes) % 128 == 0,
-                           "tma needs swizzled 128-byte A rows and whole B panels");
-    m.b.panel_cols = 128 / m.elem_bytes;
-    m.b.xor_shift = 0;  // the TMA swizzle's key is the 128-byte row
-    m.b_chunk_permuted = spec.type == MmaType::tf32 && m.b_vec == 4;
+    for (SmemTile* st : {&m.a, &m.b}) {
+      const bool panels = st == &m.a ? m.a_col : !m.b_col;
+      SCHEDC_INTERNAL_ASSERT(
+          swz && (panels ? (st->cols * m.elem_bytes) % 128 == 0 && st->rows % 8 == 0
+                         : st->cols * m.elem_bytes == 128),
+          "tma needs swizzled stages of 128-byte rows or whole 128-byte panels");
+      if (panels) st->panel_cols = 128 / m.elem_bytes;
+      st->xor_shift = 0;  // the TMA swizzle's key is the 128-byte row
+    }
+    m.b_chunk_permuted = tf32 && m.b_vec == 4;
     m.min_sm = 90;
   }
   m.a.offset_bytes = 0;
@@ -166,6 +187,23 @@ void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk) {
 void mma_tf32_b_coord(int lane, int i, int& k, int& n) {
   k = lane % 4 + 4 * i;
   n = lane / 4;
+}
+
+void mma_tf32_a_coord(int lane, int i, int& m, int& k) {
+  m = lane / 4 + 8 * (i % 2);
+  k = lane % 4 + 4 * (i / 2);
+}
+
+void ldmatrix_a_lane(bool a_col, int lane, int count, int chunk_elems, int& m, int& k) {
+  const int j = (lane % (8 * count)) / 8;
+  m = (j % 2) * 8 + (a_col ? 0 : lane % 8);
+  k = a_col ? (j / 2) * 8 + lane % 8 : (j / 2) * chunk_elems;
+}
+
+void ldmatrix_b_lane(bool b_col, int lane, int count, int kb, int chunk_elems, int& k, int& n) {
+  const int j = (lane % (8 * count)) / 8;
+  k = b_col ? (j % kb) * chunk_elems : (j % kb) * 8 + lane % 8;
+  n = (j / kb) * 8 + (b_col ? lane % 8 : 0);
 }
 
 }  // namespace schedc::compiler

@@ -12,9 +12,12 @@
 namespace schedc::compiler {
 
 // One operand's tile in shared memory, one pipeline stage of it.
-// A is kept as it is in global memory, BM x BK with k contiguous; B as
-// BK x BN with n contiguous: a 16-byte cp.async then copies 16 contiguous
-// global bytes to 16 contiguous shared bytes.
+// Each operand is kept as it lies in global memory, its contiguous side
+// along the stage's rows: a row-major A as BM x BK (k contiguous), a
+// column-major A (`layout A col`) as BK x BM (m contiguous); a row-major B as
+// BK x BN (n contiguous), a column-major B as BN x BK (k contiguous). A
+// 16-byte cp.async then copies 16 contiguous global bytes to 16 contiguous
+// shared bytes. `rows` and `cols` are the stage's, not the operand's.
 //
 // Swizzled layout (`swizzle smem`): the tile is cut in 16-byte chunks and
 // 128-byte lines (8 chunks, all 32 banks). Chunk `c` of row `r` is at linear
@@ -25,10 +28,12 @@ namespace schedc::compiler {
 // The XOR stays inside one line, so the layout is a bijection and every
 // 16-byte chunk stays 16-byte aligned (cp.async and ldmatrix need that).
 //
-// Panels (`tma`): B is stored as column panels of panel_cols elements (128
-// bytes), each a rows x panel_cols tile of its own, swizzled as above with
-// 8 chunks per row (key = row % 8). That is the layout a TMA box with the
-// 128-byte swizzle writes (16-byte chunk index ^= 128-byte line index % 8).
+// Panels (`tma`): an operand whose stage rows are longer than 128 bytes (a
+// row-major B, a column-major A) is stored as column panels of panel_cols
+// elements (128 bytes), each a rows x panel_cols tile of its own, swizzled as
+// above with 8 chunks per row (key = row % 8). That is the layout a TMA box
+// with the 128-byte swizzle writes (16-byte chunk index ^= 128-byte line
+// index % 8).
 struct SmemTile {
   int rows = 0, cols = 0;  // logical tile (elements)
   int panel_cols = 0;      // > 0: stored as column panels this wide
@@ -98,13 +103,19 @@ struct MmaPlan {
   int k_steps = 1;               // instructions along BK
 
   int stages = 1;  // shared buffers; >= 2: cp.async pipeline
-  // `tma` on sm_90+: the copies are TMA boxes (A: one (BM, BK) box, B: BN /
-  // b.panel_cols (BK, panel) boxes) issued by thread 0; per stage an mbarrier
-  // `full` (the stage's bytes have landed) and `empty` (every warp has read it).
+  // `tma` on sm_90+: the copies are TMA boxes (a stage of 128-byte rows is one
+  // box, a panelled stage one (rows, panel) box per panel: a row-major A one
+  // (BM, BK) box, B BN / b.panel_cols (BK, panel) boxes) issued by thread 0;
+  // per stage an mbarrier `full` (the stage's bytes have landed) and `empty`
+  // (every warp has read it).
   bool tma = false;
   int barrier_offset_bytes = 0;  // the 2 * stages mbarriers (8 bytes each)
-  bool ldmatrix_a = false;       // ldmatrix.x4 for A fragments
-  bool ldmatrix_b = false;       // ldmatrix.x4.trans for B fragments
+  // `layout A col` / `layout B col`: the stage shapes of SmemTile above.
+  bool a_col = false, b_col = false;
+  bool ldmatrix_a = false;  // ldmatrix.x4 for A fragments (all but a column-major tf32 A)
+  bool ldmatrix_b = false;  // ldmatrix.x4 for B fragments (f16/bf16, and a column-major tf32 B)
+  // .trans: a column-major f16/bf16 A (k rows of m), a row-major B (k rows of n).
+  bool ldmatrix_a_trans = false, ldmatrix_b_trans = false;
   int regs_a = 4, regs_b = 2;    // 32-bit registers per lane per A / B fragment (mma.sync)
   int b_frags_per_ldmatrix = 2;  // B fragments one ldmatrix.trans loads (regs_b each)
   // tf32 B (plain shared loads): one b_vec-wide load (4, 8 or 16 bytes) of n-contiguous
@@ -126,6 +137,28 @@ struct MmaPlan {
   // Warp (warp_row, warp_col) of a warp id: row-major over warps_m x warps_n.
   int warp_row(int warp) const { return warp / warps_n; }
   int warp_col(int warp) const { return warp % warps_n; }
+
+  // Stage (row, col) of A(m, k) and of B(k, n), block-tile coordinates: the
+  // operand's own with a row-major layout, swapped with a column-major one.
+  void a_at(int mm, int kk, int& row, int& col) const {
+    row = a_col ? kk : mm;
+    col = a_col ? mm : kk;
+  }
+  void b_at(int kk, int nn, int& row, int& col) const {
+    row = b_col ? nn : kk;
+    col = b_col ? kk : nn;
+  }
+  // Element offset of A(m, k) / B(k, n) inside one stage.
+  int a_offset(int mm, int kk) const {
+    int r, c;
+    a_at(mm, kk, r, c);
+    return a.offset(r, c);
+  }
+  int b_offset(int kk, int nn) const {
+    int r, c;
+    b_at(kk, nn, r, c);
+    return b.offset(r, c);
+  }
 };
 
 // Where lanes' data lives (mma.sync path). All coordinates are inside one
@@ -148,6 +181,25 @@ void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk);
 
 // tf32 B element i (0..1) of `lane`: k = t + 4i, n = g.
 void mma_tf32_b_coord(int lane, int i, int& k, int& n);
+
+// tf32 A element i (0..regs-1) of `lane`: m = g + 8 (i % 2), k = t + 4 (i / 2)
+// (a column-major tf32 A is read with one 4-byte shared load per element).
+void mma_tf32_a_coord(int lane, int i, int& m, int& k);
+
+// Both layouts: the 16-byte shared row whose address `lane` gives to the
+// ldmatrix of one A fragment (16 x K) or of count / kb B fragments (K x 8
+// each), as fragment-local (m, k) / (k, n) of the row's first element; the
+// stage address is then MmaPlan::a_offset / b_offset of that element.
+//   A row-major (ldmatrix): matrix j = (lane % (8 count)) / 8 has m rows
+//     (j % 2) * 8 + lane % 8 and k chunk j / 2 (ldmatrix_a_coord);
+//   A column-major (ldmatrix.trans, f16/bf16): the same matrix stored as k
+//     rows (j / 2) * 8 + lane % 8 of 8 m from (j % 2) * 8;
+//   B row-major (ldmatrix.trans): k rows (j % kb) * 8 + lane % 8 of 8 n from
+//     (j / kb) * 8 (ldmatrix_b_coord);
+//   B column-major (ldmatrix): n rows (j / kb) * 8 + lane % 8 of the k chunk
+//     j % kb (chunk_elems k each; for tf32 one f32 is a pair of b16).
+void ldmatrix_a_lane(bool a_col, int lane, int count, int chunk_elems, int& m, int& k);
+void ldmatrix_b_lane(bool b_col, int lane, int count, int kb, int chunk_elems, int& k, int& n);
 
 // With b_vec-wide tf32 B loads: the column, inside a group of `vec` n-fragments
 // (8 * vec columns), of column `col` (0..7) of fragment `j` (0..vec-1) of the group.

@@ -29,8 +29,12 @@ SmemUse smem_use(const Schedule& s) {
   if (s.is_naive()) return u;
   const BlockTile& t = *s.tile;
   int64_t elem = size_of(s.dtype);
-  int64_t a = s.transpose_a ? int64_t(t.k) * (t.m + s.pad_a) : int64_t(t.m) * (t.k + s.pad_a);
-  int64_t b = s.transpose_b ? int64_t(t.n) * (t.k + s.pad_b) : int64_t(t.k) * (t.n + s.pad_b);
+  // mma / wmma stages keep each operand's layout in memory (compiler/mma_plan.h):
+  // a column-major A is BK rows of BM, a column-major B BN rows of BK.
+  const bool tc = s.mma && s.mma->api != MmaApi::wgmma;
+  const bool a_km = s.transpose_a || (tc && s.a_col), b_nk = s.transpose_b || (tc && s.b_col);
+  int64_t a = a_km ? int64_t(t.k) * (t.m + s.pad_a) : int64_t(t.m) * (t.k + s.pad_a);
+  int64_t b = b_nk ? int64_t(t.n) * (t.k + s.pad_b) : int64_t(t.k) * (t.n + s.pad_b);
   u.a_bytes = a * elem;
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);

@@ -5,6 +5,7 @@
 // conflicts, and ldmatrix delivering exactly mma's fragment layout.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,7 @@ struct Config {
   int pad = 0;
   int ik = 0;  // instruction k; 0 = default
   bool tma = false;
+  bool a_col = false, b_col = false;  // layout A col / layout B col
 };
 
 void PrintTo(const Config& c, std::ostream* os) {
@@ -47,6 +49,8 @@ Schedule make_schedule(const Config& c) {
   s.swizzle_smem = c.swizzle;
   s.pad_a = s.pad_b = c.pad;
   s.tma = c.tma;
+  s.a_col = c.a_col;
+  s.b_col = c.b_col;
   MmaSpec m;
   m.api = c.api;
   m.type = c.type;
@@ -93,6 +97,45 @@ const Config kConfigs[] = {
     {"bf16_uneven_b_256x16x16_s2", MmaApi::mma_sync, MmaType::bf16, 256, 16, 16, 32, 16, 2, false},
     {"tf32_uneven_b_64x32x8_s2", MmaApi::mma_sync, MmaType::tf32, 64, 32, 8, 32, 16, 2, true},
     {"wmma_f16_uneven_a_single_stage", MmaApi::wmma, MmaType::f16, 16, 128, 16, 16, 16, 1, false},
+    // Column-major A and B (issue 18): stages (BK, BM) and (BN, BK).
+    {"f16_acol_128x128x32_s3", MmaApi::mma_sync, MmaType::f16, 128, 128, 32, 64, 64, 3, true, 0, 0,
+     false, true, false},
+    {"f16_bcol_128x256x32_s3", MmaApi::mma_sync, MmaType::f16, 128, 256, 32, 64, 64, 3, true, 0, 0,
+     false, false, true},
+    {"f16_abcol_64x64x16_s2", MmaApi::mma_sync, MmaType::f16, 64, 64, 16, 32, 32, 2, true, 0, 0,
+     false, true, true},
+    {"bf16_abcol_k8_64x64x32", MmaApi::mma_sync, MmaType::bf16, 64, 64, 32, 32, 16, 2, true, 0, 8,
+     false, true, true},
+    {"f16_abcol_pad", MmaApi::mma_sync, MmaType::f16, 128, 128, 32, 64, 64, 3, false, 8, 0, false,
+     true, true},
+    {"bf16_abcol_single_stage", MmaApi::mma_sync, MmaType::bf16, 64, 128, 32, 32, 64, 1, true, 0, 0,
+     false, true, true},
+    {"tf32_acol_128x128x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 128, 32, 64, 32, 3, true, 0,
+     0, false, true, false},
+    {"tf32_bcol_128x128x16_s4", MmaApi::mma_sync, MmaType::tf32, 128, 128, 16, 64, 32, 4, true, 0,
+     0, false, false, true},
+    {"tf32_abcol_k4", MmaApi::mma_sync, MmaType::tf32, 64, 64, 16, 32, 32, 2, true, 0, 4, false,
+     true, true},
+    {"tf32_abcol_single_stage", MmaApi::mma_sync, MmaType::tf32, 64, 64, 32, 32, 32, 1, true, 0, 0,
+     false, true, true},
+    {"wmma_f16_abcol_s3", MmaApi::wmma, MmaType::f16, 128, 128, 32, 64, 64, 3, false, 8, 0, false,
+     true, true},
+    {"wmma_tf32_acol_s2", MmaApi::wmma, MmaType::tf32, 128, 128, 32, 64, 32, 2, false, 4, 0, false,
+     true, false},
+    {"wmma_bf16_bcol_s2", MmaApi::wmma, MmaType::bf16, 64, 64, 32, 32, 32, 2, false, 0, 0, false,
+     false, true},
+    {"f16_tma_acol_128x128x32_s4", MmaApi::mma_sync, MmaType::f16, 128, 128, 32, 64, 64, 4, true, 0,
+     0, true, true, false},
+    {"bf16_tma_bcol_128x128x64_s3", MmaApi::mma_sync, MmaType::bf16, 128, 128, 64, 64, 64, 3, true,
+     0, 0, true, false, true},
+    {"f16_tma_abcol_128x256x64_s3", MmaApi::mma_sync, MmaType::f16, 128, 256, 64, 64, 64, 3, true,
+     0, 0, true, true, true},
+    {"tf32_tma_acol_128x128x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 128, 32, 64, 64, 3, true,
+     0, 0, true, true, false},
+    {"tf32_tma_bcol_128x128x32_s3", MmaApi::mma_sync, MmaType::tf32, 128, 128, 32, 64, 64, 3, true,
+     0, 0, true, false, true},
+    {"f16_uneven_acol_16x256x16_s3", MmaApi::mma_sync, MmaType::f16, 16, 256, 16, 16, 32, 3, true,
+     0, 0, false, true, false},
 };
 
 class MmaPlanTest : public ::testing::TestWithParam<Config> {};
@@ -110,9 +153,20 @@ TEST_P(MmaPlanTest, CommonFieldsAndSharedBytes) {
   EXPECT_EQ(p.kind, KernelKind::mma);
   EXPECT_EQ(p.block_threads, (c.bm / c.wm) * (c.bn / c.wn) * 32);
   const int e = m.elem_bytes;
-  // The analysis formula: A BM x (BK + pad), B BK x (BN + pad), times buffers.
-  const int formula = c.stages * (c.bm * (c.bk + c.pad) + c.bk * (c.bn + c.pad)) * e +
-                      (c.tma ? tma_barrier_bytes(c.stages) : 0);
+  // The analysis formula: A BM x (BK + pad), B BK x (BN + pad), times buffers; a
+  // column-major A is BK x (BM + pad), a column-major B BN x (BK + pad).
+  const int a_elems = c.a_col ? c.bk * (c.bm + c.pad) : c.bm * (c.bk + c.pad);
+  const int b_elems = c.b_col ? c.bn * (c.bk + c.pad) : c.bk * (c.bn + c.pad);
+  const int formula =
+      c.stages * (a_elems + b_elems) * e + (c.tma ? tma_barrier_bytes(c.stages) : 0);
+  EXPECT_EQ(m.a_col, c.a_col);
+  EXPECT_EQ(m.b_col, c.b_col);
+  EXPECT_EQ(m.a.rows, c.a_col ? c.bk : c.bm);
+  EXPECT_EQ(m.b.rows, c.b_col ? c.bn : c.bk);
+  // static_resources (analysis) agrees with the plan.
+  Target t;
+  target_for_arch("sm_90", t);
+  EXPECT_EQ(static_resources(make_schedule(c), t).smem_bytes, p.smem_bytes);
   EXPECT_EQ(m.pipeline_smem_bytes, formula);
   EXPECT_EQ(p.smem_bytes, std::max(formula, m.epilogue_smem_bytes));
   // Stages start 128-byte aligned (the swizzle's banks are relative to a line).
@@ -223,6 +277,7 @@ TEST_P(MmaPlanTest, LdmatrixMatchesMmaFragmentsWithoutConflicts) {
   KernelPlan p = plan_for(c);
   const MmaPlan& m = *p.mma;
   if (m.api != MmaApi::mma_sync) GTEST_SKIP() << "WMMA loads its own fragments";
+  if (m.a_col || m.b_col) GTEST_SKIP() << "column-major: FragmentsHoldPtxElementsBothLayouts";
   const bool tf32 = m.type == MmaType::tf32;
   const int v = m.a.chunk_elems();
   for (int warp = 0; warp < m.warps_m * m.warps_n; ++warp) {
@@ -353,31 +408,184 @@ TEST_P(MmaPlanTest, TmaBoxesLandInThePlannedLayout) {
   const MmaPlan& m = *p.mma;
   ASSERT_TRUE(m.tma);
   const int e = m.elem_bytes;
-  ASSERT_EQ(m.a.cols * e, 128);
-  ASSERT_EQ(m.b.panel_cols * e, 128);
-  EXPECT_LE(m.a.rows, 256);  // TMA box dimensions
-  EXPECT_LE(m.b.rows, 256);
-  const int panel_bytes = m.b.rows * 128;
-  for (int stage = 0; stage < m.stages; ++stage) {
-    EXPECT_EQ(smem_byte(m.a, stage, 0, 0) % 1024, 0);
-    for (int q = 0; q < m.b.cols / m.b.panel_cols; ++q)
-      EXPECT_EQ(smem_byte(m.b, stage, 0, q * m.b.panel_cols) % 1024, 0);
+  const codegen::GeneratedKernel k = codegen::emit_mma(p);
+  // Each stage is boxes of 128-byte rows: one box (a k-contiguous stage, 128-byte rows) or
+  // column panels. A box's rows are the operand's rows in memory (the runtime's map is
+  // rows x row length of the operand in its layout): K for a column-major A, N for a
+  // column-major B.
+  struct Op {
+    const SmemTile& t;
+    codegen::TmaBox box;
+    int mem_rows;  // the operand's rows in memory that one stage covers
+    bool panels;
+  };
+  for (const Op& op : {Op{m.a, k.main.tma_a, c.a_col ? c.bk : c.bm, c.a_col},
+                       Op{m.b, k.main.tma_b, c.b_col ? c.bn : c.bk, !c.b_col}}) {
+    const SmemTile& t = op.t;
+    ASSERT_EQ(t.panel_cols > 0, op.panels);
+    const int box_cols = op.panels ? t.panel_cols : t.cols;
+    ASSERT_EQ(box_cols * e, 128);
+    EXPECT_EQ(int(op.box.box_rows), op.mem_rows);
+    EXPECT_EQ(int(op.box.box_cols), box_cols);
+    EXPECT_LE(t.rows, 256);  // TMA box dimensions
+    const int boxes = t.cols / box_cols, box_bytes = t.rows * 128;
+    EXPECT_EQ(boxes * box_bytes, t.stage_bytes);
+    for (int stage = 0; stage < m.stages; ++stage)
+      for (int q = 0; q < boxes; ++q) EXPECT_EQ(smem_byte(t, stage, 0, q * box_cols) % 1024, 0);
+    for (int r = 0; r < t.rows; ++r)
+      for (int col = 0; col < t.cols; ++col) {
+        const int q = col / box_cols, in = col % box_cols;
+        ASSERT_EQ(long(t.offset(r, col)) * e,
+                  long(q) * box_bytes + tma_swizzle_128b(long(r) * 128 + in * e))
+            << (&t == &m.a ? "A " : "B ") << r << ", " << col;
+      }
   }
-  for (int r = 0; r < m.a.rows; ++r)
-    for (int col = 0; col < m.a.cols; ++col)
-      ASSERT_EQ(long(m.a.offset(r, col)) * e, tma_swizzle_128b(long(r) * 128 + col * e))
-          << "A " << r << ", " << col;
-  for (int r = 0; r < m.b.rows; ++r)
-    for (int col = 0; col < m.b.cols; ++col) {
-      const int q = col / m.b.panel_cols, in = col % m.b.panel_cols;
-      ASSERT_EQ(long(m.b.offset(r, col)) * e,
-                long(q) * panel_bytes + tma_swizzle_128b(long(r) * 128 + in * e))
-          << "B " << r << ", " << col;
-    }
   // Two 8-byte mbarriers per stage after the buffers.
   EXPECT_EQ(m.barrier_offset_bytes % 8, 0);
   EXPECT_EQ(m.barrier_offset_bytes, m.stages * (m.a.stage_bytes + m.b.stage_bytes));
   EXPECT_EQ(p.smem_bytes, m.barrier_offset_bytes + tma_barrier_bytes(m.stages));
+}
+
+// Shared memory of one stage in b16 slots, each holding a tag of the operand element
+// (row, col) = (m, k) of A or (k, n) of B, and for 4-byte elements which half.
+long tag(int row, int col, int half) {
+  return (long(row) * 4096 + col) * 2 + half;
+}
+
+std::vector<long> fill_stage(const MmaPlan& m, bool is_a) {
+  const SmemTile& t = is_a ? m.a : m.b;
+  std::vector<long> mem(t.stage_bytes / 2, -1);
+  const int rows = is_a ? (m.a_col ? t.cols : t.rows) : (m.b_col ? t.cols : t.rows);
+  const int cols = is_a ? (m.a_col ? t.rows : t.cols) : (m.b_col ? t.rows : t.cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const long byte = long(is_a ? m.a_offset(r, c) : m.b_offset(r, c)) * m.elem_bytes;
+      for (int h = 0; h < m.elem_bytes / 2; ++h) mem[size_t(byte / 2 + h)] = tag(r, c, h);
+    }
+  return mem;
+}
+
+// ldmatrix.x<count>[.trans] of b16 matrices: lane 8j + r gives the byte address of row r
+// of matrix j; register j of lane l gets, without .trans, elements (l / 4, 2 (l % 4) + e)
+// of matrix j, with .trans elements (2 (l % 4) + e, l / 4). Returns [lane][reg][e] tags.
+std::vector<std::vector<std::array<long, 2>>> simulate_ldmatrix(const std::vector<long>& mem,
+                                                                const long (&addr)[32], int count,
+                                                                bool trans) {
+  std::vector<std::vector<std::array<long, 2>>> out(32, std::vector<std::array<long, 2>>(count));
+  for (int l = 0; l < 32; ++l)
+    for (int j = 0; j < count; ++j)
+      for (int e = 0; e < 2; ++e) {
+        const int row = trans ? 2 * (l % 4) + e : l / 4, col = trans ? l / 4 : 2 * (l % 4) + e;
+        out[l][j][e] = mem[size_t(addr[8 * j + row] / 2 + col)];
+      }
+  return out;
+}
+
+// Both layouts: the addresses the plan gives each lane (ldmatrix rows, or 4-byte loads),
+// read from a stage holding each element's tag, deliver in every register exactly the
+// elements PTX's mma fragment layout says (m16n8k16 / m16n8k8 f16/bf16, m16n8k8 /
+// m16n8k4 tf32), with conflict-free phases on swizzled stages.
+TEST_P(MmaPlanTest, FragmentsHoldPtxElementsBothLayouts) {
+  const Config& c = GetParam();
+  KernelPlan p = plan_for(c);
+  const MmaPlan& m = *p.mma;
+  if (m.api != MmaApi::mma_sync) GTEST_SKIP() << "WMMA loads its own fragments";
+  const bool tf32 = m.type == MmaType::tf32;
+  const int v = m.a.chunk_elems(), e = m.elem_bytes;
+  const std::vector<long> sa = fill_stage(m, true), sb = fill_stage(m, false);
+  // The element of register i, pair half h, of `lane` (PTX ISA, mma.m16n8k*): A (m, k), B (k, n).
+  auto want_a = [&](int lane, int i, int h, int& mm, int& kk) {
+    const int g = lane / 4, t = lane % 4;
+    mm = g + 8 * (i % 2);
+    kk = tf32 ? t + 4 * (i / 2) : 2 * t + h + 8 * (i / 2);
+  };
+  auto want_b = [&](int lane, int i, int h, int& kk, int& nn) {
+    const int g = lane / 4, t = lane % 4;
+    kk = tf32 ? t + 4 * i : 2 * t + h + 8 * i;
+    nn = g;
+  };
+  // The tags one register holds: a pair of b16 elements, or both halves of one f32.
+  auto check = [&](const std::array<long, 2>& got, int row0, int col0, bool is_a, int lane, int i,
+                   const char* what) {
+    for (int h = 0; h < 2; ++h) {
+      int r, col;
+      if (is_a)
+        want_a(lane, i, h, r, col);
+      else
+        want_b(lane, i, h, r, col);
+      ASSERT_EQ(got[h], tag(row0 + r, col0 + col, tf32 ? h : 0))
+          << what << " reg " << i << " lane " << lane << " half " << h;
+    }
+  };
+  for (int warp = 0; warp < m.warps_m * m.warps_n; ++warp) {
+    const int wr = m.warp_row(warp) * m.warp_m, wc = m.warp_col(warp) * m.warp_n;
+    for (int kk = 0; kk < m.k_steps; ++kk) {
+      const int k0 = kk * m.inst_k;
+      for (int mi = 0; mi < m.frags_m; ++mi) {
+        const int m0 = wr + mi * 16;
+        if (m.ldmatrix_a) {
+          long addr[32] = {};
+          for (int lane = 0; lane < 8 * m.regs_a; ++lane) {
+            int fm, fk;
+            ldmatrix_a_lane(m.a_col, lane, m.regs_a, v, fm, fk);
+            addr[lane] = long(m.a_offset(m0 + fm, k0 + fk)) * e;
+            ASSERT_EQ(addr[lane] % 16, 0);
+          }
+          for (int j = 0; j < m.regs_a && c.swizzle; ++j)
+            ASSERT_TRUE(phase_conflict_free({addr + 8 * j, addr + 8 * j + 8})) << "A matrix " << j;
+          const auto regs = simulate_ldmatrix(sa, addr, m.regs_a, m.ldmatrix_a_trans);
+          for (int lane = 0; lane < 32; ++lane)
+            for (int i = 0; i < m.regs_a; ++i) check(regs[lane][i], m0, k0, true, lane, i, "A");
+        } else {
+          ASSERT_TRUE(tf32 && m.a_col);
+          for (int i = 0; i < m.regs_a; ++i) {
+            std::set<long> banks;
+            for (int lane = 0; lane < 32; ++lane) {
+              int fm, fk;
+              mma_tf32_a_coord(lane, i, fm, fk);
+              const long byte = long(m.a_offset(m0 + fm, k0 + fk)) * e;
+              banks.insert((byte / 4) % 32);
+              check({sa[size_t(byte / 2)], sa[size_t(byte / 2 + 1)]}, m0, k0, true, lane, i, "A");
+            }
+            // TMA's swizzle is keyed for 16-byte reads: 4-byte reads of 4 k rows meet in pairs.
+            if (c.swizzle) {
+              ASSERT_GE(banks.size(), m.tma ? 16u : 32u) << "tf32 A load " << i;
+            }
+          }
+        }
+      }
+      if (m.ldmatrix_b) {
+        const int per = m.b_frags_per_ldmatrix, kb = m.regs_b, count = per * kb;
+        for (int ni = 0; ni < m.frags_n; ni += per) {
+          const int n0 = wc + ni * 8;
+          long addr[32] = {};
+          for (int lane = 0; lane < 8 * count; ++lane) {
+            int fk, fn;
+            ldmatrix_b_lane(m.b_col, lane, count, kb, v, fk, fn);
+            addr[lane] = long(m.b_offset(k0 + fk, n0 + fn)) * e;
+            ASSERT_EQ(addr[lane] % 16, 0);
+          }
+          for (int j = 0; j < count && c.swizzle; ++j)
+            ASSERT_TRUE(phase_conflict_free({addr + 8 * j, addr + 8 * j + 8})) << "B matrix " << j;
+          const auto regs = simulate_ldmatrix(sb, addr, count, m.ldmatrix_b_trans);
+          // Register j: fragment ni + j / kb, its register j % kb.
+          for (int lane = 0; lane < 32; ++lane)
+            for (int j = 0; j < count; ++j)
+              check(regs[lane][j], k0, n0 + (j / kb) * 8, false, lane, j % kb, "B");
+        }
+      } else if (m.b_vec == 1) {
+        for (int ni = 0; ni < m.frags_n; ++ni)
+          for (int i = 0; i < m.regs_b; ++i)
+            for (int lane = 0; lane < 32; ++lane) {
+              int fk, fn;
+              mma_tf32_b_coord(lane, i, fk, fn);
+              const long byte = long(m.b_offset(k0 + fk, wc + ni * 8 + fn)) * e;
+              check({sb[size_t(byte / 2)], sb[size_t(byte / 2 + 1)]}, k0, wc + ni * 8, false, lane,
+                    i, "B");
+            }
+      }  // (b_vec > 1: Tf32VectorBLoadsAreConflictFree)
+    }
+  }
 }
 
 TEST(MmaPlanTma, OlderTargetsKeepCpAsync) {
@@ -407,6 +615,11 @@ TEST_P(MmaPlanTest, EmitsBothEntries) {
   EXPECT_NE(k.source.find(k.main.name + "("), std::string::npos);
   EXPECT_NE(k.source.find(k.fallback.name + "("), std::string::npos);
   EXPECT_EQ(k.needs_cuda_headers, p.mma->api == MmaApi::wmma || p.dtype != DType::f32);
+  // The runtime generates and validates problems in the kernel's layouts.
+  EXPECT_EQ(k.a_col, GetParam().a_col);
+  EXPECT_EQ(k.b_col, GetParam().b_col);
+  EXPECT_EQ(k.layout(),
+            std::string(GetParam().a_col ? "T" : "N") + (GetParam().b_col ? "T" : "N") + "N");
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, MmaPlanTest, ::testing::ValuesIn(kConfigs),

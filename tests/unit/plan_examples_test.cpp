@@ -129,6 +129,11 @@ TEST(PlanExamples, EveryExampleEmulatesCorrectlyInEveryLayout) {
       // tests/unit/wgmma_plan_test.cpp (verify), its results by the GPU tests.
       if (c->schedule.uses_wgmma()) continue;
       const KernelPlan plan = compiler::lower(c->schedule, t);
+      if (plan.mma) {  // mma / wmma take column-major A and B; their maps: mma_plan_test
+        EXPECT_EQ(plan.mma->a_col, c->schedule.a_col);
+        EXPECT_EQ(plan.mma->b_col, c->schedule.b_col);
+        continue;
+      }
       EXPECT_TRUE(plan.copy_a.global_transposed == c->schedule.a_col);
       EXPECT_TRUE(plan.copy_b.global_transposed == c->schedule.b_col);
       EXPECT_EQ(emulation_mismatch(plan, rng), "");
