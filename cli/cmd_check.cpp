@@ -189,6 +189,9 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
     if (s.b_col)
       tc("B", m.b, "n", "k",
          wmma ? "wmma::load_matrix_sync (col_major)" : "ldmatrix without .trans (mma's col B)");
+    if (s.c_col)
+      o << "#   layout C col:      each thread stores its C elements one at a time (a "
+           "fragment's neighbours along n lie ldc apart)\n";
     return;
   }
   auto line = [&](const char* op, const compiler::TileCopy& c, const compiler::SmemLayout& l,

@@ -10,8 +10,40 @@ namespace schedc::codegen::mma {
 
 using compiler::DType;
 
+// `layout C col`: (row, col) at col * ldc + row. The fragments' neighbours
+// along n lie ldc apart, so each element is stored alone (the loops below
+// are the row-major ones).
+void column_major_store(MmaContext& cx) {
+  cx.e.comment(
+      "C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped. C is");
+  cx.e.comment("column-major: (row, col) at col * ldc + row, so the two lie ldc apart.");
+  cx.e.line("template <bool kAligned>");
+  cx.e.open_scope(
+      "__device__ __forceinline__ void store_c_pair(T* C, int ldc, int M, int N, int row, int "
+      "col, float v0, float v1, float alpha, float beta, const float* bias)");
+  cx.e.line("if (row >= M) return;");
+  cx.e.line("T* dst = C + (size_t)col * ldc + row;");
+  cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
+  cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
+  cx.e.close_scope();
+  cx.e.line();
+  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
+    cx.e.comment("C(row, col .. col + 3): four columns, ldc apart");
+    cx.e.line("template <bool kAligned>");
+    cx.e.open_scope(
+        "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int "
+        "col, float v0, float v1, float v2, float v3, float alpha, float beta, const float* "
+        "bias)");
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias);");
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, bias);");
+    cx.e.close_scope();
+    cx.e.line();
+  }
+}
+
 void epilogue_helpers(MmaContext& cx) {
   emit_epilogue_helpers(cx.e, cx.p);
+  if (cx.p.schedule.c_col) return column_major_store(cx);
   cx.e.comment(
       "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
       "skipped");

@@ -251,8 +251,8 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
       if (mn_major && (mn * elem) % 128 != 0)
         tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
                    ") column panels of 128 bytes: " + dim + " must be a multiple of " +
-                   std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim + " is " +
-                   std::to_string(mn) + ")");
+                   std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim +
+                   " is " + std::to_string(mn) + ")");
       if (!mn_major && mn > 256)
         tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
                    ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
@@ -300,17 +300,10 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  // wgmma reads A and B and writes C in either layout (compiler/wgmma_plan.h);
-  // mma and wmma read a column-major A or B (their stages keep the layout in
-  // memory) and write C row-major.
+  // Every tensor-core path reads A and B and writes C in either layout
+  // (compiler/wgmma_plan.h, compiler/mma_plan.h), but for wgmma tf32's one
+  // case below.
   const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
-  if (const Directive* d = given("layout C"); d && s_.c_col && !wgmma) {
-    auto& e = error(d->span, "'layout C col' with '" + api + "' is not implemented yet: the '" +
-                                 api +
-                                 "' kernels write C row-major (issue 18); 'wgmma' (sm_90), the "
-                                 "SIMT and the naive kernels take either");
-    e.notes.push_back({mma_dir_->span, "'" + api + "' given here"});
-  }
   if (const Directive* d = given("layout A");
       wgmma && d && s_.a_col && !s_.b_col && s_.mma->type == MmaType::tf32) {
     // wgmma reads tf32 by descriptor only k-major, and from registers only as
