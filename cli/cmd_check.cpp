@@ -159,7 +159,12 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
         << " of its " << map << " map); wgmma reads it " << (x.mn_major ? "m" : "k")
         << "-major by descriptor" << (x.mn_major ? ", transpose flag set" : "") << "\n";
     };
-    if (s.a_col) op_line("A", w.a, "K x M");
+    if (s.a_col && w.a_transposed)
+      o << "#   layout A col:      neither A nor B is k-major, which wgmma tf32 needs of one: "
+           "the runtime transposes A into row-major scratch before each launch (the _transpose "
+           "entry), and TMA loads that\n";
+    else if (s.a_col)
+      op_line("A", w.a, "K x M");
     if (s.b_col) op_line("B", w.b, "N x K");
     if (s.c_col)
       o << "#   layout C col:      "

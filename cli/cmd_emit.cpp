@@ -60,6 +60,9 @@ int run_emit(const EmitOptions& o) {
             " that is not " + std::to_string(k.align_bytes) +
             "-byte aligned or whose leading dimension is not a multiple of " +
             std::to_string(k.ld_multiple) + "\n";
+  if (c->kernel.has_transpose_a())
+    text += "// Transpose " + c->kernel.transpose_a +
+            " first, every launch: A (column-major) into row-major scratch, which main reads\n";
   if (o.out.empty()) {
     std::cout << text;
     return kOk;

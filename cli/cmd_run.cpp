@@ -87,6 +87,10 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
   if (c.kernel.has_repack())
     os << "  repack   " << c.kernel.repack
        << ": copies A or B into aligned scratch first when main's alignment fails\n";
+  if (c.kernel.has_transpose_a())
+    os << "  transpose " << c.kernel.transpose_a
+       << ": copies the column-major A into row-major scratch before every launch (tf32 reads "
+          "only k-major operands, and B is not)\n";
 }
 
 // "  NVRTC compile 967.4 ms for sm_90: main, main_stream_k, side by side, cached at …";
@@ -321,9 +325,15 @@ Command add_run_command(CLI::App& root) {
       "--layout", a->layout,
       "A's and B's layouts: NN, NT (B column-major: C = X·Wᵀ), TN or TT; N row-major, "
       "T column-major; a third letter gives C's (default: the file's `layout`, else NN)");
-  sub->add_option("--lda", a->lda, "leading dimension of A (default: its row length in memory, K; M when A is column-major)");
-  sub->add_option("--ldb", a->ldb, "leading dimension of B (default: its row length in memory, N; K when B is column-major)");
-  sub->add_option("--ldc", a->ldc, "leading dimension of C (default: its row length in memory, N; M when C is column-major)");
+  sub->add_option(
+      "--lda", a->lda,
+      "leading dimension of A (default: its row length in memory, K; M when A is column-major)");
+  sub->add_option(
+      "--ldb", a->ldb,
+      "leading dimension of B (default: its row length in memory, N; K when B is column-major)");
+  sub->add_option(
+      "--ldc", a->ldc,
+      "leading dimension of C (default: its row length in memory, N; M when C is column-major)");
   sub->add_flag("--json", a->json, "print one JSON object on stdout");
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");

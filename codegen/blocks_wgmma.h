@@ -118,4 +118,10 @@ void emit_wgmma_cluster_tile(Emitter& e, const compiler::KernelPlan& plan, const
 void emit_wgmma_repack_kernel(Emitter& e, const compiler::KernelPlan& plan,
                               const std::string& name);
 
+// extern "C" NAME(src, rows, cols, ld, dst, dst_ld): the rows x cols source
+// (a column-major A: K rows of M) transposed into dst (cols rows of dst_ld,
+// zero past rows), 32 x 8 threads a block, a block per 32 x 32 source tile
+// (grid: cols / 32 by dst_ld / 32, rounded up).
+void emit_wgmma_transpose_kernel(Emitter& e, const std::string& name);
+
 }  // namespace schedc::codegen

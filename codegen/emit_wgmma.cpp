@@ -11,6 +11,8 @@
 //   <name>_repack  copies an operand that breaks that rule into aligned
 //                  scratch; the runtime runs it before <name> (and counts
 //                  its time), so every shape runs on the tensor cores.
+//   <name>_transpose  tf32 with A column-major and B row-major only: A
+//                  transposed into row-major scratch before every launch.
 #include "codegen/emit_wgmma.h"
 
 #include "codegen/blocks_common.h"
@@ -169,6 +171,13 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_entry_guard_open(e, repack);
   emit_wgmma_repack_kernel(e, p, repack);
   emit_entry_guard_close(e, repack);
+  const std::string transpose = p.name + "_transpose";
+  if (w.a_transposed) {
+    e.line();
+    emit_entry_guard_open(e, transpose);
+    emit_wgmma_transpose_kernel(e, transpose);
+    emit_entry_guard_close(e, transpose);
+  }
 
   GeneratedKernel k;
   k.source = e.str();
@@ -202,6 +211,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
     k.main.tail_dynamic_smem = uint32_t(tail.smem_bytes);
   }
   k.repack = repack;
+  if (w.a_transposed) k.transpose_a = transpose;
   return k;
 }
 

@@ -164,6 +164,13 @@ struct GeneratedKernel {
   // Signature: (const T* src, int rows, int cols, int ld, T* dst, int dst_ld),
   // 256 threads, one block per 256 16-byte chunks of dst.
   std::string repack;
+  // The transpose entry (wgmma tf32 with A column-major and B row-major,
+  // compiler/wgmma_plan.h a_transposed): the runtime always runs it first,
+  // copying A (K rows of M in memory) into row-major scratch (M rows of K, a
+  // 16-byte multiple apart), and main reads that. Same signature as repack
+  // (src, rows, cols, ld: the source as stored), blocks of 32 x 8 threads,
+  // one per 32 x 32 tile of the source. Empty = none.
+  std::string transpose_a;
 
   // Every entry's name: main, its stream_k tail, fallback, its tail, repack
   // (those the module has).
@@ -171,6 +178,7 @@ struct GeneratedKernel {
 
   bool has_fallback() const { return !fallback.name.empty(); }
   bool has_repack() const { return !repack.empty(); }
+  bool has_transpose_a() const { return !transpose_a.empty(); }
 };
 
 }  // namespace schedc::codegen

@@ -244,7 +244,9 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
                                  : "'tma' loads A as (BM, BK) boxes of 128-byte rows") +
                  ": BK must be " + std::to_string(128 / elem) + " for " + to_string(s_.dtype) +
                  " (BK is " + std::to_string(t.k) + ")");
-    const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {s_.a_col, 'A'}};
+    // tf32 with A column-major and B row-major reads A transposed (row-major).
+    const bool a_mn = s_.a_col && !(s_.mma->type == MmaType::tf32 && !s_.b_col);
+    const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {a_mn, 'A'}};
     for (const auto& [mn_major, op] : ops) {
       const int64_t mn = op == 'A' ? t.m : t.n;
       const char* dim = op == 'A' ? "BM" : "BN";
@@ -301,21 +303,8 @@ void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
   // Every tensor-core path reads A and B and writes C in either layout
-  // (compiler/wgmma_plan.h, compiler/mma_plan.h), but for wgmma tf32's one
-  // case below.
-  const bool wgmma = s_.mma && s_.mma->api == MmaApi::wgmma;
-  if (const Directive* d = given("layout A");
-      wgmma && d && s_.a_col && !s_.b_col && s_.mma->type == MmaType::tf32) {
-    // wgmma reads tf32 by descriptor only k-major, and from registers only as
-    // its A operand: with A m-major, B must be read k-major by descriptor
-    // (`layout B col`: A then goes through registers).
-    auto& e = error(d->span,
-                    "'layout A col' with 'wgmma tf32' and a row-major B cannot be lowered: "
-                    "wgmma reads tf32 only k-major from shared memory, and both A (m-major) and "
-                    "B (n-major) are not; one of them can go through registers, not both (use "
-                    "'layout B col', or the SIMT kernel)");
-    e.notes.push_back({mma_dir_->span, "'wgmma tf32' given here"});
-  }
+  // (compiler/wgmma_plan.h, compiler/mma_plan.h).
+
   for (const char* k : {"transpose A", "transpose B"})
     if (const Directive* d = given(k)) {
       auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +

@@ -324,7 +324,12 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
           : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
             "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
             "(the shared-memory roofline is left out)");
-  if (w.a.mn_major || !w.b.mn_major)  // a layout other than row-major A and B
+  if (w.a_transposed)
+    e.notes.push_back(
+        "wgmma tf32 with A column-major and B row-major: A is transposed into row-major scratch "
+        "before each launch (one read and one write of A, coalesced through shared memory), "
+        "then the row-major kernel runs");
+  else if (w.a.mn_major || !w.b.mn_major)  // a layout other than row-major A and B
     e.notes.push_back(
         std::string("wgmma layouts: TMA reads every operand along its contiguous side, whole "
                     "128-byte rows (full sectors) in any layout; A is ") +

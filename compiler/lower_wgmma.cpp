@@ -117,6 +117,16 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
 
 KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   SCHEDC_INTERNAL_ASSERT(s.uses_wgmma() && s.tile && s.warp, "lower_wgmma needs wgmma, tile, warp");
+  if (s.mma->type == MmaType::tf32 && s.a_col && !s.b_col) {
+    // Neither operand k-major: the row-major-A kernel on A transposed by the
+    // runtime (WgmmaPlan::a_transposed); the plan keeps the schedule's layout.
+    Schedule row_a = s;
+    row_a.a_col = false;
+    KernelPlan p = lower_wgmma(row_a, t);
+    p.schedule = s;
+    p.wgmma->a_transposed = true;
+    return p;
+  }
   KernelPlan p = tiled_plan_header(s, t, KernelKind::wgmma);
   p = wgmma_pipeline(wgmma_operands(wgmma_roles(p)));
   // stream_k (compiler/stream_k.h): the module gets a tail entry, below; a

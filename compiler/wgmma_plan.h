@@ -84,6 +84,12 @@ struct WgmmaPlan {
   // stage as `swapped` loads B^T from B's; its B is B's stage by descriptor;
   // the accumulators are C's (not transposed).
   bool a_in_registers = false;
+  // a_transposed (tf32 with A column-major and B row-major: neither operand
+  // k-major, and only one can go through registers): the kernel is the
+  // row-major-A one (swapped), and the runtime transposes A into row-major
+  // scratch with the module's `_transpose` entry before each launch (its
+  // time counts in the launch's).
+  bool a_transposed = false;
   // The stage the register operand is loaded from (its rows: the
   // instruction's 64 rows), when there is one.
   bool registers() const { return swapped || a_in_registers; }

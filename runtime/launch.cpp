@@ -49,6 +49,20 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
                          const void* a, const void* b, const void* c) {
   EntryChoice choice;
+  if (kernel.has_transpose_a()) {
+    // A goes to row-major scratch every launch; B as the repack rule says.
+    const codegen::KernelEntry& e = kernel.main;
+    choice.entry = &e;
+    choice.name = e.name;
+    choice.transpose_a = true;
+    choice.repack_b = (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(b) % e.align_bytes != 0) ||
+                      (e.ld_multiple > 1 && p.b_ld() % e.ld_multiple != 0);
+    choice.why =
+        "A (column-major) transposed into row-major scratch first (" + kernel.transpose_a +
+        ", timed with it)" +
+        (choice.repack_b ? "; B repacked into aligned scratch (" + kernel.repack + ")" : "");
+    return choice;
+  }
   std::string failure = precondition_failure(kernel.main, p, a, b, c);
   if (failure.empty()) {
     choice.entry = &kernel.main;
@@ -118,6 +132,7 @@ std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
   std::vector<std::string> names = {choice.name};
   if (choice.entry && choice.entry->stream_k) names.push_back(choice.entry->stream_k_tail);
   if (choice.repack_a || choice.repack_b) names.push_back(kernel.repack);
+  if (choice.transpose_a) names.push_back(kernel.transpose_a);
   return names;
 }
 
@@ -349,6 +364,23 @@ int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, i
   return dst_ld;
 }
 
+int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld,
+                            void* stream) const {
+  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
+  grow_device_buffer(scratch_[0], scratch_bytes_[0], size_t(cols * dst_ld * elem), false,
+                     "transposed scratch of A");
+  int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+  void* dst = scratch_[0];
+  void* params[] = {&src, &r, &c, &l, &dst, &d};
+  codegen::KernelEntry e;
+  e.block = codegen::Dim3{32, 8, 1};
+  launch_kernel(handle(kernel_.transpose_a), kernel_.transpose_a,
+                codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1}, e,
+                params, stream, false);
+  return dst_ld;
+}
+
 void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
@@ -362,6 +394,13 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
   const void* a = args.a;
   const void* b = args.b;
+  // The row and column counts of A as main reads it (transposed: M x K).
+  int64_t a_rows = p.a_rows(), a_row_len = p.a_row_len();
+  if (choice.transpose_a) {
+    lda = int(transpose_a(a, p.k, p.m, p.a_ld(), stream));
+    a = scratch_[0];
+    a_rows = p.m, a_row_len = p.k;
+  }
   if (choice.repack_a) {
     lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stream));
     a = scratch_[0];
@@ -377,7 +416,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // tensor maps of A and B for a TMA entry.
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
-    map_a = encode_tma_map(kernel_.dtype, a, p.a_rows(), p.a_row_len(), lda, e.tma_a);
+    map_a = encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a);
     map_b = encode_tma_map(kernel_.dtype, b, p.b_rows(), p.b_row_len(), ldb, e.tma_b);
   }
   const int elem = kernel_.dtype == "f32" ? 4 : 2;

@@ -24,6 +24,8 @@ struct EntryChoice {
   // A wgmma module's main entry on copies of A and/or B in aligned scratch
   // (GeneratedKernel::repack), made by the launch before the main kernel.
   bool repack_a = false, repack_b = false;
+  // A transposed into row-major scratch first (GeneratedKernel::transpose_a).
+  bool transpose_a = false;
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };
 
@@ -141,6 +143,10 @@ class Module {
   // returns the copy's leading dimension.
   int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
                  void* stream) const;
+  // Transposes the rows x cols `src` (a column-major A as stored: K rows of
+  // M) into A's scratch as cols rows (GeneratedKernel::transpose_a); returns
+  // their leading dimension.
+  int64_t transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, void* stream) const;
 };
 
 }  // namespace schedc::runtime

@@ -37,7 +37,10 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
        << fmt("%.1f", tflops(p, r.kernel.median_ms)) << " TFLOP/s  "
        << fmt("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
   if (r.entry.fallback) os << "  [fallback: " << r.entry.why << "]";
-  if (r.entry.repack_a || r.entry.repack_b) os << "  [repack: " << r.entry.why << "]";
+  if (r.entry.transpose_a)
+    os << "  [transpose: " << r.entry.why << "]";
+  else if (r.entry.repack_a || r.entry.repack_b)
+    os << "  [repack: " << r.entry.why << "]";
   return os.str();
 }
 
@@ -90,6 +93,7 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
               {"fallback", r.entry.fallback},
               {"repack_a", r.entry.repack_a},
               {"repack_b", r.entry.repack_b},
+              {"transpose_a", r.entry.transpose_a},
               {"why", r.entry.why}}}};
   Json validations = Json::array();
   for (const ValidationResult& v : r.validations) {
