@@ -10,49 +10,34 @@ namespace schedc::codegen::mma {
 
 using compiler::DType;
 
-// `layout C col`: (row, col) at col * ldc + row. The fragments' neighbours
-// along n lie ldc apart, so each element is stored alone (the loops below
-// are the row-major ones).
-void column_major_store(MmaContext& cx) {
-  cx.e.comment(
-      "C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped. C is");
-  cx.e.comment("column-major: (row, col) at col * ldc + row, so the two lie ldc apart.");
-  cx.e.line("template <bool kAligned>");
-  cx.e.open_scope(
-      "__device__ __forceinline__ void store_c_pair(T* C, int ldc, int M, int N, int row, int "
-      "col, float v0, float v1, float alpha, float beta, const float* bias)");
-  cx.e.line("if (row >= M) return;");
-  cx.e.line("T* dst = C + (size_t)col * ldc + row;");
-  cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
-  cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
-  cx.e.close_scope();
-  cx.e.line();
-  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
-    cx.e.comment("C(row, col .. col + 3): four columns, ldc apart");
-    cx.e.line("template <bool kAligned>");
-    cx.e.open_scope(
-        "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int "
-        "col, float v0, float v1, float v2, float v3, float alpha, float beta, const float* "
-        "bias)");
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias);");
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, bias);");
-    cx.e.close_scope();
-    cx.e.line();
-  }
-}
-
 void epilogue_helpers(MmaContext& cx) {
   emit_epilogue_helpers(cx.e, cx.p);
-  if (cx.p.schedule.c_col) return column_major_store(cx);
-  cx.e.comment(
-      "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
-      "skipped");
+  // `layout C col`: (row, col) at col * ldc + row. A fragment's neighbours
+  // along n lie ldc apart, so each element is stored alone (the store loops
+  // below are the row-major ones).
+  const bool c_col = cx.p.schedule.c_col;
+  if (c_col)
+    cx.e.comment(
+        "C(row, col), C(row, col + 1) through epilogue_value, out-of-range ones skipped; C is "
+        "column-major: the two lie ldc apart");
+  else
+    cx.e.comment(
+        "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
+        "skipped");
   cx.e.line("template <bool kAligned>");
   cx.e.open_scope(
       "__device__ __forceinline__ void store_c_pair(T* C, int ldc, int M, int N, int row, int "
       "col, "
       "float v0, float v1, float alpha, float beta, const float* bias)");
   cx.e.line("if (row >= M) return;");
+  if (c_col) {
+    cx.e.line("T* dst = C + (size_t)col * ldc + row;");
+    cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
+    cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
+    cx.e.close_scope();
+    cx.e.line();
+    return;  // no store_c_quad: the store loops take pairs (b_vec 4 stores two)
+  }
   cx.e.line("T* dst = C + (size_t)row * ldc + col;");
   cx.e.open_scope("if (kAligned && col + 1 < N)");
   cx.e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
@@ -123,7 +108,14 @@ void epilogue_mma_sync(MmaContext& cx) {
       cx.e.line(format("const int col = tile_n0 + warp_col0 + q * %d + %d * (2 * tq + i %% 2);",
                        8 * P, P));
     }
-    if (P == 4)
+    if (P == 4 && cx.p.schedule.c_col) {  // column-major C: pairs, element by element
+      cx.e.line(
+          "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
+          "1][i], alpha, beta, bias);");
+      cx.e.line(
+          "store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, acc[mi][4 * q + 2][i], acc[mi][4 * "
+          "q + 3][i], alpha, beta, bias);");
+    } else if (P == 4)
       cx.e.line(
           "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
           "1][i], "
