@@ -231,7 +231,8 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
 
 // Every example and GPU test schedule that leaves its layouts open, in every
 // other layout of A, B and C (`--layout`, issue 18), on shapes ragged and
-// tiny, packed and one past: validated against cuBLAS in the same layouts.
+// tiny, packed, one past and 16-byte aligned: validated against cuBLAS in
+// the same layouts.
 // A layout a path does not take (yet), or whose tf32 fragments in registers
 // overrun the register limit, is refused by analysis with its reason; those
 // variants are counted, not run, and the reasons are checked.
@@ -256,9 +257,12 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
       continue;
     }
     auto prepared = s->prepare(c->kernel, jit);
+    // Packed and ld+1 (the fallback or repacked operands on ragged shapes),
+    // and 16-aligned leading dimensions at 127x129x65 (the main entries).
     for (const GpuShape& shape :
          {GpuShape{7, 13, 5}, GpuShape{127, 129, 65}, GpuShape{4095, 4097, 1023}})
-      for (Ld ld : {Ld::dense, Ld::plus_one}) {
+      for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned}) {
+        if (ld == Ld::aligned && shape.m != 127) continue;
         runtime::RunOptions o;
         const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
         const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
@@ -270,7 +274,10 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
         o.time = false;
         runtime::RunReport r = s->run(*prepared, o);
         const std::string line = runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) +
-                                 " --layout " + layout + (ld == Ld::plus_one ? "  (ld + 1)" : "");
+                                 " --layout " + layout +
+                                 (ld == Ld::plus_one  ? "  (ld + 1)"
+                                  : ld == Ld::aligned ? "  (ld aligned)"
+                                                      : "");
         std::cout << line << "\n";
         std::ostringstream details;
         runtime::print_failure_details(details, r);
