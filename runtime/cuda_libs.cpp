@@ -66,6 +66,7 @@ const CublasApi& cublas() {
     lib.get(a.Destroy, "cublasDestroy_v2");
     lib.get(a.SetStream, "cublasSetStream_v2");
     lib.get(a.SetMathMode, "cublasSetMathMode");
+    lib.get(a.SetWorkspace, "cublasSetWorkspace_v2");
     lib.get(a.GemmEx, "cublasGemmEx");
     lib.get(a.GetStatusName, "cublasGetStatusName");
     lib.get(a.GetStatusString, "cublasGetStatusString");

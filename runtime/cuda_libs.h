@@ -26,6 +26,7 @@ struct CublasApi {
   decltype(&::cublasDestroy_v2) Destroy;
   decltype(&::cublasSetStream_v2) SetStream;
   decltype(&::cublasSetMathMode) SetMathMode;
+  decltype(&::cublasSetWorkspace_v2) SetWorkspace;
   // The exported cublasGemmEx (the header also has an inline overload taking
   // a cudaDataType compute type).
   cublasStatus_t (*GemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,

@@ -209,12 +209,17 @@ GpuSession::GpuSession(const DeviceInfo& device)
   check_cublas(cublas().Create(&h), "cublasCreate");
   cublas_ = h;
   check_cublas(cublas().SetStream(h, s), "cublasSetStream");
+  // After SetStream, which resets the workspace to the default pool.
+  const size_t workspace = size_t(device.sm >= 90 ? 32 : 4) << 20;
+  check_cuda(cudaMalloc(&cublas_workspace_, workspace), "cudaMalloc (cuBLAS workspace)");
+  check_cublas(cublas().SetWorkspace(h, cublas_workspace_, workspace), "cublasSetWorkspace");
   init_ms_ = ms_since(t0);
 }
 
 GpuSession::~GpuSession() {
   if (kernel_hung()) return;  // cublasDestroy would wait for the hung kernel
   if (cublas_) cublas().Destroy(static_cast<cublasHandle_t>(cublas_));
+  if (cublas_workspace_) cudaFree(cublas_workspace_);
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 

@@ -93,6 +93,10 @@ class GpuSession {
   DeviceInfo device_;
   void* stream_ = nullptr;  // cudaStream_t
   void* cublas_ = nullptr;  // cublasHandle_t
+  // cuBLAS's workspace, the size its documentation recommends (32 MiB on
+  // sm_90 and later, 4 MiB before): the baseline every ratio is taken
+  // against runs as NVIDIA (and torch) set it up, not on the default pool.
+  void* cublas_workspace_ = nullptr;
   double init_ms_ = 0;
   // Inputs and references of earlier validations, reused by later runs of
   // the same problem (runtime/host_cases.h).
