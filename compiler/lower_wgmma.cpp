@@ -6,6 +6,8 @@
 //                   k- or mn-major as its layout in memory) and
 //                   the descriptor strides wgmma reads them with
 //   wgmma_pipeline  stages, mbarriers and the shared-memory total
+// tf32 with A column-major and B row-major lowers as A row-major, the
+// runtime transposing A first (WgmmaPlan::a_transposed).
 // codegen/emit_wgmma.cpp prints the result.
 #include "compiler/lower_wgmma.h"
 
