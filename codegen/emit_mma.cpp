@@ -158,10 +158,6 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   k.mma_type = compiler::to_string(m.type);
   k.min_sm = m.min_sm;
   k.needs_cuda_headers = m.api == MmaApi::wmma || plan.dtype != DType::f32;
-  // The layouts the kernel reads: the runtime generates, launches and validates in them.
-  k.a_col = plan.schedule.a_col;
-  k.b_col = plan.schedule.b_col;
-  k.c_col = plan.schedule.c_col;
 
   KernelEntry e;
   e.name = name;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/blocks_mma.h"
+#include "codegen/emit_cuda.h"
 #include "codegen/emit_mma.h"
 #include "compiler/analyze.h"
 #include "compiler/lower_mma.h"
@@ -603,7 +604,8 @@ TEST(MmaPlanTma, OlderTargetsKeepCpAsync) {
 
 TEST_P(MmaPlanTest, EmitsBothEntries) {
   KernelPlan p = plan_for(GetParam());
-  codegen::GeneratedKernel k = codegen::emit_mma(p);
+  // Through emit_cuda, which gives every path's kernel its layouts.
+  codegen::GeneratedKernel k = codegen::emit_cuda(p);
   EXPECT_TRUE(k.tensor_cores);
   EXPECT_EQ(k.min_sm, GetParam().tma ? 90 : 80);
   EXPECT_EQ(k.main.uses_tma(), GetParam().tma);
