@@ -4,6 +4,7 @@
 // warpgroup tiles, wgmma's register bound, and the directives that shape the
 // Hopper kernel (`warp_specialize`, `persistent`, `tma_store`).
 #include "compiler/analyzer.h"
+#include "compiler/wgmma_plan.h"
 
 namespace schedc::compiler::analysis {
 
@@ -173,7 +174,8 @@ void Analyzer::hopper_presence_rules() {
   if (const Directive* d = given("cluster");
       d && s_.cluster_m * s_.cluster_n == 2 && s_.tile && s_.uses_wgmma()) {
     const bool shares_b = s_.cluster_m == 2;
-    const bool mn_major = shares_b ? !s_.b_col : s_.a_col;
+    const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
+    const bool mn_major = shares_b ? form.b_mn_major : form.a_mn_major;
     const int64_t extent = shares_b ? s_.tile->n : s_.tile->m;
     const int unit = mn_major ? 2 * (128 / size_of(s_.dtype)) : 16;
     if (extent % unit != 0) {
@@ -232,79 +234,53 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     auto& e = error(d->keyword_span, m);
     note(e, tile_note(), "block tile set here");
   };
-  // Each operand's stage as it lies in memory: k contiguous (A row-major,
-  // B column-major), one box of 128-byte rows; m or n contiguous, BK-row
-  // boxes of 128-byte column panels. wgmma (compiler/wgmma_plan.h) always
-  // reads 128-byte rows of k; the mma path's rules follow.
-  if (s_.mma->api == MmaApi::wgmma) {
-    if (t.k * elem != 128)
-      tile_error(std::string(s_.a_col || s_.b_col
-                                 ? "'tma' loads k-major operands as 128-byte rows of k and m- or "
-                                   "n-major ones as BK-row column panels"
-                                 : "'tma' loads A as (BM, BK) boxes of 128-byte rows") +
-                 ": BK must be " + std::to_string(128 / elem) + " for " + to_string(s_.dtype) +
-                 " (BK is " + std::to_string(t.k) + ")");
-    // tf32 with A column-major and B row-major reads A transposed (row-major).
-    const bool a_mn = s_.a_col && !(s_.mma->type == MmaType::tf32 && !s_.b_col);
-    const std::pair<bool, char> ops[] = {{!s_.b_col, 'B'}, {a_mn, 'A'}};
-    for (const auto& [mn_major, op] : ops) {
-      const int64_t mn = op == 'A' ? t.m : t.n;
-      const char* dim = op == 'A' ? "BM" : "BN";
-      if (mn_major && (mn * elem) % 128 != 0)
-        tile_error(std::string("'tma' loads ") + op + " as (BK, " + std::to_string(128 / elem) +
-                   ") column panels of 128 bytes: " + dim + " must be a multiple of " +
-                   std::to_string(128 / elem) + " for " + to_string(s_.dtype) + " (" + dim +
-                   " is " + std::to_string(mn) + ")");
-      if (!mn_major && mn > 256)
-        tile_error(std::string("'tma' loads ") + op + " as one (" + dim +
-                   ", BK) box, and a TMA box has at most 256 rows (" + dim + " is " +
-                   std::to_string(mn) + ")");
-    }
-    return;
-  }
-  // mma: the same stages, but a column-major A with a row-major B leaves BK
-  // free (both are panels of BK rows).
-  const bool a_col = s_.a_col, b_col = s_.b_col;
+  // Each operand's stage as it lies in memory: k contiguous (A row-major, B
+  // column-major) is one box of BK-element rows, 128 bytes; m or n
+  // contiguous is 128-byte column panels of BK rows. wgmma reads a tf32 A
+  // transposed first (compiler/wgmma_plan.h, wgmma_form) and always 128-byte
+  // rows of k; on mma a column-major A with a row-major B leaves BK free.
+  const bool wgmma = s_.mma->api == MmaApi::wgmma;
+  const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
+  const bool a_mn = wgmma ? form.a_mn_major : s_.a_col;
+  const bool b_mn = wgmma ? form.b_mn_major : !s_.b_col;
+  const bool bk_free = !wgmma && a_mn && b_mn;
   const std::string panel = std::to_string(128 / elem), dtype = to_string(s_.dtype);
-  if (!a_col && t.k * elem != 128)
-    tile_error("'tma' loads A as (BM, BK) boxes of 128-byte rows: BK must be " + panel + " for " +
-               dtype + " (BK is " + std::to_string(t.k) + ")");
-  else if (a_col && b_col && t.k * elem != 128)
-    tile_error("'tma' loads a column-major B as one (BN, BK) box of 128-byte rows: BK must be " +
-               panel + " for " + dtype + " (BK is " + std::to_string(t.k) + ")");
-  if (a_col && (t.m * elem) % 128 != 0)
+  const std::string bk_is = " (BK is " + std::to_string(t.k) + ")";
+  if (!bk_free && t.k * elem != 128)
+    tile_error((!a_mn   ? "'tma' loads A as (BM, BK) boxes of 128-byte rows"
+                : !b_mn ? "'tma' loads a column-major B as one (BN, BK) box of 128-byte rows"
+                        : "'tma' loads A and B as column panels of BK rows, and wgmma reads "
+                          "128-byte rows of k") +
+               std::string(": BK must be ") + panel + " for " + dtype + bk_is);
+  if (a_mn && (t.m * elem) % 128 != 0)
     tile_error("'tma' loads a column-major A as (BK, " + panel +
                ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " + dtype +
                " (BM is " + std::to_string(t.m) + ")");
-  if (!b_col && (t.n * elem) % 128 != 0)
+  if (b_mn && (t.n * elem) % 128 != 0)
     tile_error("'tma' loads B as (BK, " + panel +
                ") column panels of 128 bytes: BN must be a multiple of " + panel + " for " + dtype +
                " (BN is " + std::to_string(t.n) + ")");
-  if (!a_col && t.m > 256)
+  if (!a_mn && t.m > 256)
     tile_error("'tma' loads A as one (BM, BK) box, and a TMA box has at most 256 rows (BM is " +
                std::to_string(t.m) + ")");
-  if (b_col && t.n > 256)
+  if (!b_mn && t.n > 256)
     tile_error(
         "'tma' loads a column-major B as one (BN, BK) box, and a TMA box has at most 256 rows "
         "(BN is " +
         std::to_string(t.n) + ")");
-  // Only a column-major A with a row-major B leaves BK free: both are panels of
-  // BK rows, at most 256 (a box) and a multiple of 8 (1024-byte panels, the
-  // swizzle's period).
-  if (a_col && !b_col && (t.k % 8 != 0 || t.k > 256))
+  // Both operands panels of BK rows: at most 256 (a box) and a multiple of 8
+  // (1024-byte panels, the swizzle's period).
+  if (bk_free && (t.k % 8 != 0 || t.k > 256))
     tile_error(
         "'tma' loads a column-major A and a row-major B as column panels of BK rows: BK "
-        "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit "
-        "(BK is " +
-        std::to_string(t.k) + ")");
+        "must be a multiple of 8 (1024-byte panels) and at most 256, a box's row limit" +
+        bk_is);
 }
 
 void Analyzer::tensor_core_rules() {
   if (!mma_dir_) return;
   const std::string& api = mma_dir_->keyword;
-  // Every tensor-core path reads A and B and writes C in either layout
-  // (compiler/wgmma_plan.h, compiler/mma_plan.h).
-
+  // (Every tensor-core path reads A and B and writes C in either layout.)
   for (const char* k : {"transpose A", "transpose B"})
     if (const Directive* d = given(k)) {
       auto& e = error(d->span, "'" + std::string(k) + "' does not apply with '" + api +
@@ -399,8 +375,9 @@ bool Analyzer::warpgroup_tile_divides(const BlockTile& t) {
 
 bool Analyzer::wgmma_tiles(const BlockTile& t) {
   // tf32 with a row-major B computes C transposed (wgmma_tf32_tiles); with
-  // B column-major both operands are k-major and it is read as f16 is.
-  if (s_.mma->type == MmaType::tf32 && !s_.b_col) return wgmma_tf32_tiles(t);
+  // B column-major its tiles follow f16's rules (compiler/wgmma_plan.h).
+  const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
+  if (form.swapped) return wgmma_tf32_tiles(t);
   const WarpTile& w = *s_.warp;
   MmaSpec& m = *s_.mma;
   const std::string wt = dims_text({w.m, w.n});
@@ -415,7 +392,7 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
        ok;
   // A row-major B (n-major) is read in whole 128-byte column panels; a
   // column-major B (k-major) in 8-row groups, as A.
-  if (!s_.b_col)
+  if (form.b_mn_major)
     ok = divides(panel, w.n, warp_arg_,
                  "warpgroup tile " + wt + ": wgmma reads B in 128-byte column panels of " +
                      std::to_string(panel) + " " + to_string(s_.dtype) +
@@ -423,7 +400,7 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                      std::to_string(w.n) + ")",
                  s_.mma_at, "wgmma chosen here") &&
          ok;
-  if (s_.b_col)
+  if (!form.b_mn_major)
     ok = divides(8, w.n, warp_arg_,
                  "warpgroup tile " + wt +
                      ": wgmma's N is a multiple of 8, so WN must be a multiple of 8 (WN is " +
@@ -450,7 +427,7 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
     e.notes.push_back({s_.mma_at.span, "'wgmma tf32' given here"});
     return false;
   }
-  if (ok && !s_.b_col && m.n % panel != 0) {
+  if (ok && form.b_mn_major && m.n % panel != 0) {
     // The descriptor of an n-major B addresses whole 128-byte panels.
     error(s_.mma_at.span, "'" + inst +
                               "' reads B in 128-byte column panels: N must be a "
@@ -522,10 +499,8 @@ void Analyzer::wgmma_registers_rule() {
   // tf32: B^T fragments of two k-steps, 4 registers per 64 columns each.
   // tf32: B^T's (row-major B) or A's (A and B column-major) fragments of two
   // k-steps, 4 registers per 64 rows of that operand each.
-  const bool tf32 = s_.mma->type == MmaType::tf32;
-  const int64_t frag = tf32 && !s_.b_col              ? 8 * (w.n / 64)
-                       : tf32 && s_.a_col && s_.b_col ? 8 * (w.m / 64)
-                                                      : 0;
+  const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
+  const int64_t frag = form.swapped ? 8 * (w.n / 64) : form.a_in_registers ? 8 * (w.m / 64) : 0;
   const int64_t cap = target_.registers_per_thread(int(threads));
   if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +

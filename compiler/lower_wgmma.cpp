@@ -6,8 +6,8 @@
 //                   k- or mn-major as its layout in memory) and
 //                   the descriptor strides wgmma reads them with
 //   wgmma_pipeline  stages, mbarriers and the shared-memory total
-// tf32 with A column-major and B row-major lowers as A row-major, the
-// runtime transposing A first (WgmmaPlan::a_transposed).
+// How each layout is read (registers, transposed A) is wgmma_form's
+// decision (compiler/wgmma_plan.h).
 // codegen/emit_wgmma.cpp prints the result.
 #include "compiler/lower_wgmma.h"
 
@@ -33,10 +33,11 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.inst_k = spec.k;
   w.wg_m = s.warp->m;
   w.wg_n = s.warp->n;
-  // tf32 reads only k-major operands by descriptor: a row-major B (n-major)
-  // goes through registers, with C computed transposed (compiler/wgmma_plan.h).
-  w.swapped = w.type == MmaType::tf32 && !s.b_col;
-  w.a_in_registers = w.type == MmaType::tf32 && s.a_col && s.b_col;
+  // Which operand goes through registers, if any (compiler/wgmma_plan.h, wgmma_form).
+  const WgmmaForm form = wgmma_form(w.type, s.a_col, s.b_col);
+  w.swapped = form.swapped;
+  w.a_in_registers = form.a_in_registers;
+  w.a_transposed = form.a_transposed;
   // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
   const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
   SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&
@@ -87,14 +88,16 @@ WgmmaOperand make_operand(int mn, int k, int elem_bytes, bool mn_major) {
 }
 
 // The stages lie as the operands lie in memory: A row-major and B
-// column-major are K-major, A column-major and B row-major MN-major.
+// column-major are K-major, A column-major and B row-major MN-major (but a
+// tf32 A transposed by the runtime first: wgmma_form).
 KernelPlan wgmma_operands(KernelPlan p) {
   WgmmaPlan& w = *p.wgmma;
   const Schedule& s = p.schedule;
   SCHEDC_INTERNAL_ASSERT(p.block_k * w.elem_bytes == 128,
                          "wgmma stages hold 128-byte rows of k (analyze checks BK)");
-  w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, s.a_col);
-  w.b = make_operand(p.block_n, p.block_k, w.elem_bytes, !s.b_col);
+  const WgmmaForm form = wgmma_form(w.type, s.a_col, s.b_col);
+  w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, form.a_mn_major);
+  w.b = make_operand(p.block_n, p.block_k, w.elem_bytes, form.b_mn_major);
   return p;
 }
 
@@ -119,16 +122,6 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
 
 KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   SCHEDC_INTERNAL_ASSERT(s.uses_wgmma() && s.tile && s.warp, "lower_wgmma needs wgmma, tile, warp");
-  if (s.mma->type == MmaType::tf32 && s.a_col && !s.b_col) {
-    // Neither operand k-major: the row-major-A kernel on A transposed by the
-    // runtime (WgmmaPlan::a_transposed); the plan keeps the schedule's layout.
-    Schedule row_a = s;
-    row_a.a_col = false;
-    KernelPlan p = lower_wgmma(row_a, t);
-    p.schedule = s;
-    p.wgmma->a_transposed = true;
-    return p;
-  }
   KernelPlan p = tiled_plan_header(s, t, KernelKind::wgmma);
   p = wgmma_pipeline(wgmma_operands(wgmma_roles(p)));
   // stream_k (compiler/stream_k.h): the module gets a tail entry, below; a

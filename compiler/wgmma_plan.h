@@ -66,6 +66,30 @@ struct WgmmaOperand {
   bool halves() const { return mn_major ? panels() % 2 == 0 : mn % 16 == 0; }
 };
 
+// How the Hopper kernel reads A and B in their layouts: the one decision
+// analysis (its rules) and lowering (the plan) both take from here. A stage
+// lies as its operand lies in memory, but wgmma reads tf32 from shared
+// memory only k-major, so for tf32:
+//   B row-major: swapped (C^T = B^T A^T, B^T's fragments in registers); if A
+//     is column-major too, neither is k-major, and A is first transposed
+//     into row-major scratch by the runtime (a_transposed);
+//   A and B column-major: A's fragments in registers (a_in_registers);
+//   A row-major, B column-major: both by descriptor, as f16/bf16.
+struct WgmmaForm {
+  bool swapped = false, a_in_registers = false, a_transposed = false;
+  bool a_mn_major = false, b_mn_major = false;  // how A's and B's stages lie
+};
+inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
+  const bool tf32 = type == MmaType::tf32;
+  WgmmaForm f;
+  f.swapped = tf32 && !b_col;
+  f.a_in_registers = tf32 && a_col && b_col;
+  f.a_transposed = tf32 && a_col && !b_col;
+  f.a_mn_major = a_col && !f.a_transposed;
+  f.b_mn_major = !b_col;
+  return f;
+}
+
 struct WgmmaPlan {
   MmaType type = MmaType::f16;
   int elem_bytes = 2;
