@@ -188,6 +188,33 @@ int64_t leading_dim(Ld ld, int64_t cols) {
   return 0;
 }
 
+// Runs `c` once on `shape` with leading dimensions `ld` (in the kernel's
+// layouts), validated against cuBLAS; prints the run line with `suffix`.
+void expect_correct_run(runtime::GpuSession* s, const runtime::PreparedKernel& prepared,
+                        const cli::Compiled& c, const std::string& name, const GpuShape& shape,
+                        Ld ld, const std::string& suffix) {
+  runtime::RunOptions o;
+  // Leading dimensions past each operand's row in memory: K or M for A,
+  // N or K for B, N or M for C (layout A / B / C col).
+  const int64_t a_row = c.kernel.a_col ? shape.m : shape.k;
+  const int64_t b_row = c.kernel.b_col ? shape.k : shape.n;
+  const int64_t c_row = c.kernel.c_col ? shape.m : shape.n;
+  o.problem = c.kernel.in_layouts(compiler::Problem{shape.m, shape.n, shape.k,
+                                                    leading_dim(ld, a_row), leading_dim(ld, b_row),
+                                                    leading_dim(ld, c_row), c.schedule.dtype});
+  o.epilogue = c.schedule.epilogue;
+  o.time = false;
+  runtime::RunReport r = s->run(prepared, o);
+  const std::string line = runtime::run_line(name, o.problem, c.kernel.dtype, r) + suffix +
+                           (ld == Ld::plus_one  ? "  (ld + 1)"
+                            : ld == Ld::aligned ? "  (ld aligned)"
+                                                : "");
+  std::cout << line << "\n";
+  std::ostringstream details;
+  runtime::print_failure_details(details, r);
+  EXPECT_TRUE(r.ok()) << line << "\n" << details.str();
+}
+
 TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
   SCHEDC_REQUIRE_GPU(s);
   std::optional<cli::Compiled> c;
@@ -201,32 +228,8 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
   jit.cache_dir = testing::test_cache_dir();
   auto prepared = s->prepare(c->kernel, jit);
   for (const GpuShape& shape : kGpuShapes)
-    for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned}) {
-      runtime::RunOptions o;
-      // Leading dimensions past each operand's row in memory: K or M for A,
-      // N or K for B (layout A col / layout B col).
-      const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
-      const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
-      const int64_t c_row = c->kernel.c_col ? shape.m : shape.n;
-      o.problem = compiler::Problem{shape.m,
-                                    shape.n,
-                                    shape.k,
-                                    leading_dim(ld, a_row),
-                                    leading_dim(ld, b_row),
-                                    leading_dim(ld, c_row),
-                                    c->schedule.dtype};
-      o.epilogue = c->schedule.epilogue;
-      o.time = false;
-      runtime::RunReport r = s->run(*prepared, o);
-      std::string line = runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) +
-                         (ld == Ld::plus_one  ? "  (ld + 1)"
-                          : ld == Ld::aligned ? "  (ld aligned)"
-                                              : "");
-      std::cout << line << "\n";
-      std::ostringstream details;
-      runtime::print_failure_details(details, r);
-      EXPECT_TRUE(r.ok()) << line << "\n" << details.str();
-    }
+    for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned})
+      expect_correct_run(s, *prepared, *c, GetParam(), shape, ld, "");
 }
 
 // Every example and GPU test schedule that leaves its layouts open, in every
@@ -261,28 +264,10 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
     // and 16-aligned leading dimensions at 127x129x65 (the main entries).
     for (const GpuShape& shape :
          {GpuShape{7, 13, 5}, GpuShape{127, 129, 65}, GpuShape{4095, 4097, 1023}})
-      for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned}) {
-        if (ld == Ld::aligned && shape.m != 127) continue;
-        runtime::RunOptions o;
-        const int64_t a_row = c->kernel.a_col ? shape.m : shape.k;
-        const int64_t b_row = c->kernel.b_col ? shape.k : shape.n;
-        const int64_t c_row = c->kernel.c_col ? shape.m : shape.n;
-        o.problem = c->kernel.in_layouts(
-            compiler::Problem{shape.m, shape.n, shape.k, leading_dim(ld, a_row),
-                              leading_dim(ld, b_row), leading_dim(ld, c_row), c->schedule.dtype});
-        o.epilogue = c->schedule.epilogue;
-        o.time = false;
-        runtime::RunReport r = s->run(*prepared, o);
-        const std::string line = runtime::run_line(GetParam(), o.problem, c->kernel.dtype, r) +
-                                 " --layout " + layout +
-                                 (ld == Ld::plus_one  ? "  (ld + 1)"
-                                  : ld == Ld::aligned ? "  (ld aligned)"
-                                                      : "");
-        std::cout << line << "\n";
-        std::ostringstream details;
-        runtime::print_failure_details(details, r);
-        EXPECT_TRUE(r.ok()) << line << "\n" << details.str();
-      }
+      for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned})
+        if (ld != Ld::aligned || shape.m == 127)
+          expect_correct_run(s, *prepared, *c, GetParam(), shape, ld,
+                             std::string(" --layout ") + layout);
     ++ran;
   }
   std::cout << GetParam() << ": " << ran << " of 7 other layouts run\n";
