@@ -44,13 +44,6 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
   return "";
 }
 
-// Whether TMA cannot read an operand for main `e` (its pointer or leading
-// dimension breaks main's preconditions): it is repacked into scratch then.
-bool tma_cannot_read(const codegen::KernelEntry& e, const void* ptr, int64_t ld) {
-  return (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) ||
-         (e.ld_multiple > 1 && ld % e.ld_multiple != 0);
-}
-
 }  // namespace
 
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
@@ -62,7 +55,8 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
     choice.entry = &e;
     choice.name = e.name;
     choice.transpose_a = true;
-    choice.repack_b = tma_cannot_read(e, b, p.b_ld());
+    choice.repack_b = (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(b) % e.align_bytes != 0) ||
+                      (e.ld_multiple > 1 && p.b_ld() % e.ld_multiple != 0);
     choice.why =
         "A (column-major) transposed into row-major scratch first (" + kernel.transpose_a +
         ", timed with it)" +
@@ -82,10 +76,15 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
   if (kernel.has_repack()) {
     // TMA needs A and B 16-byte aligned with leading dimensions in 16-byte
     // multiples; an operand that is not is copied into aligned scratch first.
+    const codegen::KernelEntry& e = kernel.main;
+    auto breaks = [&](const void* ptr, int64_t ld) {
+      return (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) ||
+             (e.ld_multiple > 1 && ld % e.ld_multiple != 0);
+    };
     choice.entry = &kernel.main;
     choice.name = kernel.main.name;
-    choice.repack_a = tma_cannot_read(kernel.main, a, p.a_ld());
-    choice.repack_b = tma_cannot_read(kernel.main, b, p.b_ld());
+    choice.repack_a = breaks(a, p.a_ld());
+    choice.repack_b = breaks(b, p.b_ld());
     choice.why = failure + ": " +
                  (choice.repack_a && choice.repack_b ? "A and B"
                   : choice.repack_a                  ? "A"
@@ -348,32 +347,37 @@ void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
   grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
 
-int64_t Module::to_scratch(int which, bool transpose, const void* src, int64_t rows, int64_t cols,
-                           int64_t ld, void* stream) const {
+int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                       void* stream) const {
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
-  // The copy's rows and row length: the source's, or swapped by the transpose.
-  const int64_t dst_rows = transpose ? cols : rows;
-  const int64_t dst_ld = compiler::wgmma_repack_ld(transpose ? rows : cols, elem);
-  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(dst_rows * dst_ld * elem),
-                     false,
-                     transpose    ? "transposed scratch of A"
-                     : which == 0 ? "repack scratch of A"
-                                  : "repack scratch of B");
+  const int64_t dst_ld = compiler::wgmma_repack_ld(cols, elem);
+  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(rows * dst_ld * elem), false,
+                     which == 0 ? "repack scratch of A" : "repack scratch of B");
   int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
   void* dst = scratch_[which];
   void* params[] = {&src, &r, &c, &l, &dst, &d};
+  const int64_t chunks = rows * (dst_ld * elem / 16);
   codegen::KernelEntry e;
-  codegen::Dim3 grid;
-  if (transpose) {  // a 32 x 8 block per 32 x 32 tile of the source
-    e.block = codegen::Dim3{32, 8, 1};
-    grid = codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1};
-  } else {  // a thread per 16-byte chunk of the copy
-    const int64_t chunks = rows * (dst_ld * elem / 16);
-    e.block = codegen::Dim3{256, 1, 1};
-    grid = codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1};
-  }
-  const std::string& name = transpose ? kernel_.transpose_a : kernel_.repack;
-  launch_kernel(handle(name), name, grid, e, params, stream, false);
+  e.block = codegen::Dim3{256, 1, 1};
+  launch_kernel(handle(kernel_.repack), kernel_.repack,
+                codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e, params, stream, false);
+  return dst_ld;
+}
+
+int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld,
+                            void* stream) const {
+  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
+  grow_device_buffer(scratch_[0], scratch_bytes_[0], size_t(cols * dst_ld * elem), false,
+                     "transposed scratch of A");
+  int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+  void* dst = scratch_[0];
+  void* params[] = {&src, &r, &c, &l, &dst, &d};
+  codegen::KernelEntry e;
+  e.block = codegen::Dim3{32, 8, 1};
+  launch_kernel(handle(kernel_.transpose_a), kernel_.transpose_a,
+                codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1}, e,
+                params, stream, false);
   return dst_ld;
 }
 
@@ -393,16 +397,16 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // The row and column counts of A as main reads it (transposed: M x K).
   int64_t a_rows = p.a_rows(), a_row_len = p.a_row_len();
   if (choice.transpose_a) {
-    lda = int(to_scratch(0, true, a, p.k, p.m, p.a_ld(), stream));
+    lda = int(transpose_a(a, p.k, p.m, p.a_ld(), stream));
     a = scratch_[0];
     a_rows = p.m, a_row_len = p.k;
   }
   if (choice.repack_a) {
-    lda = int(to_scratch(0, false, a, p.a_rows(), p.a_row_len(), p.a_ld(), stream));
+    lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stream));
     a = scratch_[0];
   }
   if (choice.repack_b) {
-    ldb = int(to_scratch(1, false, b, p.b_rows(), p.b_row_len(), p.b_ld(), stream));
+    ldb = int(repack(1, b, p.b_rows(), p.b_row_len(), p.b_ld(), stream));
     b = scratch_[1];
   }
   void* c = args.c;

@@ -139,12 +139,14 @@ class Module {
   // Repack scratch for A and B.
   mutable void* scratch_[2] = {nullptr, nullptr};
   mutable size_t scratch_bytes_[2] = {0, 0};
-  // Copies rows x cols of `src` (leading dimension ld) into scratch `which`
-  // with the module's repack entry, or (transpose: a column-major A as
-  // stored, K rows of M) its transpose entry as cols rows of rows
-  // (GeneratedKernel::transpose_a); returns the copy's leading dimension.
-  int64_t to_scratch(int which, bool transpose, const void* src, int64_t rows, int64_t cols,
-                     int64_t ld, void* stream) const;
+  // Copies rows x cols of `src` (leading dimension ld) into scratch `which`;
+  // returns the copy's leading dimension.
+  int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                 void* stream) const;
+  // Transposes the rows x cols `src` (a column-major A as stored: K rows of
+  // M) into A's scratch as cols rows (GeneratedKernel::transpose_a); returns
+  // their leading dimension.
+  int64_t transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, void* stream) const;
 };
 
 }  // namespace schedc::runtime
