@@ -123,6 +123,7 @@ GeneratedKernel emit_cuda(const KernelPlan& plan) {
   k.a_col = plan.schedule.a_col;
   k.b_col = plan.schedule.b_col;
   k.c_col = plan.schedule.c_col;
+  k.batched = plan.schedule.batch > 0;
   return k;
 }
 

@@ -19,6 +19,17 @@
 // maps of A and B (KernelEntry::tma_a / tma_b say their boxes); the runtime
 // encodes them for each launch's pointers and leading dimensions.
 //
+// A batched module (`batch N`, GeneratedKernel::batched) computes a strided
+// batch: each entry takes three more parameters right after bias, before any
+// of those below, `long long batch_stride_a, batch_stride_b, batch_stride_c`
+// (elements from one GEMM's operand to the next's), and launches with
+// gridDim.z = the batch, block z computing GEMM blockIdx.z (x and y as for
+// one GEMM; a persistent grid walks that GEMM's tiles). Its tensor maps are
+// 3-D: the matrix's rows and columns, then the batch with the stride as
+// pitch; the copies address GEMM blockIdx.z's matrix with the third
+// coordinate. The stream_k workspace holds one split's partials and
+// counters per GEMM.
+//
 // A `stream_k` module has a tail entry beside each of main and fallback,
 // named in KernelEntry::stream_k_tail. The launch's split (compiler/
 // stream_k.h) decides: the entry itself runs on a 1-D grid of
@@ -145,6 +156,10 @@ struct GeneratedKernel {
   // `layout B col`; compiler/problem.h): the runtime launches and validates
   // every problem in them.
   bool a_col = false, b_col = false, c_col = false;
+  // `batch N`: the entries take the batch strides and walk the batch along
+  // grid z (the ABI above); the runtime launches every problem, a batch of
+  // one included, that way.
+  bool batched = false;
   // Those layouts as letters, A's, B's, C's: N row-major, T column-major
   // ("NNN", "NTN" for `layout B col`); the library's and the tuning key's.
   std::string layout() const;

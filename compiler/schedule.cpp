@@ -49,6 +49,7 @@ std::string to_sched_text(const Schedule& s) {
   if (s.a_col) o << "layout A col\n";  // row-major, the default, goes unsaid
   if (s.b_col) o << "layout B col\n";
   if (s.c_col) o << "layout C col\n";
+  if (s.batch > 0) o << "batch " << s.batch << "\n";
   if (s.is_naive()) {
     o << "# no tile: naive kernel, one thread per C element\n";
     o << "block " << s.block_x << "x" << s.block_y << "\n";

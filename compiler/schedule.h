@@ -102,6 +102,13 @@ struct Schedule {
   // epilogues store it element by element).
   bool c_col = false;
   Origin c_layout_at;
+  // `batch N`: the kernel computes a strided batch of GEMMs, one per z index
+  // of its grid (persistent and stream_k kernels walk each GEMM's tiles
+  // along x); A, B and C of GEMM b start b strides past their first
+  // (codegen/generated_kernel.h). N is the batch `run` and `bench` take by
+  // default, as `shape` gives M, N and K; 0 = not batched.
+  int64_t batch = 0;
+  Origin batch_at;
   bool transpose_a = false;
   Origin transpose_a_at;
   bool transpose_b = false;

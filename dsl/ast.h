@@ -42,9 +42,9 @@ struct Ast {
 inline const std::vector<std::string>& directive_keywords() {
   static const std::vector<std::string> k = {
       "shape",           "dtype",      "block",     "tile",    "thread",  "warp",
-      "vectorize",       "layout",     "transpose", "pad",     "swizzle", "double_buffer",
-      "stages",          "tma",        "stream_k",  "wmma",    "mma",     "wgmma",
-      "warp_specialize", "persistent", "tma_store", "cluster", "epilogue"};
+      "vectorize",       "layout",     "batch",     "transpose", "pad",   "swizzle",
+      "double_buffer",   "stages",     "tma",       "stream_k",  "wmma",  "mma",
+      "wgmma",           "warp_specialize", "persistent", "tma_store", "cluster", "epilogue"};
   return k;
 }
 

@@ -44,6 +44,7 @@ struct kw_vectorize : TAO_PEGTL_KEYWORD("vectorize") {};
 struct kw_transpose : TAO_PEGTL_KEYWORD("transpose") {};
 struct kw_pad : TAO_PEGTL_KEYWORD("pad") {};
 struct kw_layout : TAO_PEGTL_KEYWORD("layout") {};
+struct kw_batch : TAO_PEGTL_KEYWORD("batch") {};
 struct kw_swizzle : TAO_PEGTL_KEYWORD("swizzle") {};
 struct kw_double_buffer : TAO_PEGTL_KEYWORD("double_buffer") {};
 struct kw_stages : TAO_PEGTL_KEYWORD("stages") {};
@@ -78,6 +79,7 @@ struct pad_operand : word {};
 struct pad_amount : integer {};
 struct layout_operand : word {};
 struct layout_order : word {};  // row, col
+struct batch_count : integer {};
 struct swizzle_group : integer {};
 struct swizzle_kind : word {};
 struct stage_count : integer {};
@@ -110,6 +112,7 @@ struct vectorize_directive : p::if_must<kw_vectorize, ws, vector_width> {};
 struct transpose_directive : p::if_must<kw_transpose, ws, transpose_operand> {};
 struct pad_directive : p::if_must<kw_pad, ws, pad_operand, ws, pad_amount> {};
 struct layout_directive : p::if_must<kw_layout, ws, layout_operand, ws, layout_order> {};
+struct batch_directive : p::if_must<kw_batch, ws, batch_count> {};
 struct swizzle_directive : p::if_must<kw_swizzle, ws, swizzle_args> {};
 struct double_buffer_directive : p::seq<kw_double_buffer> {};
 struct stages_directive : p::if_must<kw_stages, ws, stage_count> {};
@@ -128,7 +131,7 @@ struct unknown_directive : word {};
 
 struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
-             warp_directive, vectorize_directive, layout_directive, transpose_directive, pad_directive,
+             warp_directive, vectorize_directive, layout_directive, batch_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
              mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, cluster_directive, epilogue_directive, unknown_directive> {};
 
@@ -160,6 +163,7 @@ template <> inline constexpr const char* error_message<transpose_operand> = "exp
 template <> inline constexpr const char* error_message<pad_operand> = "expected the operand after 'pad': A or B, e.g. 'pad A 4'";
 template <> inline constexpr const char* error_message<layout_operand> = "expected the matrix after 'layout': A, B or C, e.g. 'layout B col'";
 template <> inline constexpr const char* error_message<layout_order> = "expected how the operand lies in memory after it: row (row-major) or col (column-major)";
+template <> inline constexpr const char* error_message<batch_count> = "expected the number of GEMMs after 'batch', e.g. 'batch 64'";
 template <> inline constexpr const char* error_message<pad_amount> = "expected the padding in elements after the operand, e.g. 'pad A 4'";
 template <> inline constexpr const char* error_message<swizzle_args> = "expected 'smem' or 'block N' after 'swizzle'";
 template <> inline constexpr const char* error_message<swizzle_group> = "expected the group size in tiles after 'swizzle block', e.g. 'swizzle block 8'";

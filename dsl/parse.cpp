@@ -211,6 +211,7 @@ template <> struct action<g::kw_vectorize> : begin_directive {};
 template <> struct action<g::kw_transpose> : begin_directive {};
 template <> struct action<g::kw_pad> : begin_directive {};
 template <> struct action<g::kw_layout> : begin_directive {};
+template <> struct action<g::kw_batch> : begin_directive {};
 template <> struct action<g::kw_swizzle> : begin_directive {};
 template <> struct action<g::kw_double_buffer> : begin_directive {};
 template <> struct action<g::kw_stages> : begin_directive {};
@@ -245,6 +246,7 @@ template <> struct action<g::epilogue_word> : word_arg {};
 
 template <> struct action<g::vector_width> : number_action {};
 template <> struct action<g::pad_amount> : number_action {};
+template <> struct action<g::batch_count> : number_action {};
 template <> struct action<g::swizzle_group> : number_action {};
 template <> struct action<g::stage_count> : number_action {};
 template <> struct action<g::alpha_value> : number_action {};
