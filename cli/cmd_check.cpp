@@ -241,6 +241,19 @@ void print_stream_k(std::ostream& o, const compiler::Schedule& s) {
     << "#                      launch (schedc run --verbose prints it)\n";
 }
 
+// `batch N`: how the kernel walks the batch.
+void print_batch(std::ostream& o, const compiler::Schedule& s) {
+  if (s.batch == 0) return;
+  o << "#   batch:             " << s.batch
+    << " GEMMs unless run or bench say --batch; one GEMM per grid z\n"
+    << "#                      index, its A, B and C the batch strides on\n";
+  if (s.uses_wgmma() || s.tma)
+    o << "#                      the TMA maps are 3-D: the batch is their third dimension\n";
+  if (s.persistent || s.stream_k)
+    o << "#                      each GEMM's tiles are split as one GEMM's (persistent, "
+         "stream_k)\n";
+}
+
 }  // namespace
 
 Command add_check_command(CLI::App& root) {
@@ -332,6 +345,7 @@ Command add_check_command(CLI::App& root) {
               print_layouts(std::cout, c->schedule, target);
               print_uneven_copies(std::cout, c->schedule, target);
               print_stream_k(std::cout, c->schedule);
+              print_batch(std::cout, c->schedule);
             }
             if (opt->json) std::cout << report::json_text(json) << "\n";
             return int(all_ok ? kOk : kBadInput);

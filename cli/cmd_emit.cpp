@@ -39,11 +39,14 @@ int run_emit(const EmitOptions& o) {
   int64_t n = o.shape.empty() ? c->schedule.shape.n : shape.n;
   int64_t kk = o.shape.empty() ? c->schedule.shape.k : shape.k;
   codegen::Dim3 g = k.grid(m, n);
+  const int64_t batch = c->schedule.batch;  // a batched kernel: one z index per GEMM
   std::string text = c->kernel.source;
-  text += "// Launch for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-          std::to_string(kk) + ": " + k.name + "<<<(" + std::to_string(g.x) + ", " +
-          std::to_string(g.y) + "), (" + std::to_string(k.block.x) + ", " +
-          std::to_string(k.block.y) + "), " + std::to_string(k.dynamic_smem) + ">>>" +
+  text += "// Launch for " + (batch > 0 ? std::to_string(batch) + " x " : std::string()) +
+          std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk) + ": " + k.name +
+          "<<<(" + std::to_string(g.x) + ", " + std::to_string(g.y) +
+          (batch > 0 ? ", " + std::to_string(batch) : std::string()) + "), (" +
+          std::to_string(k.block.x) + ", " + std::to_string(k.block.y) + "), " +
+          std::to_string(k.dynamic_smem) + ">>>" +
           (k.stream_k ? " at most: stream_k splits at launch, " + k.stream_k_tail +
                             " computes the tiles of a partial last wave, cut along k"
                       : "") +

@@ -52,6 +52,7 @@ std::string schedule_text(const Schedule& s) {
   if (s.a_col) put("layout A col", s.a_layout_at);
   if (s.b_col) put("layout B col", s.b_layout_at);
   if (s.c_col) put("layout C col", s.c_layout_at);
+  if (s.batch > 0) put("batch " + std::to_string(s.batch), s.batch_at);
   if (s.is_naive()) {
     put("block " + x(s.block_x, s.block_y), s.block_at);
   } else {
@@ -123,6 +124,10 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
                      s.c_col ? "column-major (N x M)" : "row-major"));
   else
     e.comment("alpha, beta, bias); A, B, C row-major; C = act(alpha*A*B + beta*C + bias[n]).");
+  if (s.batch > 0)
+    e.comment(
+        "Batched: after bias the batch strides (elements); GEMM blockIdx.z of the batch per "
+        "block.");
   e.comment("Each entry compiles alone with -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<its name>.");
   if (p.dtype == DType::f16) e.line("#include <cuda_fp16.h>");
   if (p.dtype == DType::bf16) e.line("#include <cuda_bf16.h>");
@@ -194,7 +199,24 @@ void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
                "* __restrict__ B, int ldb, " + T +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
                "bias" +
+               (p.schedule.batch > 0 ? ", " + std::string(kBatchParams) : "") +
                (extra_params.empty() ? "" : ", " + extra_params) + ")");
+  if (p.schedule.batch > 0) emit_batch_offsets(e, p);
+}
+
+void emit_batch_offsets(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  e.comment(format("batch %lld %s: this block computes GEMM blockIdx.z of the batch, whose A, B",
+                   static_cast<long long>(s.batch), origin_note(s, s.batch_at).c_str()));
+  e.comment("and C lie blockIdx.z strides past the first GEMM's");
+  e.line("A += (long long)blockIdx.z * batch_stride_a;");
+  e.line("B += (long long)blockIdx.z * batch_stride_b;");
+  e.line("C += (long long)blockIdx.z * batch_stride_c;");
+  if (p.stream_k_tail) {
+    e.comment("and its slices' partial sums and arrival counters are its own: gridDim.x of each");
+    e.line(format("sk_partials += (size_t)blockIdx.z * gridDim.x * %d;", p.block_m * p.block_n));
+    e.line("sk_counters += (size_t)blockIdx.z * gridDim.x;");
+  }
 }
 
 void emit_tile_constants(Emitter& e, const KernelPlan& p) {

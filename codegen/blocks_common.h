@@ -55,9 +55,19 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 void emit_entry_guard_open(Emitter& e, const std::string& name);
 void emit_entry_guard_close(Emitter& e, const std::string& name);
 
+// A batched schedule's entries (`batch N`) take kBatchParams after bias and
+// begin with emit_batch_offsets.
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,
                       const std::string& extra_params = "", int min_blocks = 0,
                       const std::string& attributes = "");
+
+// The batch strides of the ABI (codegen/generated_kernel.h), in elements.
+inline constexpr const char* kBatchParams =
+    "long long batch_stride_a, long long batch_stride_b, long long batch_stride_c";
+
+// Moves A, B and C (and a stream_k tail's workspace) to GEMM blockIdx.z of
+// the batch, so the rest of the kernel computes one GEMM as if alone.
+void emit_batch_offsets(Emitter& e, const compiler::KernelPlan& plan);
 
 // constexpr int BM, BN, BK, THREADS with the directive that set each.
 void emit_tile_constants(Emitter& e, const compiler::KernelPlan& plan);

@@ -2,7 +2,7 @@
 
 namespace schedc::codegen {
 
-void emit_tma_helpers(Emitter& e) {
+void emit_tma_helpers(Emitter& e, bool batched) {
   e.lines(
       R"(// A CUDA tensor map (CUtensorMap): 128 opaque bytes the runtime encodes for each launch.
 struct __align__(64) TmaMap {
@@ -35,16 +35,34 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
       "@!done bra WAIT_%=;\n"
       "}\n" ::"r"(bar), "r"(parity)
       : "memory");
-}
-// TMA: the box at (col, row) of the tensor map -> shared memory at dst; the bytes
-// complete on mbarrier `bar`; elements past the matrix edge arrive as zeros.
+})");
+  const TmaCoords at = tma_coords(batched, 3, 5);
+  e.lines(
+      std::string(
+          batched
+              ? R"(// TMA: the box at (col, row) of GEMM blockIdx.z's matrix in the tensor map
+// -> shared memory at dst; the bytes complete on mbarrier `bar`; elements past
+// the matrix edge arrive as zeros.)"
+              : R"(// TMA: the box at (col, row) of the tensor map -> shared memory at dst; the bytes
+// complete on mbarrier `bar`; elements past the matrix edge arrive as zeros.)") +
+      R"(
 __device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap& map, unsigned bar, int col, int row) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
-      ::"r"(dst), "l"(&map), "r"(bar), "r"(col), "r"(row)
+      "cp.async.bulk.tensor.)" +
+      at.dims + R"(.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, )" +
+      at.list +
+      R"(], [%2];\n"
+      ::"r"(dst), "l"(&map), "r"(bar), "r"(col), "r"(row))" +
+      at.z_operand + R"(
       : "memory");
 })");
   e.line();
+}
+
+TmaCoords tma_coords(bool batched, int first, int z) {
+  const std::string col = "%" + std::to_string(first), row = "%" + std::to_string(first + 1);
+  if (!batched) return {"2d", "{" + col + ", " + row + "}", ""};
+  return {"3d", "{" + col + ", " + row + ", %" + std::to_string(z) + "}", ", \"r\"(blockIdx.z)"};
 }
 
 }  // namespace schedc::codegen

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codegen/blocks_common.h"
+#include "codegen/blocks_tma.h"
 
 namespace schedc::codegen {
 
@@ -115,12 +116,18 @@ __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 })");
   if (w.tma_store) {
-    const char* store =
+    const bool batched = p.schedule.batch > 0;
+    const TmaCoords at = tma_coords(batched, 2, 4);
+    const std::string store =
         R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
-// edge), its group commit, and the waits for its shared-memory reads / the whole store.
+// edge)" +
+        std::string(batched ? "; into GEMM blockIdx.z's C" : "") +
+        R"(), its group commit, and the waits for its shared-memory reads / the whole store.
 __device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
-               ::"l"(&map), "r"(src), "r"(col), "r"(row) : "memory");
+  asm volatile("cp.async.bulk.tensor.)" +
+        at.dims + R"(.global.shared::cta.bulk_group [%0, )" + at.list + R"(], [%1];\n"
+               ::"l"(&map), "r"(src), "r"(col), "r"(row))" +
+        at.z_operand + R"( : "memory");
 }
 __device__ __forceinline__ void tma_store_commit() {
   asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
@@ -156,7 +163,7 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
                ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 )";
-    e.lines(std::string(store) + (w.c_col ? trans : "") + rest);
+    e.lines(store + (w.c_col ? trans : "") + rest);
   }
   if (w.pingpong) {
     e.comment(
@@ -169,7 +176,7 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })");
   }
-  if (w.cluster_size() > 1) emit_wgmma_cluster_helpers(e);
+  if (w.cluster_size() > 1) emit_wgmma_cluster_helpers(e, p.schedule.batch > 0);
   e.line();
   emit_instruction(e, w);
 }
@@ -357,10 +364,12 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
         "tma_store: C leaves shared memory by TMA when TMA can write it (16-byte "
         "aligned rows; the runtime encodes tma_c under the same condition), else by the warps"));
     e.comment("(N too: a TMA store writes a row's last 16-byte chunk whole, seen on an H100)");
-    e.line(
-        format("const bool c_tma = ldc %% %d == 0 && %s %% %d == 0 && reinterpret_cast<unsigned "
-               "long long>(C) %% 16 == 0;",
-               16 / w.elem_bytes, w.c_col ? "M" : "N", 16 / w.elem_bytes));
+    e.line(format(
+        "const bool c_tma = ldc %% %d == 0 && %s %% %d == 0 && reinterpret_cast<unsigned "
+        "long long>(C) %% 16 == 0%s;",
+        16 / w.elem_bytes, w.c_col ? "M" : "N", 16 / w.elem_bytes,
+        p.schedule.batch > 0 ? format(" && batch_stride_c %% %d == 0", 16 / w.elem_bytes).c_str()
+                             : ""));
   }
   if (w.pingpong) {
     e.line(

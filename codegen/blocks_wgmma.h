@@ -106,7 +106,7 @@ void emit_wgmma_tf32_stores(Emitter& e, const compiler::KernelPlan& plan);
 // tma_copy_tile(..., crank) multicasting this CTA's half of the shared
 // operand; the persistent walk over super-tiles (crank, walk_id, walkers,
 // stiles_m/n, my_tiles); and the tile origin of walk step `step`.
-void emit_wgmma_cluster_helpers(Emitter& e);
+void emit_wgmma_cluster_helpers(Emitter& e, bool batched);
 void emit_wgmma_cluster_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_cluster_walk(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_cluster_tile(Emitter& e, const compiler::KernelPlan& plan, const std::string& step);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codegen/blocks_common.h"
+#include "codegen/blocks_tma.h"
 #include "codegen/blocks_wgmma.h"
 
 namespace schedc::codegen {
@@ -13,8 +14,10 @@ using compiler::KernelPlan;
 using compiler::Schedule;
 using compiler::WgmmaPlan;
 
-void emit_wgmma_cluster_helpers(Emitter& e) {
-  e.lines(R"(// This CTA's rank in its cluster (0 or 1).
+void emit_wgmma_cluster_helpers(Emitter& e, bool batched) {
+  const TmaCoords at = tma_coords(batched, 3, 6);
+  e.lines(
+      R"(// This CTA's rank in its cluster (0 or 1).
 __device__ __forceinline__ unsigned cluster_ctarank() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -31,11 +34,18 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) 
                ::"r"(bar), "r"(cta) : "memory");
 }
 // A TMA box written at `dst` in every CTA of `mask`, each signalling its own
-// mbarrier at offset `bar`.
+// mbarrier at offset `bar`.)" +
+      std::string(batched ? "\n// (Of GEMM blockIdx.z: both CTAs of a cluster compute one GEMM.)"
+                          : "") +
+      R"(
 __device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaMap& map, unsigned bar, int col, int row, unsigned short mask) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n"
-      ::"r"(dst), "l"(&map), "r"(bar), "r"(col), "r"(row), "h"(mask)
+      "cp.async.bulk.tensor.)" +
+      at.dims +
+      R"(.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, )" +
+      at.list + R"(], [%2], %5;\n"
+      ::"r"(dst), "l"(&map), "r"(bar), "r"(col), "r"(row), "h"(mask))" +
+      at.z_operand + R"(
       : "memory");
 })");
   e.line();

@@ -71,7 +71,7 @@ void header(MmaContext& cx) {
 
 void helpers(MmaContext& cx) {
   emit_cp_async_helpers(cx.e);
-  if (cx.m.tma) emit_tma_helpers(cx.e);
+  if (cx.m.tma) emit_tma_helpers(cx.e, cx.p.schedule.batch > 0);
   emit_smem_offset_fn(
       cx.e, "sA_offset", cx.m.a,
       cx.m.a_col ? "A, m contiguous (column-major A: k rows of m)" : "A, k contiguous");

@@ -67,7 +67,10 @@ void emit_kernel_start(Emitter& e, const KernelPlan& p) {
   e.comment(format("tma_a, tma_b: tensor maps of A (%s) and B (%s), 128-byte swizzle, encoded by",
                    w.a.mn_major ? "K x M: column-major" : "M x K",
                    w.b.mn_major ? "K x N" : "N x K: column-major"));
-  e.comment("the runtime for each launch (zeros past the edges)");
+  e.comment(p.schedule.batch > 0
+                ? "the runtime for each launch (zeros past the edges); 3-D: the batch's GEMMs "
+                  "their third dimension"
+                : "the runtime for each launch (zeros past the edges)");
   if (w.tma_store)
     e.comment(
         format("tma_c: C's (%s) tensor map when C is 16-byte aligned with ldc a multiple of 16 "
@@ -150,7 +153,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   Emitter e;
   emit_header(e, p);
-  emit_tma_helpers(e);
+  emit_tma_helpers(e, p.schedule.batch > 0);
   emit_wgmma_helpers(e, p);
   emit_wgmma_tma_copy(e, p);
   emit_epilogue_helpers(e, p);

@@ -104,11 +104,8 @@ void Analyzer::read(const Directive& d) {
     where = at(d);
   } else if (k == "batch") {
     if (!first_time(k, d)) return;
-    int64_t n = 0;
-    if (a[0].is_real)
-      bad_value(a[0].span, "the batch is a whole number of GEMMs");
-    else if (extent(a[0], 0, "batch", 1, kMaxBatch, n))
-      s_.batch = n;
+    int64_t n = 0;  // the grammar takes whole numbers only
+    if (extent(a[0], 0, "batch", 1, kMaxBatch, n)) s_.batch = n;
     s_.batch_at = at(d);
   } else if (k == "transpose") {
     Operand op;

@@ -37,6 +37,17 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
         return why.str();
       }
   }
+  if (e.ld_multiple > 1 && p.batch > 1) {
+    // Every GEMM of the batch starts as aligned as the first.
+    const std::pair<const char*, int64_t> strides[] = {
+        {"stride_a", p.a_stride()}, {"stride_b", p.b_stride()}, {"stride_c", p.c_stride()}};
+    for (int i = 0; i < 3; ++i)
+      if (auto [name, stride] = strides[i]; e.aligned[i] && stride % e.ld_multiple != 0) {
+        why << "the batch's " << name << " = " << stride << " is not a multiple of "
+            << e.ld_multiple;
+        return why.str();
+      }
+  }
   if (e.n_multiple > 1 && p.n % e.n_multiple != 0) {
     why << "N = " << p.n << " is not a multiple of " << e.n_multiple;
     return why.str();
@@ -48,6 +59,18 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
 
 EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler::Problem& p,
                          const void* a, const void* b, const void* c) {
+  if (p.batch > 1 && !kernel.batched)
+    throw Error(Error::Kind::cuda, "a batch of " + std::to_string(p.batch) +
+                                       " GEMMs, but the kernel computes one (its schedule has "
+                                       "no 'batch' directive)");
+  // Whether TMA can read an operand where it lies: its pointer, its leading
+  // dimension and (a batch) its stride aligned as main needs.
+  const codegen::KernelEntry& main = kernel.main;
+  auto breaks = [&](const void* ptr, int64_t ld, int64_t stride) {
+    return (main.align_bytes > 1 && reinterpret_cast<uintptr_t>(ptr) % main.align_bytes != 0) ||
+           (main.ld_multiple > 1 &&
+            (ld % main.ld_multiple != 0 || (p.batch > 1 && stride % main.ld_multiple != 0)));
+  };
   EntryChoice choice;
   if (kernel.has_transpose_a()) {
     // A goes to row-major scratch every launch; B as the repack rule says.
@@ -55,8 +78,7 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
     choice.entry = &e;
     choice.name = e.name;
     choice.transpose_a = true;
-    choice.repack_b = (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(b) % e.align_bytes != 0) ||
-                      (e.ld_multiple > 1 && p.b_ld() % e.ld_multiple != 0);
+    choice.repack_b = breaks(b, p.b_ld(), p.b_stride());
     choice.why =
         "A (column-major) transposed into row-major scratch first (" + kernel.transpose_a +
         ", timed with it)" +
@@ -74,17 +96,13 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
     return choice;
   }
   if (kernel.has_repack()) {
-    // TMA needs A and B 16-byte aligned with leading dimensions in 16-byte
-    // multiples; an operand that is not is copied into aligned scratch first.
-    const codegen::KernelEntry& e = kernel.main;
-    auto breaks = [&](const void* ptr, int64_t ld) {
-      return (e.align_bytes > 1 && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) ||
-             (e.ld_multiple > 1 && ld % e.ld_multiple != 0);
-    };
+    // TMA needs A and B 16-byte aligned with leading dimensions (and batch
+    // strides) in 16-byte multiples; an operand that is not is copied into
+    // aligned scratch first.
     choice.entry = &kernel.main;
     choice.name = kernel.main.name;
-    choice.repack_a = breaks(a, p.a_ld());
-    choice.repack_b = breaks(b, p.b_ld());
+    choice.repack_a = breaks(a, p.a_ld(), p.a_stride());
+    choice.repack_b = breaks(b, p.b_ld(), p.b_stride());
     choice.why = failure + ": " +
                  (choice.repack_a && choice.repack_b ? "A and B"
                   : choice.repack_a                  ? "A"
@@ -222,9 +240,11 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
   void* fn = handle_for(choice.entry);
-  const int64_t slots = int64_t(std::min(blocks_per_sm(fn, e),
-                                         blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
-                        num_sms_;
+  // A batch's GEMMs run side by side, each split alike: each on its share.
+  const int64_t slots = std::max<int64_t>(
+      1, int64_t(std::min(blocks_per_sm(fn, e),
+                          blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
+             num_sms_ / p.batch);
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
                                   stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
 }
@@ -239,23 +259,28 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
                   tiles_n = (p.n + e.tile_n - 1) / e.tile_n;
     const int64_t supers =
         ((tiles_m + e.cluster_m - 1) / e.cluster_m) * ((tiles_n + e.cluster_n - 1) / e.cluster_n);
-    const int64_t fit = max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_);
+    // A batch's GEMMs (grid z) share the clusters that fit.
+    const int64_t fit =
+        max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_) / p.batch;
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {
-    g.x = uint32_t(persistent_blocks(choice, g.x));
+    g.x = uint32_t(persistent_blocks(choice, g.x, p.batch));
   }
+  g.z = uint32_t(p.batch);
   return g;
 }
 
-int64_t Module::persistent_blocks(const EntryChoice& choice, int64_t tiles) const {
+int64_t Module::persistent_blocks(const EntryChoice& choice, int64_t tiles, int64_t batch) const {
   const codegen::KernelEntry& e = *choice.entry;
-  return std::min<int64_t>(tiles, int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_);
+  const int64_t slots = int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_;
+  return std::min<int64_t>(tiles, std::max<int64_t>(1, slots / batch));
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   std::ostringstream o;
+  if (p.batch > 1) o << "each of " << p.batch << " GEMMs (grid z): ";
   if (e.persistent && !e.stream_k) {
     const codegen::Dim3 g = grid_for(choice, p);
     o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
@@ -282,7 +307,8 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   if (split.whole_tiles > 0) {
     o << e.name << " on " << split.whole_tiles << " tiles whole";
     if (e.persistent)
-      o << " (a persistent grid of " << persistent_blocks(choice, split.whole_tiles) << " blocks)";
+      o << " (a persistent grid of " << persistent_blocks(choice, split.whole_tiles, p.batch)
+        << " blocks)";
     o << ", then ";
   }
   const int64_t trail = k_tiles - split.lead_k_tiles;
@@ -340,44 +366,56 @@ void launch_kernel(void* fn, const std::string& name, codegen::Dim3 grid,
 }  // namespace
 
 void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
-                                       const compiler::StreamKSplit& split) const {
-  const size_t partials = size_t(split.units()) * e.tile_m * e.tile_n * sizeof(float);
-  const size_t counters = size_t(std::max<int64_t>(split.shared_tiles, 1)) * sizeof(int);
+                                       const compiler::StreamKSplit& split, int64_t batch) const {
+  // A batched tail's GEMM z uses slots z * units .. (z + 1) * units - 1 of
+  // both (codegen/blocks_common.cpp, emit_batch_offsets).
+  const size_t partials = size_t(split.units() * batch) * e.tile_m * e.tile_n * sizeof(float);
+  const size_t counters =
+      size_t(kernel_.batched ? split.units() * batch : std::max<int64_t>(split.shared_tiles, 1)) *
+      sizeof(int);
   grow_device_buffer(sk_partials_, sk_partials_bytes_, partials, false, "stream_k partial sums");
   grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
 
 int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
-                       void* stream) const {
+                       int64_t stride, int64_t batch, void* stream) const {
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   const int64_t dst_ld = compiler::wgmma_repack_ld(cols, elem);
-  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(rows * dst_ld * elem), false,
-                     which == 0 ? "repack scratch of A" : "repack scratch of B");
-  int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
-  void* dst = scratch_[which];
-  void* params[] = {&src, &r, &c, &l, &dst, &d};
-  const int64_t chunks = rows * (dst_ld * elem / 16);
+  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(batch * rows * dst_ld * elem),
+                     false, which == 0 ? "repack scratch of A" : "repack scratch of B");
   codegen::KernelEntry e;
   e.block = codegen::Dim3{256, 1, 1};
-  launch_kernel(handle(kernel_.repack), kernel_.repack,
-                codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e, params, stream, false);
+  const int64_t chunks = rows * (dst_ld * elem / 16);
+  // One launch per GEMM of a batch (the entry copies one matrix): a repack
+  // serves unaligned operands, which are not the fast path.
+  for (int64_t z = 0; z < batch; ++z) {
+    const void* from = static_cast<const char*>(src) + z * stride * elem;
+    void* dst = static_cast<char*>(scratch_[which]) + z * rows * dst_ld * elem;
+    int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+    void* params[] = {&from, &r, &c, &l, &dst, &d};
+    launch_kernel(handle(kernel_.repack), kernel_.repack,
+                  codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e, params, stream, false);
+  }
   return dst_ld;
 }
 
-int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld,
-                            void* stream) const {
+int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+                            int64_t batch, void* stream) const {
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
-  grow_device_buffer(scratch_[0], scratch_bytes_[0], size_t(cols * dst_ld * elem), false,
+  grow_device_buffer(scratch_[0], scratch_bytes_[0], size_t(batch * cols * dst_ld * elem), false,
                      "transposed scratch of A");
-  int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
-  void* dst = scratch_[0];
-  void* params[] = {&src, &r, &c, &l, &dst, &d};
   codegen::KernelEntry e;
   e.block = codegen::Dim3{32, 8, 1};
-  launch_kernel(handle(kernel_.transpose_a), kernel_.transpose_a,
-                codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1}, e,
-                params, stream, false);
+  for (int64_t z = 0; z < batch; ++z) {  // one launch per GEMM, as repack
+    const void* from = static_cast<const char*>(src) + z * stride * elem;
+    void* dst = static_cast<char*>(scratch_[0]) + z * cols * dst_ld * elem;
+    int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+    void* params[] = {&from, &r, &c, &l, &dst, &d};
+    launch_kernel(handle(kernel_.transpose_a), kernel_.transpose_a,
+                  codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1}, e,
+                  params, stream, false);
+  }
   return dst_ld;
 }
 
@@ -392,66 +430,84 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                                        " is outside CUDA's limits");
   int m = int(p.m), n = int(p.n), k = int(p.k);
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
+  // A batch's strides; one GEMM's are its matrices' extents (never read by
+  // the kernel, but a 3-D tensor map takes them all the same).
+  const bool batch = p.batch > 1;
+  long long stride_a = batch ? p.a_stride() : p.a_rows() * p.a_ld();
+  long long stride_b = batch ? p.b_stride() : p.b_rows() * p.b_ld();
+  long long stride_c = batch ? p.c_stride() : p.c_rows() * p.c_ld();
   const void* a = args.a;
   const void* b = args.b;
   // The row and column counts of A as main reads it (transposed: M x K).
   int64_t a_rows = p.a_rows(), a_row_len = p.a_row_len();
   if (choice.transpose_a) {
-    lda = int(transpose_a(a, p.k, p.m, p.a_ld(), stream));
+    lda = int(transpose_a(a, p.k, p.m, p.a_ld(), stride_a, p.batch, stream));
     a = scratch_[0];
     a_rows = p.m, a_row_len = p.k;
+    stride_a = p.m * lda;
   }
   if (choice.repack_a) {
-    lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stream));
+    lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stride_a, p.batch, stream));
     a = scratch_[0];
+    stride_a = p.a_rows() * lda;
   }
   if (choice.repack_b) {
-    ldb = int(repack(1, b, p.b_rows(), p.b_row_len(), p.b_ld(), stream));
+    ldb = int(repack(1, b, p.b_rows(), p.b_row_len(), p.b_ld(), stride_b, p.batch, stream));
     b = scratch_[1];
+    stride_b = p.b_rows() * ldb;
   }
   void* c = args.c;
   float alpha = args.alpha, beta = args.beta;
   const float* bias = args.bias;
-  // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), then the
-  // tensor maps of A and B for a TMA entry.
+  // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), the
+  // batch strides of a batched module, then the tensor maps of A and B (and
+  // C) for a TMA entry: 3-D, over the batch, in a batched module.
+  const int64_t map_batch = kernel_.batched ? p.batch : 0;
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
-    map_a = encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a);
-    map_b = encode_tma_map(kernel_.dtype, b, p.b_rows(), p.b_row_len(), ldb, e.tma_b);
+    map_a = encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
+    map_b = encode_tma_map(kernel_.dtype, b, p.b_rows(), p.b_row_len(), ldb, e.tma_b, map_batch,
+                           stride_b);
   }
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
-      (p.c_row_len() * elem) % 16 == 0)
-    map_c = encode_tma_map(kernel_.dtype, c, p.c_rows(), p.c_row_len(), ldc, e.tma_c);
+      (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))
+    map_c = encode_tma_map(kernel_.dtype, c, p.c_rows(), p.c_row_len(), ldc, e.tma_c, map_batch,
+                           stride_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
   const compiler::StreamKSplit split =
       e.stream_k ? stream_k_split(choice, p) : compiler::StreamKSplit{};
   int sk_whole_tiles = int(split.whole_tiles);  // all of them when the split splits none
-  void* params[] = {&m,   &n,     &k,    &a,    &lda,   &b,     &ldb,   &c,
-                    &ldc, &alpha, &beta, &bias, &map_a, &map_b, &map_c, &sk_whole_tiles};
+  std::vector<void*> params = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
+  if (kernel_.batched) params.insert(params.end(), {&stride_a, &stride_b, &stride_c});
+  const size_t common = params.size();  // what the stream_k tail takes before its own
+  params.insert(params.end(), {&map_a, &map_b, &map_c, &sk_whole_tiles});
   if (!e.stream_k) {
-    launch_kernel(fn, e.name, g, e, params, stream, false);
+    launch_kernel(fn, e.name, g, e, params.data(), stream, false);
     return;
   }
-  // stream_k: the whole tiles on the entry, then the shared ones on its tail.
+  // stream_k: the whole tiles on the entry, then the shared ones on its tail;
+  // each GEMM of a batch alike (grid z).
+  const uint32_t gemms = uint32_t(p.batch);
   if (split.whole_tiles > 0) {
     const int64_t blocks =
-        e.persistent ? persistent_blocks(choice, split.whole_tiles) : split.whole_tiles;
-    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(blocks), 1, 1}, e, params, stream, false);
+        e.persistent ? persistent_blocks(choice, split.whole_tiles, p.batch) : split.whole_tiles;
+    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(blocks), 1, gemms}, e, params.data(), stream,
+                  false);
   }
   if (!split.splits()) return;
-  ensure_stream_k_workspace(e, split);
+  ensure_stream_k_workspace(e, split, p.batch);
   int sk_slices = int(split.slices), sk_lead_k_tiles = int(split.lead_k_tiles);
   void* sk_partials = sk_partials_;
   void* sk_counters = sk_counters_;
-  std::vector<void*> sk_params = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
+  std::vector<void*> sk_params(params.begin(), params.begin() + common);
   if (e.uses_tma()) sk_params.insert(sk_params.end(), {&map_a, &map_b, &map_c});
   sk_params.insert(sk_params.end(),
                    {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
   launch_kernel(handle(e.stream_k_tail), e.stream_k_tail,
-                codegen::Dim3{uint32_t(split.units()), 1, 1}, e.tail_launch(), sk_params.data(),
+                codegen::Dim3{uint32_t(split.units()), 1, gemms}, e.tail_launch(), sk_params.data(),
                 stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }
 

@@ -114,12 +114,13 @@ class Module {
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
-  // Blocks of a persistent grid over `tiles` tiles: at most one per slot.
-  int64_t persistent_blocks(const EntryChoice& choice, int64_t tiles) const;
+  // Blocks of a persistent grid over `tiles` tiles of each of `batch` GEMMs
+  // (grid x; z is the batch): at most one per slot, the slots shared alike.
+  int64_t persistent_blocks(const EntryChoice& choice, int64_t tiles, int64_t batch) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
-  void ensure_stream_k_workspace(const codegen::KernelEntry& e,
-                                 const compiler::StreamKSplit& split) const;
+  void ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::StreamKSplit& split,
+                                 int64_t batch) const;
   // Loads `cubin` and looks up `names` in it (module_load.cpp).
   void load(const std::vector<char>& cubin, const std::vector<std::string>& names) const;
   codegen::GeneratedKernel kernel_;
@@ -139,14 +140,16 @@ class Module {
   // Repack scratch for A and B.
   mutable void* scratch_[2] = {nullptr, nullptr};
   mutable size_t scratch_bytes_[2] = {0, 0};
-  // Copies rows x cols of `src` (leading dimension ld) into scratch `which`;
-  // returns the copy's leading dimension.
-  int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
-                 void* stream) const;
+  // Copies rows x cols of `src` (leading dimension ld), for each of `batch`
+  // GEMMs `stride` elements apart, into scratch `which`, the copies packed
+  // one after the other; returns the copy's leading dimension.
+  int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+                 int64_t batch, void* stream) const;
   // Transposes the rows x cols `src` (a column-major A as stored: K rows of
-  // M) into A's scratch as cols rows (GeneratedKernel::transpose_a); returns
-  // their leading dimension.
-  int64_t transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, void* stream) const;
+  // M), each GEMM's, into A's scratch as cols rows (GeneratedKernel::
+  // transpose_a), packed; returns their leading dimension.
+  int64_t transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
+                      int64_t batch, void* stream) const;
 };
 
 }  // namespace schedc::runtime
