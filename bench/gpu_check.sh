@@ -32,6 +32,10 @@
 #             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE,
 #             $PYTHON_ROUNDS (default 3) rounds in alternation, their ratios
 #             compared by bench/python_vs_cli.py
+#   batch     issue 18's strided-batch bars: schedc bench on bench/batch/h_*.sched
+#             (f16, 64 x 512^3) and s_*.sched (f32, 256 x 128^3), each file's
+#             own batch, beside cublasGemmStridedBatchedEx; $BATCH_ROUNDS
+#             (default 2) rounds, as cuBLAS's figure moves from run to run
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -453,6 +457,22 @@ section_variants() {
   note variants "rc $rc; table in variants.txt"
 }
 
+section_batch() {
+  local rounds=${BATCH_ROUNDS:-2} i rc=0 r
+  : >"$LOGS/batch.txt"
+  for ((i = 0; i < rounds; i++)); do
+    echo "## round $i" >>"$LOGS/batch.txt"
+    timeout "$(left)" "$SCHEDC" bench bench/batch/h_*.sched --shapes 512x512x512 \
+      >>"$LOGS/batch.txt" 2>>"$LOGS/batch.progress"
+    r=$?; [ $r -gt $rc ] && rc=$r
+    timeout "$(left)" "$SCHEDC" bench bench/batch/s_*.sched --shapes 128x128x128 \
+      >>"$LOGS/batch.txt" 2>>"$LOGS/batch.progress"
+    r=$?; [ $r -gt $rc ] && rc=$r
+  done
+  cp "$LOGS/batch.txt" "$DEST/batch.txt" 2>/dev/null
+  note batch "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/batch.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/batch.txt") FAILED/ERROR"
+}
+
 section_stalls() {
   local ncu
   ncu=$(find_ncu) || { note stalls "ncu not found"; return; }
@@ -483,6 +503,7 @@ done
 {
   cat "$LOGS/env.txt"
   if [ -s "$LOGS/bench.txt" ]; then echo "---- bench ----"; cat "$LOGS/bench.txt"; fi
+  if [ -s "$LOGS/batch.txt" ]; then echo "---- batch ----"; cat "$LOGS/batch.txt"; fi
   if [ -s "$LOGS/variants.txt" ]; then echo "---- variants ----"; grep -vE '^round |FAILED: ' "$LOGS/variants.txt"; fi
   [ -s "$LOGS/tests.failed" ] && { echo "---- failed tests ----"; cat "$LOGS/tests.failed"; }
   echo "---- summary ($(elapsed) s) ----"

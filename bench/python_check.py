@@ -15,6 +15,7 @@ Prints one line per figure; the last line is a summary.
 """
 
 import argparse
+import ctypes
 import math
 import os
 import statistics
@@ -112,6 +113,14 @@ def check_schedule(path, m, n, k):
     print(f"{name} {m}x{n}x{k} {kern.dtype}: rel_err {err:.3g} (tolerance {tol:.3g}) "
           f"{'ok' if err <= tol else 'WRONG'}; schedc {flops / ms_s / 1e9:.1f} TFLOP/s, "
           f"torch.matmul {flops / ms_t / 1e9:.1f}: {ratio:.3f}x of torch.matmul")
+    try:
+        cli = CliCublas()
+        ms_s2, ms_c = time_pair(lambda: kern(a, b, c), lambda: cli.gemm(a, b, ref, kern.dtype))
+        print(f"  the CLI's baseline from Python ({cli.name} cublasGemmEx): "
+              f"{flops / ms_c / 1e9:.1f} TFLOP/s, schedc {flops / ms_s2 / 1e9:.1f}: "
+              f"{ms_c / ms_s2:.3f}x of it; cuBLAS loaded: {', '.join(loaded_cublas())}")
+    except (OSError, RuntimeError) as e:
+        print(f"  the CLI's baseline from Python: not available ({e})")
     # Which of torch's BLAS back ends torch.matmul's figure is (schedc's
     # baseline is cublasGemmEx, runtime/validate.cpp): both, timed the same way.
     pick = getattr(torch.backends.cuda, "preferred_blas_library", None)
@@ -125,6 +134,51 @@ def check_schedule(path, m, n, k):
         pick(before)
         print(f"  torch.matmul by back end: {', '.join(figures)} (default: {before})")
     return err <= tol, ratio
+
+
+class CliCublas:
+    """The CLI's baseline called from Python: cublasGemmEx from the cuBLAS
+    `schedc bench` loads (libcublas.so.13, the toolkit schedc is built
+    against), with the CLI's handle setup and arguments (runtime/run.cpp,
+    runtime/validate.cpp: 32 MiB workspace, row-major C = A B as
+    column-major C^T = B^T A^T, pedantic f32 for SIMT f32, f32 accumulation
+    for f16/bf16). Timed beside torch.matmul in the same harness, it tells
+    whether the two ratios differ by the harness or by the baseline."""
+
+    TYPES = {"f32": 0, "f16": 2, "bf16": 14}  # cudaDataType_t
+
+    def __init__(self, name="libcublas.so.13"):
+        self.lib = ctypes.CDLL(name)
+        self.name = name
+        self.handle = ctypes.c_void_p()
+        if self.lib.cublasCreate_v2(ctypes.byref(self.handle)) != 0:
+            raise RuntimeError("cublasCreate failed")
+        self.workspace = torch.empty(32 << 20, dtype=torch.uint8, device="cuda")
+        self.lib.cublasSetWorkspace_v2(self.handle, ctypes.c_void_p(self.workspace.data_ptr()),
+                                       ctypes.c_size_t(32 << 20))
+
+    def gemm(self, a, b, c, dtype):
+        m, k = a.shape
+        n = b.shape[1]
+        self.lib.cublasSetStream_v2(self.handle,
+                                    ctypes.c_void_p(torch.cuda.current_stream().cuda_stream))
+        pedantic = dtype == "f32"
+        self.lib.cublasSetMathMode(self.handle, 2 if pedantic else 0)
+        compute = 69 if pedantic else 68  # CUBLAS_COMPUTE_32F_PEDANTIC / _32F
+        t = self.TYPES[dtype]
+        one, zero = ctypes.c_float(1.0), ctypes.c_float(0.0)
+        st = self.lib.cublasGemmEx(self.handle, 0, 0, n, m, k, ctypes.byref(one),
+                                   ctypes.c_void_p(b.data_ptr()), t, n,
+                                   ctypes.c_void_p(a.data_ptr()), t, k, ctypes.byref(zero),
+                                   ctypes.c_void_p(c.data_ptr()), t, n, compute, -1)
+        if st != 0:
+            raise RuntimeError(f"cublasGemmEx failed with status {st}")
+
+
+def loaded_cublas():
+    """The cuBLAS libraries this process has loaded (torch's, and ours)."""
+    with open("/proc/self/maps") as f:
+        return sorted({line.split()[-1] for line in f if "libcublas" in line})
 
 
 def overhead():
