@@ -248,7 +248,7 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
   for (const char* layout : {"NT", "TN", "TT", "NNT", "NTT", "TNT", "TTT"}) {
     std::ostringstream diags;
     std::optional<cli::Compiled> c =
-        cli::compile_file_in_layout(path_of(GetParam()), layout, target, diags);
+        cli::compile_file_with(path_of(GetParam()), {layout}, target, diags);
     if (!c) {
       const std::string why = diags.str();
       if (why.find("sets a 'layout' itself") != std::string::npos) return;  // its own layouts
