@@ -182,9 +182,14 @@ int bench_command(const BenchArgs& a) {
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
 
   int rc = kOk;
-  std::vector<std::pair<std::string, Compiled>> compiled;
-  // Each file's problems: its shape or --shapes, with the batch and strides.
-  std::vector<std::vector<compiler::Problem>> problems;
+  // Each file compiled, and its problems: its shape or --shapes, with the
+  // batch and strides.
+  struct Bench {
+    std::string file;
+    Compiled c;
+    std::vector<compiler::Problem> problems;
+  };
+  std::vector<Bench> compiled;
   for (const std::string& f : a.files) {
     std::optional<Compiled> c =
         compile_file_with(f, {a.layout, a.batch.directive()}, target, std::cerr);
@@ -204,9 +209,7 @@ int bench_command(const BenchArgs& a) {
       }
       ps.push_back(p);
     }
-    if (ps.empty()) continue;
-    problems.push_back(std::move(ps));
-    compiled.emplace_back(f, std::move(*c));
+    if (!ps.empty()) compiled.push_back({f, std::move(*c), std::move(ps)});
   }
   if (!device) {
     std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() << " of "
@@ -226,18 +229,15 @@ int bench_command(const BenchArgs& a) {
   // Every schedule's entries for every shape compiled side by side into the
   // kernel cache first (runtime::precompile); then each is measured alone.
   std::vector<runtime::CompileJob> jobs;
-  for (size_t i = 0; i < compiled.size(); ++i)
-    jobs.push_back(
-        {&compiled[i].second.kernel, runtime::entries_for(compiled[i].second.kernel, problems[i])});
+  for (const Bench& b : compiled)
+    jobs.push_back({&b.c.kernel, runtime::entries_for(b.c.kernel, b.problems)});
   runtime::precompile(jobs, device->arch(), jit);
 
   std::vector<Row> rows;
   size_t total = 0;
   total = compiled.size() * std::max<size_t>(1, shapes.size());
   size_t done = 0;
-  for (size_t i = 0; i < compiled.size(); ++i) {
-    const std::string& file = compiled[i].first;
-    const Compiled& c = compiled[i].second;
+  for (const auto& [file, c, problems] : compiled) {
     std::shared_ptr<runtime::PreparedKernel> prepared;
     std::string prepare_error;
     try {
@@ -245,7 +245,7 @@ int bench_command(const BenchArgs& a) {
     } catch (const runtime::Error& e) {
       prepare_error = e.what();
     }
-    for (const compiler::Problem& problem : problems[i]) {
+    for (const compiler::Problem& problem : problems) {
       Row row;
       row.file = file;
       row.problem = problem;
