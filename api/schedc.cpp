@@ -12,6 +12,7 @@
 #include "cli/pipeline.h"
 #include "compiler/schedule.h"
 #include "compiler/target.h"
+#include "runtime/batch.h"
 #include "runtime/error.h"
 #include "runtime/jit.h"
 #include "runtime/launch.h"
@@ -41,8 +42,24 @@ Diagnostic convert(const dsl::Diagnostic& d, const std::string& file) {
   return out;
 }
 
+// The batch and strides of `g` set on `p` (its sizes, leading dimensions and
+// layouts set), checked: 1 to 65535 GEMMs, more than one for a batched
+// kernel only, strides of at least one matrix (0: packed).
+void batch_of(const Gemm& g, const codegen::GeneratedKernel& kernel, compiler::Problem& p) {
+  p.batch = g.batch;
+  p.stride_a = g.stride_a;
+  p.stride_b = g.stride_b;
+  p.stride_c = g.stride_c;
+  static const char* const kStrideNames[3] = {"stride_a", "stride_b", "stride_c"};
+  if (std::string why = runtime::batch_error(p, kStrideNames); !why.empty())
+    throw Error("schedc: " + why);
+  if (g.batch > 1 && !kernel.batched)
+    throw Error("schedc: a batch of " + std::to_string(g.batch) +
+                " GEMMs: the kernel computes one GEMM; its schedule has no 'batch' directive");
+}
+
 // The problem's sizes and leading dimensions as the kernels' ABI takes them
-// (int), checked.
+// (int), and its batch, checked.
 compiler::Problem problem_of(const Gemm& g, compiler::DType dtype,
                              const codegen::GeneratedKernel& kernel) {
   auto check = [](int64_t v, const char* what, int64_t least) {
@@ -57,7 +74,7 @@ compiler::Problem problem_of(const Gemm& g, compiler::DType dtype,
   check(g.ldb, "ldb", 0);
   check(g.ldc, "ldc", 0);
   // The schedule's layouts: lda, ldb and ldc are in them.
-  const compiler::Problem p =
+  compiler::Problem p =
       kernel.in_layouts(compiler::Problem{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype});
   const bool a_col = p.a_col, b_col = p.b_col, c_col = p.c_col;
   if (p.a_ld() < p.a_row_len() || p.b_ld() < p.b_row_len() || p.c_ld() < p.c_row_len())
@@ -65,6 +82,7 @@ compiler::Problem problem_of(const Gemm& g, compiler::DType dtype,
         std::string("schedc: a leading dimension is smaller than its row in memory (lda >= ") +
         (a_col ? "M, A column-major" : "K") + ", ldb >= " + (b_col ? "K, B column-major" : "N") +
         ", ldc >= " + (c_col ? "M, C column-major" : "N") + ")");
+  batch_of(g, kernel, p);
   if (!g.a || !g.b || !g.c) throw Error("schedc: A, B and C must be device pointers, not null");
   return p;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/batch_options.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
@@ -34,6 +35,7 @@ struct BenchArgs {
   uint64_t seed = 1;
   Scalars scalars;     // --alpha, --beta
   std::string layout;  // --layout NN|NT|TN|TT ("" = each file's)
+  BatchOptions batch;  // --batch, --stride-a/-b/-c: for every file and shape
 };
 
 struct Row {
@@ -82,7 +84,7 @@ void print_table(std::ostream& os, const std::vector<Row>& rows) {
 
 void print_csv(std::ostream& os, const std::vector<Row>& rows) {
   os << "schedule,m,n,k,dtype,status,min_ms,median_ms,max_ms,tflops,cublas_median_ms,"
-        "cublas_tflops,percent_of_cublas,entry,fallback\n";
+        "cublas_tflops,percent_of_cublas,entry,fallback,batch,stride_a,stride_b,stride_c\n";
   for (const Row& r : rows) {
     const runtime::RunReport& rep = r.report;
     os << r.file << "," << r.problem.m << "," << r.problem.n << "," << r.problem.k << "," << r.dtype
@@ -97,7 +99,9 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
          << report::number("%.2f", rep.percent_of_cublas());
     else
       os << ",,,,,,,";
-    os << "," << rep.entry.name << "," << (rep.entry.fallback ? 1 : 0) << "\n";
+    const compiler::Problem& p = r.problem;
+    os << "," << rep.entry.name << "," << (rep.entry.fallback ? 1 : 0) << "," << p.batch << ","
+       << p.a_stride() << "," << p.b_stride() << "," << p.c_stride() << "\n";
   }
 }
 
@@ -108,14 +112,13 @@ void print_json(std::ostream& os, const std::vector<Row>& rows) {
       all.push_back(runtime::run_json(
           r.file, r.problem, *r.prepared, r.report,
           {{"status", r.status}, {"error", r.status == "ERROR" ? r.detail : ""}}));
-    else
-      all.push_back({{"file", r.file},
-                     {"m", r.problem.m},
-                     {"n", r.problem.n},
-                     {"k", r.problem.k},
-                     {"ok", false},
-                     {"status", r.status},
-                     {"error", r.detail}});
+    else {
+      report::Json o = {{"file", r.file},   {"m", r.problem.m}, {"n", r.problem.n},
+                        {"k", r.problem.k}, {"ok", false},      {"status", r.status},
+                        {"error", r.detail}};
+      runtime::add_batch_json(o, r.problem);
+      all.push_back(std::move(o));
+    }
   }
   os << report::json_text(all) << "\n";
 }
@@ -170,19 +173,43 @@ int bench_command(const BenchArgs& a) {
               << "' (expected a comma-separated list of N or MxNxK)\n";
     return kBadInput;
   }
+  if (std::string why = a.batch.check_batch(); !why.empty()) {
+    std::cerr << "schedc bench: error: " << why << "\n";
+    return kBadInput;
+  }
   std::string why;
   std::optional<runtime::DeviceInfo> device = runtime::find_device(why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
 
   int rc = kOk;
-  std::vector<std::pair<std::string, Compiled>> compiled;
+  // Each file compiled, and its problems: its shape or --shapes, with the
+  // batch and strides.
+  struct Bench {
+    std::string file;
+    Compiled c;
+    std::vector<compiler::Problem> problems;
+  };
+  std::vector<Bench> compiled;
   for (const std::string& f : a.files) {
-    std::optional<Compiled> c = compile_file_in_layout(f, a.layout, target, std::cerr);
+    std::optional<Compiled> c =
+        compile_file_with(f, {a.layout, a.batch.directive()}, target, std::cerr);
     if (!c) {
       rc = std::max(rc, int(kBadInput));
       continue;
     }
-    compiled.emplace_back(f, std::move(*c));
+    std::vector<compiler::Problem> ps;
+    for (const compiler::Shape& s : shapes.empty() ? std::vector{c->schedule.shape} : shapes) {
+      compiler::Problem p =
+          c->kernel.in_layouts(compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c->schedule.dtype});
+      if (std::string why = a.batch.apply(p, c->schedule.batch); !why.empty()) {
+        std::cerr << f << ": error: at " << s.m << "x" << s.n << "x" << s.k << ": " << why << "\n";
+        rc = std::max(rc, int(kBadInput));
+        ps.clear();
+        break;
+      }
+      ps.push_back(p);
+    }
+    if (!ps.empty()) compiled.push_back({f, std::move(*c), std::move(ps)});
   }
   if (!device) {
     std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() << " of "
@@ -202,19 +229,15 @@ int bench_command(const BenchArgs& a) {
   // Every schedule's entries for every shape compiled side by side into the
   // kernel cache first (runtime::precompile); then each is measured alone.
   std::vector<runtime::CompileJob> jobs;
-  for (const auto& [file, c] : compiled) {
-    std::vector<compiler::Problem> problems;
-    for (const compiler::Shape& s : shapes.empty() ? std::vector{c.schedule.shape} : shapes)
-      problems.push_back(compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c.schedule.dtype});
-    jobs.push_back({&c.kernel, runtime::entries_for(c.kernel, problems)});
-  }
+  for (const Bench& b : compiled)
+    jobs.push_back({&b.c.kernel, runtime::entries_for(b.c.kernel, b.problems)});
   runtime::precompile(jobs, device->arch(), jit);
 
   std::vector<Row> rows;
   size_t total = 0;
   total = compiled.size() * std::max<size_t>(1, shapes.size());
   size_t done = 0;
-  for (const auto& [file, c] : compiled) {
+  for (const auto& [file, c, problems] : compiled) {
     std::shared_ptr<runtime::PreparedKernel> prepared;
     std::string prepare_error;
     try {
@@ -222,12 +245,10 @@ int bench_command(const BenchArgs& a) {
     } catch (const runtime::Error& e) {
       prepare_error = e.what();
     }
-    std::vector<compiler::Shape> file_shapes = shapes;
-    if (file_shapes.empty()) file_shapes.push_back(c.schedule.shape);
-    for (const compiler::Shape& s : file_shapes) {
+    for (const compiler::Problem& problem : problems) {
       Row row;
       row.file = file;
-      row.problem = compiler::Problem{s.m, s.n, s.k, 0, 0, 0, c.schedule.dtype};
+      row.problem = problem;
       row.dtype = c.kernel.dtype;
       row.prepared = prepared;
       std::cerr << "[" << ++done << "/" << total << "] " << base_name(file) << " "
@@ -291,6 +312,7 @@ Command add_bench_command(CLI::App& root) {
       "--layout", a->layout,
       "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
       "TT; N row-major, T column-major; a third letter gives C's (default: each file's)");
+  a->batch.add_to(sub);
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

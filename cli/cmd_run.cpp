@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/batch_options.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
@@ -34,6 +35,7 @@ struct RunArgs {
   std::string db;             // --db: that database
   std::string layout;         // --layout NN|NT|TN|TT ("" = the file's)
   int64_t lda = 0, ldb = 0, ldc = 0;
+  BatchOptions batch;  // --batch, --stride-a, --stride-b, --stride-c
 };
 
 std::string base_name(const std::string& path) {
@@ -52,14 +54,16 @@ std::string dims(const codegen::Dim3& d) {
 }
 
 void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry& e,
-                 const compiler::Problem& p) {
+                 const compiler::Problem& p, bool batched) {
   os << "  " << role << " " << e.name << ": block " << dims(e.block) << ", grid ";
   if (e.stream_k) {
     const codegen::Dim3 t = e.grid(p.m, p.n);
     os << "split at launch (stream_k: of the " << uint64_t(t.x) * t.y
        << " tiles, those of whole waves here, the rest on " << e.stream_k_tail << ")";
   } else {
-    os << dims(e.grid(p.m, p.n));
+    codegen::Dim3 grid = e.grid(p.m, p.n);
+    if (batched) grid.z = p.batch;  // one z index per GEMM (codegen/generated_kernel.h)
+    os << dims(grid);
   }
   os << ", dynamic smem " << e.dynamic_smem << " B";
   if (e.align_bytes > 1 || e.ld_multiple > 1)
@@ -76,14 +80,18 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
   os << "schedule " << c.file->name() << ": dtype " << compiler::to_string(s.dtype) << ", "
      << (s.is_naive() ? "naive" : "tiled") << ", " << plan.block_threads << " threads/block, "
      << plan.smem_bytes << " B shared, target " << c.target.arch_name() << "\n";
-  os << "problem " << runtime::shape_string(p) << ", lda " << p.a_ld()
+  os << "problem " << p.m << "x" << p.n << "x" << p.k << ", lda " << p.a_ld()
      << (p.a_col ? " (A column-major)" : "") << ", ldb " << p.b_ld()
      << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld()
      << (p.c_col ? " (C column-major)" : "") << "\n";
+  if (c.kernel.batched)
+    os << "batch of " << p.batch << " GEMM" << (p.batch == 1 ? "" : "s") << ", "
+       << runtime::strides_string(p) << " elements"
+       << (p.stride_a || p.stride_b || p.stride_c ? "" : " (packed)") << "\n";
   os << "kernel (" << c.kernel.dtype
      << (c.kernel.tensor_cores ? ", tensor cores " + c.kernel.mma_type : "") << "):\n";
-  print_entry(os, "main    ", c.kernel.main, p);
-  if (c.kernel.has_fallback()) print_entry(os, "fallback", c.kernel.fallback, p);
+  print_entry(os, "main    ", c.kernel.main, p, c.kernel.batched);
+  if (c.kernel.has_fallback()) print_entry(os, "fallback", c.kernel.fallback, p, c.kernel.batched);
   if (c.kernel.has_repack())
     os << "  repack   " << c.kernel.repack
        << ": copies A or B into aligned scratch first when main's alignment fails\n";
@@ -156,19 +164,26 @@ int run_command(const RunArgs& a) {
   std::optional<runtime::DeviceInfo> device = runtime::find_device(no_device_why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
 
+  if (std::string why = a.batch.check_batch(); !why.empty()) {
+    std::cerr << "schedc run: error: " << why << "\n";
+    return kBadInput;
+  }
   std::optional<Compiled> c;
   if (a.tuned) {
-    if (!a.kernel_source.empty() || !a.layout.empty()) {
+    if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive()) {
       std::cerr << "schedc run: error: --tuned runs the tuned schedule as recorded; choose one "
                    "of --tuned and "
-                << (a.layout.empty() ? "--kernel-source" : "--layout") << "\n";
+                << (!a.layout.empty()     ? "--layout"
+                    : a.batch.directive() ? "--batch (tunes are of one GEMM)"
+                                          : "--kernel-source")
+                << "\n";
       return kBadInput;
     }
     int rc = kOk;
     c = tuned_schedule(a.file, a.shape, a.db, device, target, rc);
     if (!c) return rc;
   } else {
-    c = compile_file_in_layout(a.file, a.layout, target, std::cerr);
+    c = compile_file_with(a.file, {a.layout, a.batch.directive()}, target, std::cerr);
   }
   if (!c) return kBadInput;
   if (!a.kernel_source.empty() && !use_kernel_source(a.kernel_source, a.file, c->kernel))
@@ -180,7 +195,7 @@ int run_command(const RunArgs& a) {
     return kBadInput;
   }
   // The operands' layouts are the kernel's: lda, ldb and ldc are in them.
-  const compiler::Problem p = c->kernel.in_layouts(
+  compiler::Problem p = c->kernel.in_layouts(
       compiler::Problem{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype});
   if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
       (a.ldc && a.ldc < p.c_row_len())) {
@@ -189,6 +204,10 @@ int run_command(const RunArgs& a) {
               << (p.a_col ? "M: A is column-major" : "K")
               << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N")
               << ", ldc >= " << (p.c_col ? "M: C is column-major" : "N") << ")\n";
+    return kBadInput;
+  }
+  if (std::string why = a.batch.apply(p, c->schedule.batch); !why.empty()) {
+    std::cerr << "schedc run: error: " << why << "\n";
     return kBadInput;
   }
   runtime::JitOptions jit_options;
@@ -334,6 +353,7 @@ Command add_run_command(CLI::App& root) {
   sub->add_option(
       "--ldc", a->ldc,
       "leading dimension of C (default: its row length in memory, N; M when C is column-major)");
+  a->batch.add_to(sub);
   sub->add_flag("--json", a->json, "print one JSON object on stdout");
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");

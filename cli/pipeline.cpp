@@ -118,28 +118,37 @@ std::optional<Compiled> compile_file(const std::string& path, const compiler::Ta
   return c;
 }
 
-std::optional<Compiled> compile_file_in_layout(const std::string& path, const std::string& layout,
-                                               const compiler::Target& target, std::ostream& err) {
+std::optional<Compiled> compile_file_with(const std::string& path,
+                                          const CommandLineDirectives& extra,
+                                          const compiler::Target& target, std::ostream& err) {
   std::optional<Compiled> c = compile_file(path, target, err);
-  if (!c || layout.empty()) return c;
-  if ((layout.size() != 2 && layout.size() != 3) ||
-      layout.find_first_not_of("NT") != std::string::npos) {
-    err << "schedc: error: --layout " << layout
-        << ": expected NN, NT, TN or TT, and optionally C's letter after them (A, B, C; N "
-           "row-major, T column-major)\n";
-    return std::nullopt;
+  if (!c) return c;
+  const std::string& layout = extra.layout;
+  std::string text = c->file->text();
+  const size_t own_length = text.size();
+  if (!layout.empty()) {
+    if ((layout.size() != 2 && layout.size() != 3) ||
+        layout.find_first_not_of("NT") != std::string::npos) {
+      err << "schedc: error: --layout " << layout
+          << ": expected NN, NT, TN or TT, and optionally C's letter after them (A, B, C; N "
+             "row-major, T column-major)\n";
+      return std::nullopt;
+    }
+    if (c->schedule.a_layout_at.from_source || c->schedule.b_layout_at.from_source ||
+        c->schedule.c_layout_at.from_source) {
+      err << path << ": error: the file sets a 'layout' itself; --layout " << layout
+          << " applies to files that leave the layouts to the command line\n";
+      return std::nullopt;
+    }
+    text += "\n# --layout " + layout + "\nlayout A " + (layout[0] == 'T' ? "col" : "row") +
+            "\nlayout B " + (layout[1] == 'T' ? "col" : "row") + "\n";
+    if (layout.size() == 3)
+      text += std::string("layout C ") + (layout[2] == 'T' ? "col" : "row") + "\n";
   }
-  if (c->schedule.a_layout_at.from_source || c->schedule.b_layout_at.from_source ||
-      c->schedule.c_layout_at.from_source) {
-    err << path << ": error: the file sets a 'layout' itself; --layout " << layout
-        << " applies to files that leave the layouts to the command line\n";
-    return std::nullopt;
-  }
-  std::string text = c->file->text() + "\n# --layout " + layout + "\nlayout A " +
-                     (layout[0] == 'T' ? "col" : "row") + "\nlayout B " +
-                     (layout[1] == 'T' ? "col" : "row") + "\n";
-  if (layout.size() == 3)
-    text += std::string("layout C ") + (layout[2] == 'T' ? "col" : "row") + "\n";
+  if (extra.batch > 0 && c->schedule.batch == 0)
+    text += "\n# --batch " + std::to_string(extra.batch) + "\nbatch " +
+            std::to_string(extra.batch) + "\n";
+  if (text.size() == own_length) return c;
   return compile_source(std::make_shared<dsl::SourceFile>(path, text), target, err);
 }
 

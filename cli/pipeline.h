@@ -51,15 +51,25 @@ std::optional<Compiled> compile_source(std::shared_ptr<dsl::SourceFile> file,
 std::optional<Compiled> compile_file(const std::string& path, const compiler::Target& target,
                                      std::ostream& err);
 
-// compile_file with the layouts of `--layout` (run, bench): "NN", "NT",
-// "TN" or "TT", A's letter first, and optionally C's after them; N
-// row-major, T column-major ("NT": B column-major, C = X·Wᵀ); "" = the
-// file's own. A file that sets a
-// `layout` itself is refused with --layout (one of the two would be
-// ignored). The layouts are appended to the text as directives, so analysis
-// checks them as any other.
-std::optional<Compiled> compile_file_in_layout(const std::string& path, const std::string& layout,
-                                               const compiler::Target& target, std::ostream& err);
+// What `run` and `bench` append to a file's text from their command line,
+// as directives, so analysis checks them as any other.
+struct CommandLineDirectives {
+  // --layout: "NN", "NT", "TN" or "TT", A's letter first, and optionally
+  // C's after them; N row-major, T column-major ("NT": B column-major,
+  // C = X·Wᵀ); "" = the file's own. A file that sets a `layout` itself is
+  // refused with --layout (one of the two would be ignored).
+  std::string layout;
+  // --batch: `batch N` for a file without `batch` (0 = none). A file with its
+  // own `batch` keeps its text: the kernel is the same, and the command's
+  // problem takes --batch's count (cli/batch_options.h).
+  int64_t batch = 0;
+};
+
+// compile_file with `extra` appended to the text (nothing appended: the file
+// as it is).
+std::optional<Compiled> compile_file_with(const std::string& path,
+                                          const CommandLineDirectives& extra,
+                                          const compiler::Target& target, std::ostream& err);
 
 // The most bytes schedc reads of any input file (a .sched file, a
 // --kernel-source): a schedule is a few hundred bytes and a generated kernel

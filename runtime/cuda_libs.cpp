@@ -68,6 +68,7 @@ const CublasApi& cublas() {
     lib.get(a.SetMathMode, "cublasSetMathMode");
     lib.get(a.SetWorkspace, "cublasSetWorkspace_v2");
     lib.get(a.GemmEx, "cublasGemmEx");
+    lib.get(a.GemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
     lib.get(a.GetStatusName, "cublasGetStatusName");
     lib.get(a.GetStatusString, "cublasGetStatusString");
     return a;

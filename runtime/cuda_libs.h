@@ -33,6 +33,13 @@ struct CublasApi {
                            const void*, const void*, cudaDataType, int, const void*, cudaDataType,
                            int, const void*, void*, cudaDataType, int, cublasComputeType_t,
                            cublasGemmAlgo_t);
+  // The exported cublasGemmStridedBatchedEx (an inline overload likewise):
+  // a strided batch's reference and baseline (docs/runtime.md).
+  cublasStatus_t (*GemmStridedBatchedEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                         int, int, const void*, const void*, cudaDataType, int,
+                                         long long, const void*, cudaDataType, int, long long,
+                                         const void*, void*, cudaDataType, int, long long, int,
+                                         cublasComputeType_t, cublasGemmAlgo_t);
   decltype(&::cublasGetStatusName) GetStatusName;
   decltype(&::cublasGetStatusString) GetStatusString;
 };

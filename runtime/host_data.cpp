@@ -1,5 +1,6 @@
 #include "runtime/host_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -162,56 +163,53 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
                        float alpha, float beta, bool bias) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   GemmInputs in;
-  // A(i, k) and B(k, j) lie where p.a_index and p.b_index say (their layouts).
-  in.a.assign(size_t(p.a_rows() * p.a_ld()), nan);
-  in.b.assign(size_t(p.b_rows() * p.b_ld()), nan);
-  in.c0.assign(size_t(p.c_rows() * p.c_ld()), nan);
+  // GEMM g's A(i, k), B(k, j) and C(i, j) lie g strides in, where p.a_index,
+  // p.b_index and p.c_index say (their layouts); the rest is NaN.
+  in.a.assign(size_t(p.a_span()), nan);
+  in.b.assign(size_t(p.b_span()), nan);
+  in.c0.assign(size_t(p.c_span()), nan);
   if (bias) in.bias.assign(size_t(p.n), 0.0f);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
 
-  if (mode == InputMode::random) {
+  // Exact mode: the budget left for |alpha * (A B)_ij| once C0 and bias
+  // (integers in [-2, 2]) have taken their share of the exact range; each
+  // GEMM of a batch is a sum of its own, so the budget is per GEMM.
+  int r = 2, stride = 1;
+  if (mode == InputMode::exact) {
+    double budget = exact_int_limit(t) - 2.0 * std::fabs(beta) - (bias ? 2.0 : 0.0);
+    budget /= std::max(1.0, double(std::fabs(alpha)));
+    if (4.0 * double(p.k) > budget) {
+      r = 1;
+      if (double(p.k) > budget) stride = int((double(p.k) + budget - 1) / std::max(1.0, budget));
+    }
+    in.exact_range = r;
+    in.exact_stride = stride;
+  }
+  // The value of element `i` of GEMM g's matrix `stream` (0 A, 1 B, 2 C0, in
+  // logical row-major order): one counter per matrix across the batch, so
+  // GEMM 0's values are the unbatched problem's and every GEMM's differ.
+  auto value = [&](uint64_t stream, int64_t g, int64_t count, int64_t i, int exact_range) {
+    const uint64_t h = hash64(s, stream, uint64_t(g * count + i));
+    return mode == InputMode::random ? round_to(t, uniform_pm1(h)) : small_int(h, exact_range);
+  };
+  for (int64_t g = 0; g < p.batch; ++g) {
+    float* a = in.a.data() + g * p.a_stride();
+    float* b = in.b.data() + g * p.b_stride();
+    float* c0 = in.c0.data() + g * p.c_stride();
     for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t k = 0; k < p.k; ++k)
-        in.a[size_t(p.a_index(i, k))] =
-            round_to(t, uniform_pm1(hash64(s, 0, uint64_t(i * p.k + k))));
+      for (int64_t k = 0; k < p.k; ++k) a[p.a_index(i, k)] = value(0, g, p.m * p.k, i * p.k + k, r);
     for (int64_t k = 0; k < p.k; ++k)
       for (int64_t j = 0; j < p.n; ++j)
-        in.b[size_t(p.b_index(k, j))] =
-            round_to(t, uniform_pm1(hash64(s, 1, uint64_t(k * p.n + j))));
+        b[p.b_index(k, j)] = (k + j) % stride == 0 ? value(1, g, p.k * p.n, k * p.n + j, r) : 0.0f;
     if (beta != 0.0f)
       for (int64_t i = 0; i < p.m; ++i)
         for (int64_t j = 0; j < p.n; ++j)
-          in.c0[size_t(p.c_index(i, j))] =
-              round_to(t, uniform_pm1(hash64(s, 2, uint64_t(i * p.n + j))));
-    for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
-      in.bias[size_t(j)] = uniform_pm1(hash64(s, 3, uint64_t(j)));
-    return in;
+          c0[p.c_index(i, j)] = value(2, g, p.m * p.n, i * p.n + j, 2);
   }
-
-  // Exact mode: the budget left for |alpha * (A B)_ij| once C0 and bias
-  // (integers in [-2, 2]) have taken their share of the exact range.
-  double budget = exact_int_limit(t) - 2.0 * std::fabs(beta) - (bias ? 2.0 : 0.0);
-  budget /= std::max(1.0, double(std::fabs(alpha)));
-  int r = 2, stride = 1;
-  if (4.0 * double(p.k) > budget) {
-    r = 1;
-    if (double(p.k) > budget) stride = int((double(p.k) + budget - 1) / std::max(1.0, budget));
+  for (int64_t j = 0; j < int64_t(in.bias.size()); ++j) {
+    const uint64_t h = hash64(s, 3, uint64_t(j));
+    in.bias[size_t(j)] = mode == InputMode::random ? uniform_pm1(h) : small_int(h, 2);
   }
-  in.exact_range = r;
-  in.exact_stride = stride;
-  for (int64_t i = 0; i < p.m; ++i)
-    for (int64_t k = 0; k < p.k; ++k)
-      in.a[size_t(p.a_index(i, k))] = small_int(hash64(s, 0, uint64_t(i * p.k + k)), r);
-  for (int64_t k = 0; k < p.k; ++k)
-    for (int64_t j = 0; j < p.n; ++j)
-      in.b[size_t(p.b_index(k, j))] =
-          (k + j) % stride == 0 ? small_int(hash64(s, 1, uint64_t(k * p.n + j)), r) : 0.0f;
-  if (beta != 0.0f)
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t j = 0; j < p.n; ++j)
-        in.c0[size_t(p.c_index(i, j))] = small_int(hash64(s, 2, uint64_t(i * p.n + j)), 2);
-  for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
-    in.bias[size_t(j)] = small_int(hash64(s, 3, uint64_t(j)), 2);
   return in;
 }
 

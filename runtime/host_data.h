@@ -36,12 +36,14 @@ const char* to_string(InputMode m);
 
 // The inputs of one validation run. Matrices are stored with their leading
 // dimensions; elements outside the logical matrix (ld padding) are NaN, so a
-// kernel that reads or computes with them is caught.
+// kernel that reads or computes with them is caught. A strided batch
+// (p.batch > 1) holds every GEMM's matrices, GEMM g's at g strides
+// (p.a_stride() …), the gaps between them NaN too.
 struct GemmInputs {
-  std::vector<float> a;     // a_rows() x lda: A(i, k) at p.a_index(i, k)
-  std::vector<float> b;     // b_rows() x ldb: B(k, j) at p.b_index(k, j)
-  std::vector<float> c0;    // c_rows() x ldc: C before the run (beta != 0), NaN when beta == 0
-  std::vector<float> bias;  // n, or empty
+  std::vector<float> a;     // p.a_span(): A_g(i, k) at g * p.a_stride() + p.a_index(i, k)
+  std::vector<float> b;     // p.b_span(): B_g(k, j) at g * p.b_stride() + p.b_index(k, j)
+  std::vector<float> c0;    // p.c_span(): C before the run (beta != 0), NaN when beta == 0
+  std::vector<float> bias;  // n, or empty: one bias for every GEMM of a batch
   int exact_range = 0;      // exact mode: |A|, |B| <= this (see make_inputs)
   int exact_stride = 1;     // exact mode: B nonzero only where (k + n) % stride == 0
 };
@@ -53,6 +55,8 @@ struct GemmInputs {
 // 4K fits, else {-1,1}; when even K does not fit, B keeps only every
 // stride-th diagonal nonzero so each column of B has at most `budget`
 // nonzeros. Random mode: uniform in [-1, 1] rounded to the element type.
+// In a batch each GEMM draws its own values (GEMM 0's are those of the same
+// problem unbatched) under the same per-GEMM budget.
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias);
 

@@ -10,12 +10,14 @@
 
 namespace schedc::runtime {
 
-// Writes rows x cols of `data` (row stride `ld`) to `path`. Returns false
-// with `why` on an I/O error.
+// Writes rows x cols of `data` (row stride `ld`) to `path`; with batch > 1,
+// `batch` such matrices `stride` elements apart, as a batch x rows x cols
+// array. Returns false with `why` on an I/O error.
 bool write_npy(const std::string& path, const std::vector<float>& data, int64_t rows, int64_t cols,
-               int64_t ld, std::string& why);
+               int64_t ld, std::string& why, int64_t batch = 1, int64_t stride = 0);
 
 // The bytes write_npy puts in a file (tested alone).
-std::string npy_bytes(const std::vector<float>& data, int64_t rows, int64_t cols, int64_t ld);
+std::string npy_bytes(const std::vector<float>& data, int64_t rows, int64_t cols, int64_t ld,
+                      int64_t batch = 1, int64_t stride = 0);
 
 }  // namespace schedc::runtime

@@ -14,10 +14,26 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+// "(5, 7)" for one GEMM, "C[2][5,7]" for GEMM 2 of a batch.
+std::string element_name(const Mismatch& m, bool batched) {
+  if (batched)
+    return "C[" + std::to_string(m.batch) + "][" + std::to_string(m.row) + "," +
+           std::to_string(m.col) + "]";
+  return "(" + std::to_string(m.row) + ", " + std::to_string(m.col) + ")";
+}
+
 }  // namespace
 
 std::string shape_string(const compiler::Problem& p) {
-  return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
+  if (p.batch > 1) s += " batch " + std::to_string(p.batch);
+  if (p.batch > 1 && (p.stride_a || p.stride_b || p.stride_c)) s += " (" + strides_string(p) + ")";
+  return s;
+}
+
+std::string strides_string(const compiler::Problem& p) {
+  return "strides A " + std::to_string(p.a_stride()) + ", B " + std::to_string(p.b_stride()) +
+         ", C " + std::to_string(p.c_stride());
 }
 
 double tflops(const compiler::Problem& p, double ms) {
@@ -53,17 +69,31 @@ void print_failure_details(std::ostream& os, const RunReport& r) {
       os << " (bit-exact agreement required)";
     else
       os << " (tolerance " << fmt("%.1e", v.tolerance) << ")";
-    os << "; worst element (" << v.worst.row << ", " << v.worst.col << "): got "
+    const bool batched = v.batch > 1;
+    os << "; worst element " << element_name(v.worst, batched) << ": got "
        << fmt("%.9g", v.worst.got) << ", expected " << fmt("%.9g", v.worst.expected) << "\n";
     if (!v.first.empty()) {
-      os << "    first mismatches (row, col: got vs expected):";
-      for (const Mismatch& m : v.first)
-        os << "  (" << m.row << ", " << m.col << ": " << fmt("%.9g", m.got) << " vs "
-           << fmt("%.9g", m.expected) << ")";
+      os << "    first mismatches (" << (batched ? "C[GEMM][row,col]" : "row, col")
+         << ": got vs expected):";
+      for (const Mismatch& m : v.first) {
+        if (batched)
+          os << "  " << element_name(m, true) << ": ";
+        else
+          os << "  (" << m.row << ", " << m.col << ": ";
+        os << fmt("%.9g", m.got) << " vs " << fmt("%.9g", m.expected) << (batched ? "" : ")");
+      }
       os << "\n";
     }
   }
   if (!r.race.empty()) os << "  " << r.race << "\n";
+}
+
+void add_batch_json(report::Json& o, const compiler::Problem& p) {
+  if (p.batch <= 1) return;
+  o["batch"] = p.batch;
+  o["stride_a"] = p.a_stride();
+  o["stride_b"] = p.b_stride();
+  o["stride_c"] = p.c_stride();
 }
 
 report::Json run_json(const std::string& file, const compiler::Problem& p,
@@ -95,11 +125,21 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
               {"repack_b", r.entry.repack_b},
               {"transpose_a", r.entry.transpose_a},
               {"why", r.entry.why}}}};
+  add_batch_json(o, p);
   Json validations = Json::array();
   for (const ValidationResult& v : r.validations) {
+    const bool batched = v.batch > 1;
     Json first = Json::array();
-    for (const Mismatch& m : v.first)
-      first.push_back({m.row, m.col, json_number(m.got), json_number(m.expected)});
+    for (const Mismatch& m : v.first) {
+      Json e = {m.row, m.col, json_number(m.got), json_number(m.expected)};
+      if (batched) e.push_back(m.batch);
+      first.push_back(std::move(e));
+    }
+    Json worst = {{"row", v.worst.row},
+                  {"col", v.worst.col},
+                  {"got", json_number(v.worst.got)},
+                  {"expected", json_number(v.worst.expected)}};
+    if (batched) worst["batch"] = v.worst.batch;
     validations.push_back({{"mode", to_string(v.mode)},
                            {"ok", v.ok},
                            {"bit_exact", v.bit_exact},
@@ -108,11 +148,7 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
                            {"mismatches", v.mismatches},
                            {"nan", v.nan_count},
                            {"padding_writes", v.padding_writes},
-                           {"worst",
-                            {{"row", v.worst.row},
-                             {"col", v.worst.col},
-                             {"got", json_number(v.worst.got)},
-                             {"expected", json_number(v.worst.expected)}}},
+                           {"worst", std::move(worst)},
                            {"first", std::move(first)},
                            {"failure", v.failure}});
   }

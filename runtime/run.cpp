@@ -76,15 +76,19 @@ void check_problem(const compiler::Problem& p) {
   if (p.a_rows() * p.a_ld() > int_max || p.b_rows() * p.b_ld() > int_max ||
       p.c_rows() * p.c_ld() > int_max)
     bad("a matrix has more than 2^31 - 1 elements (the kernel ABI indexes with int)");
+  static const char* const kStrideNames[3] = {"stride_a", "stride_b", "stride_c"};
+  if (std::string why = batch_error(p, kStrideNames); !why.empty()) bad(why);
 }
 
 // The packed f32 copy of C0 cuBLAS's reference starts from (beta != 0).
-// C as stored (its layout and ldc, compiler::Problem::c_index) as a packed
-// row-major M x N matrix.
+// C as stored (its layout, ldc and stride, compiler::Problem::c_index) as
+// packed row-major M x N matrices, one per GEMM of the batch.
 std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& p) {
-  std::vector<float> out(size_t(p.m * p.n));
-  for (int64_t i = 0; i < p.m; ++i)
-    for (int64_t j = 0; j < p.n; ++j) out[size_t(i * p.n + j)] = c[size_t(p.c_index(i, j))];
+  std::vector<float> out(size_t(p.batch * p.m * p.n));
+  for (int64_t g = 0; g < p.batch; ++g)
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t j = 0; j < p.n; ++j)
+        out[size_t((g * p.m + i) * p.n + j)] = c[size_t(g * p.c_stride() + p.c_index(i, j))];
   return out;
 }
 
@@ -126,7 +130,8 @@ std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputM
   std::ostringstream k;
   k.precision(9);
   k << p.m << ' ' << p.n << ' ' << p.k << ' ' << p.a_ld() << ' ' << p.b_ld() << ' ' << p.c_ld()
-    << ' ' << p.a_col << p.b_col << p.c_col << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
+    << ' ' << p.a_col << p.b_col << p.c_col << ' ' << p.batch << ' ' << p.a_stride() << ' '
+    << p.b_stride() << ' ' << p.c_stride() << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
     << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu;
   return k.str();
 }
@@ -158,10 +163,10 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   } else {
     check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
   }
-  cublas_gemm(cublas_handle, ref, t, p, dA.get(), dB.get(), dRef.get(), true, p.n, epi.alpha,
+  cublas_gemm(cublas_handle, ref, t, p, dA.get(), dB.get(), reference_c(p, dRef.get()), epi.alpha,
               epi.beta);
   check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
-  std::vector<float> ref32(size_t(p.m * p.n));
+  std::vector<float> ref32(size_t(p.batch * p.m * p.n));
   dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
   hc->expected = finish_reference(ref32, p, in.bias, epi.relu, t);
   if (keep_inputs)
@@ -252,6 +257,11 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   // are in those.
   const compiler::Problem p = kernel.in_layouts(options.problem);
   check_problem(p);
+  if (p.batch > 1 && !kernel.batched)
+    throw Error(Error::Kind::cuda, "a batch of " + std::to_string(p.batch) + " GEMMs asked of " +
+                                       kernel.main.name +
+                                       ": the kernel computes one GEMM; its schedule has no "
+                                       "'batch' directive");
   const ElemType t = elem_type(kernel.dtype);
   const size_t es = size_t(elem_size(t));
   const compiler::Epilogue& epi = options.epilogue;
@@ -260,10 +270,10 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   RunReport report;
   report.ref_mode = reference_mode(kernel);
 
-  const size_t a_elems = size_t(p.a_rows() * p.a_ld()), b_elems = size_t(p.b_rows() * p.b_ld()),
-               c_elems = size_t(p.c_rows() * p.c_ld());
-  DeviceBuffer dA(a_elems * es, "A"), dB(b_elems * es, "B"), dC(c_elems * es, "C");
-  DeviceBuffer dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference");
+  // Every GEMM of a batch at its stride (the gaps poisoned like ld padding).
+  DeviceBuffer dA(size_t(p.a_span()) * es, "A"), dB(size_t(p.b_span()) * es, "B"),
+      dC(size_t(p.c_span()) * es, "C");
+  DeviceBuffer dRef(size_t(p.batch * p.m * p.n) * 4, "the cuBLAS reference");
   DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
   report.entry = choose_entry(kernel, p, dA.get(), dB.get(), dC.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
@@ -323,20 +333,25 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
           fs::create_directories(dir, ec);
           if (ec)
             throw Error(Error::Kind::io, "cannot create " + dir.string() + ": " + ec.message());
-          auto save = [&](const char* name, const std::vector<float>& m, int64_t r, int64_t c,
-                          int64_t ld) {
+          // A batch's matrices (`batch` of them) are saved as one batch x
+          // rows x cols array; bias, every GEMM's, as one row.
+          auto save = [&](const char* name, const std::vector<float>& m, int64_t batch, int64_t r,
+                          int64_t c, int64_t ld, int64_t stride) {
             std::string why, path = (dir / name).string();
-            if (!write_npy(path, m, r, c, ld, why)) throw Error(Error::Kind::io, why);
+            if (!write_npy(path, m, r, c, ld, why, batch, stride))
+              throw Error(Error::Kind::io, why);
             report.saved.push_back(path);
           };
           // As stored: with layout A col (B col), A.npy holds the K x M
           // matrix A^T (B.npy the N x K matrix B^T).
-          save("A.npy", in.a, p.a_rows(), p.a_row_len(), p.a_ld());
-          save("B.npy", in.b, p.b_rows(), p.b_row_len(), p.b_ld());
-          save("C_schedc.npy", got, p.c_rows(), p.c_row_len(), p.c_ld());
-          save("C_cublas.npy", expected, p.m, p.n, p.n);
-          if (epi.beta != 0.0f) save("C0.npy", in.c0, p.c_rows(), p.c_row_len(), p.c_ld());
-          if (epi.bias) save("bias.npy", in.bias, 1, p.n, p.n);
+          const int64_t b = p.batch;
+          save("A.npy", in.a, b, p.a_rows(), p.a_row_len(), p.a_ld(), p.a_stride());
+          save("B.npy", in.b, b, p.b_rows(), p.b_row_len(), p.b_ld(), p.b_stride());
+          save("C_schedc.npy", got, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
+          save("C_cublas.npy", expected, b, p.m, p.n, p.n, p.m * p.n);
+          if (epi.beta != 0.0f)
+            save("C0.npy", in.c0, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
+          if (epi.bias) save("bias.npy", in.bias, 1, 1, p.n, p.n, 0);
         }
         if (mode == InputMode::random) {
           random_result.swap(got_raw);  // both the session's: no 64 MB copy
@@ -371,8 +386,8 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
     dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
     auto cublas_launch = [&] {
-      cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), dCublas.get(), false,
-                  p.c_ld(), epi.alpha, epi.beta, p.c_col);
+      cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
+                  epi.alpha, epi.beta);
     };
     const std::vector<TimingStats> stats = time_interleaved({launch, cublas_launch}, stream_, topt);
     report.kernel = stats[0];

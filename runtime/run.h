@@ -17,6 +17,7 @@
 #include "codegen/generated_kernel.h"
 #include "compiler/problem.h"
 #include "compiler/schedule.h"
+#include "runtime/batch.h"
 #include "runtime/device.h"
 #include "runtime/jit.h"
 #include "runtime/launch.h"
@@ -28,7 +29,8 @@ namespace schedc::runtime {
 class HostCaseCache;  // runtime/host_cases.h
 
 struct RunOptions {
-  compiler::Problem problem;    // ld 0 = packed
+  // ld 0 = packed; batch > 1 (strides 0 = packed) needs a batched kernel.
+  compiler::Problem problem;
   compiler::Epilogue epilogue;  // alpha, beta, bias, relu
   uint64_t seed = 1;
   bool validate = true;  // exact and random modes
@@ -87,6 +89,11 @@ class GpuSession {
   std::shared_ptr<PreparedKernel> prepare(const codegen::GeneratedKernel& kernel,
                                           const JitOptions& jit = {},
                                           const compiler::Problem* problem = nullptr);
+  // Throws Error on an invalid problem (sizes, leading dimensions, a batch
+  // out of 1..65535, a stride less than its operand's matrix) and on a batch
+  // of more than one GEMM for a kernel without `batch` (GeneratedKernel::
+  // batched); a strided batch is validated and timed whole, beside
+  // cublasGemmStridedBatchedEx (docs/runtime.md, "Strided batch").
   RunReport run(const PreparedKernel& prepared, const RunOptions& options);
 
  private:

@@ -82,14 +82,17 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   r.tolerance_reason = bit_exact ? "small-integer inputs: every partial sum is exact, so the "
                                    "result must match bit for bit"
                                  : tol.reason;
+  r.batch = p.batch;
   const int64_t ldc = p.c_ld();
   const size_t es = size_t(elem_size(out));
   // Both passes run over chunks of rows on the host's cores (a 4096x4096 C
   // is 16M elements, twice per validation, on every candidate a tune
   // measures); each chunk's sums, worst element and first mismatches are
-  // merged in row order, so the result is the serial loop's.
+  // merged in row order, so the result is the serial loop's. The rows are
+  // the reference's, every GEMM's in turn: row r is GEMM r / m's row r % m.
+  const int64_t rows = p.batch * p.m;
   const int64_t chunk_rows = std::max<int64_t>(1, (int64_t(1) << 18) / std::max<int64_t>(1, p.n));
-  const size_t chunks = size_t((p.m + chunk_rows - 1) / chunk_rows);
+  const size_t chunks = size_t((rows + chunk_rows - 1) / chunk_rows);
   struct Part {
     double err2 = 0, ref2 = 0, got2 = 0, worst_abs_err = -1;
     int64_t checked = 0, nan_count = 0, mismatches = 0;
@@ -97,29 +100,32 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
     std::vector<Mismatch> first;
   };
   std::vector<Part> parts(chunks);
-  // fn(part, i, j, got, expected) for every element of C, chunk by chunk.
+  // fn(part, g, i, j, got, expected) for element (i, j) of every GEMM g's C,
+  // chunk by chunk.
   auto each_element = [&](auto&& fn) {
-    parallel_chunks(p.m, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
-      for (int64_t i = row0; i < row1; ++i)
+    parallel_chunks(rows, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
+      for (int64_t row = row0; row < row1; ++row) {
+        const int64_t g = row / p.m, i = row % p.m;
+        const float* c_g = got.data() + g * p.c_stride();  // C in its layout, at its stride
         for (int64_t j = 0; j < p.n; ++j)
-          fn(parts[c], i, j, got[size_t(p.c_index(i, j))],  // C in its layout
-             expected[size_t(i * p.n + j)]);
+          fn(parts[c], g, i, j, c_g[p.c_index(i, j)], expected[size_t(row * p.n + j)]);
+      }
     });
   };
-  each_element([](Part& q, int64_t i, int64_t j, float g, float e) {
-    double d = std::fabs(double(g) - double(e));
+  each_element([](Part& q, int64_t g, int64_t i, int64_t j, float v, float e) {
+    double d = std::fabs(double(v) - double(e));
     q.ref2 += double(e) * e;
     ++q.checked;
-    if (std::isnan(g) || std::isnan(e)) {
+    if (std::isnan(v) || std::isnan(e)) {
       ++q.nan_count;
       d = INFINITY;
     } else {
-      q.got2 += double(g) * g;
+      q.got2 += double(v) * v;
       q.err2 += d * d;
     }
     if (d > q.worst_abs_err) {  // the first of the largest, in row order
       q.worst_abs_err = d;
-      q.worst = {i, j, g, e};
+      q.worst = {i, j, v, e, g};
     }
   });
   double err2 = 0, ref2 = 0, got2 = 0, worst = -1;
@@ -142,18 +148,18 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   // Mismatches: bitwise in exact mode; else beyond the element bound.
   const double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
   constexpr size_t kFirst = 5;
-  each_element([&](Part& q, int64_t i, int64_t j, float g, float e) {
+  each_element([&](Part& q, int64_t g, int64_t i, int64_t j, float v, float e) {
     bool bad;
-    if (std::isnan(g) || std::isnan(e))
+    if (std::isnan(v) || std::isnan(e))
       bad = true;
     else if (bit_exact)
-      bad = g != e;
+      bad = v != e;
     else
-      bad = std::fabs(double(g) - e) >
+      bad = std::fabs(double(v) - e) >
             tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
     if (!bad) return;
     ++q.mismatches;
-    if (q.first.size() < kFirst) q.first.push_back({i, j, g, e});
+    if (q.first.size() < kFirst) q.first.push_back({i, j, v, e, g});
   });
   for (const Part& q : parts) {
     r.mismatches += q.mismatches;
@@ -161,22 +167,30 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
       if (r.first.size() < kFirst) r.first.push_back(x);
   }
 
-  // The ld padding of C (past each stored row: N long, M long for a
-  // column-major C) must come back exactly as it was sent.
-  for (int64_t i = 0; i < p.c_rows(); ++i)
-    for (int64_t j = p.c_row_len(); j < ldc; ++j) {
-      size_t at = size_t(i * ldc + j) * es;
-      if (at + es <= got_raw.size() && at + es <= sent_raw.size() &&
-          !std::equal(got_raw.begin() + long(at), got_raw.begin() + long(at + es),
-                      sent_raw.begin() + long(at)))
-        ++r.padding_writes;
-    }
+  // What lies outside every C must come back exactly as it was sent: the ld
+  // padding past each stored row (N long, M long for a column-major C) and,
+  // in a batch, the gap between one GEMM's C and the next's.
+  auto count_change = [&](int64_t element) {
+    const size_t at = size_t(element) * es;
+    if (at + es <= got_raw.size() && at + es <= sent_raw.size() &&
+        !std::equal(got_raw.begin() + long(at), got_raw.begin() + long(at + es),
+                    sent_raw.begin() + long(at)))
+      ++r.padding_writes;
+  };
+  for (int64_t g = 0; g < p.batch; ++g) {
+    const int64_t base = g * p.c_stride();
+    for (int64_t i = 0; i < p.c_rows(); ++i)
+      for (int64_t j = p.c_row_len(); j < ldc; ++j) count_change(base + i * ldc + j);
+    if (g + 1 < p.batch)
+      for (int64_t e = base + p.c_rows() * ldc; e < base + p.c_stride(); ++e) count_change(e);
+  }
 
   std::ostringstream why;
   if (r.nan_count) {
     why << r.nan_count << " of " << r.checked << " elements are NaN (unwritten or invalid)";
   } else if (r.padding_writes) {
-    why << r.padding_writes << " writes outside C (in the ldc padding)";
+    why << r.padding_writes << " writes outside C (in the ldc padding"
+        << (p.batch > 1 ? " or between GEMMs)" : ")");
   } else if (r.ref_norm == 0) {
     why << "the reference is all zeros (a test harness bug)";
   } else if (r.got_norm == 0) {
@@ -198,19 +212,26 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
 std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,
                                     const std::vector<float>& bias, bool relu, ElemType out) {
   std::vector<float> r(ref32.size());
-  for (int64_t i = 0; i < p.m; ++i)
+  for (int64_t row = 0; row < p.batch * p.m; ++row)  // every GEMM's rows, one after another
     for (int64_t j = 0; j < p.n; ++j) {
-      float v = ref32[size_t(i * p.n + j)];
+      float v = ref32[size_t(row * p.n + j)];
       if (!bias.empty()) v += bias[size_t(j)];
       if (relu) v = v > 0.0f ? v : 0.0f;
-      r[size_t(i * p.n + j)] = round_to(out, v);
+      r[size_t(row * p.n + j)] = round_to(out, v);
     }
   return r;
 }
 
+CublasC reference_c(const compiler::Problem& p, void* ptr) {
+  return {ptr, true, p.n, false, p.m * p.n};
+}
+
+CublasC kernel_c(const compiler::Problem& p, void* ptr) {
+  return {ptr, false, p.c_ld(), p.c_col, p.c_stride()};
+}
+
 void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
-                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta,
-                 bool c_col) {
+                 const void* b, const CublasC& c, float alpha, float beta) {
   cudaDataType_t t = in == ElemType::f32   ? CUDA_R_32F
                      : in == ElemType::f16 ? CUDA_R_16F
                                            : CUDA_R_16BF;
@@ -227,26 +248,35 @@ void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Proble
   check_cublas(cublas().SetMathMode(
                    h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
-  const cudaDataType_t c_type = c_f32 ? CUDA_R_32F : t;
-  if (c_col) {
-    // Column-major C = op(A) op(B) in cuBLAS's own view: a row-major operand
-    // is seen transposed (op T), a column-major one as it is (op N).
-    check_cublas(
-        cublas().GemmEx(h, p.a_col ? CUBLAS_OP_N : CUBLAS_OP_T, p.b_col ? CUBLAS_OP_N : CUBLAS_OP_T,
-                        int(p.m), int(p.n), int(p.k), &alpha, a, t, int(p.a_ld()), b, t,
-                        int(p.b_ld()), &beta, c, c_type, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx");
+  const cudaDataType_t c_type = c.f32 ? CUDA_R_32F : t;
+  // cuBLAS is column-major. Column-major C = op(A) op(B) in its own view: a
+  // row-major operand is seen transposed (op T), a column-major one as it is
+  // (op N). Row-major C = A B is column-major C^T = B^T A^T: swap the
+  // operands; a row-major operand is, seen column-major, already transposed
+  // (op N), a column-major one (layout col) is not, so it takes op T.
+  struct Operand {
+    cublasOperation_t op;
+    const void* ptr;
+    int ld;
+    long long stride;
+  };
+  const Operand op_a{p.a_col == c.col ? CUBLAS_OP_N : CUBLAS_OP_T, a, int(p.a_ld()), p.a_stride()};
+  const Operand op_b{p.b_col == c.col ? CUBLAS_OP_N : CUBLAS_OP_T, b, int(p.b_ld()), p.b_stride()};
+  const Operand& first = c.col ? op_a : op_b;
+  const Operand& second = c.col ? op_b : op_a;
+  const int rows = int(c.col ? p.m : p.n), cols = int(c.col ? p.n : p.m);
+  if (p.batch == 1) {  // one GEMM (a batched kernel's batch of one too): cublasGemmEx
+    check_cublas(cublas().GemmEx(h, first.op, second.op, rows, cols, int(p.k), &alpha, first.ptr, t,
+                                 first.ld, second.ptr, t, second.ld, &beta, c.ptr, c_type,
+                                 int(c.ld), compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
     return;
   }
-  // Row-major C = A B is column-major C^T = B^T A^T: swap the operands. A
-  // row-major operand is, seen column-major, already transposed (op N); a
-  // column-major one (layout col) is not, so it takes op T.
-  const cublasOperation_t op_b = p.b_col ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_a = p.a_col ? CUBLAS_OP_T : CUBLAS_OP_N;
-  check_cublas(
-      cublas().GemmEx(h, op_b, op_a, int(p.n), int(p.m), int(p.k), &alpha, b, t, int(p.b_ld()), a,
-                      t, int(p.a_ld()), &beta, c, c_type, int(ldc), compute, CUBLAS_GEMM_DEFAULT),
-      "cublasGemmEx");
+  check_cublas(cublas().GemmStridedBatchedEx(
+                   h, first.op, second.op, rows, cols, int(p.k), &alpha, first.ptr, t, first.ld,
+                   first.stride, second.ptr, t, second.ld, second.stride, &beta, c.ptr, c_type,
+                   int(c.ld), c.stride, int(p.batch), compute, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmStridedBatchedEx");
 }
 
 }  // namespace schedc::runtime

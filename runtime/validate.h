@@ -45,6 +45,7 @@ bool exact_scale(float x);
 struct Mismatch {
   int64_t row = 0, col = 0;
   float got = 0, expected = 0;
+  int64_t batch = 0;  // the GEMM of a strided batch it is in (0 unbatched)
 };
 
 struct ValidationResult {
@@ -58,29 +59,46 @@ struct ValidationResult {
   Mismatch worst;
   int64_t checked = 0, mismatches = 0, nan_count = 0, padding_writes = 0;
   double ref_norm = 0, got_norm = 0;
-  std::vector<Mismatch> first;  // the first few, in row-major order
+  std::vector<Mismatch> first;  // the first few, GEMM by GEMM, in row-major order
+  int64_t batch = 1;            // GEMMs compared (p.batch): reports name each one's above 1
   std::string failure;          // "" when ok; else why, in one phrase
 };
 
-// Compares the kernel's output (decoded, m x ldc) with the reference
-// (m x n packed, already in the output type). `got_raw` and `sent_raw` are
-// the output buffer's bytes after and before the run: any change in the ld
-// padding is a write outside C.
+// Compares the kernel's output (decoded, p.c_span() elements: every GEMM's C
+// at its stride) with the reference (batch x m x n packed, already in the
+// output type). `got_raw` and `sent_raw` are the output buffer's bytes after
+// and before the run: any change in the ld padding, or in the gap between
+// one GEMM's C and the next's, is a write outside C (padding_writes).
 ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType out,
                          const std::vector<float>& got, const std::vector<char>& got_raw,
                          const std::vector<char>& sent_raw, const std::vector<float>& expected,
                          bool bit_exact, const Tolerance& tol);
 
-// Applies bias and relu to cuBLAS's f32 result (m x n packed) and rounds to
-// the output type, as the kernel's epilogue does.
+// Applies bias and relu to cuBLAS's f32 result (batch x m x n packed; the
+// one bias to every GEMM) and rounds to the output type, as the kernel's
+// epilogue does.
 std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,
                                     const std::vector<float>& bias, bool relu, ElemType out);
 
-// cuBLAS GEMM on A and B in p's layouts. `c_f32`: C is f32 (the reference);
-// otherwise C has the kernel's element type (timing). `ldc` is C's leading
-// dimension, and `c_col` its layout (column-major: (m, n) at n·ldc + m).
+// Where cuBLAS writes C: f32 (the reference) or the kernel's element type
+// (timing), its leading dimension, layout (column-major: (m, n) at
+// n·ld + m) and, in a batch, the elements from one GEMM's C to the next's.
+struct CublasC {
+  void* ptr = nullptr;
+  bool f32 = true;
+  int64_t ld = 0;
+  bool col = false;
+  int64_t stride = 0;
+};
+// The reference's C: batch x m x n packed f32, row-major.
+CublasC reference_c(const compiler::Problem& p, void* ptr);
+// C as the kernel writes it: its type, ldc, layout and stride.
+CublasC kernel_c(const compiler::Problem& p, void* ptr);
+
+// cuBLAS GEMM on A and B in p's layouts: cublasGemmEx for one GEMM
+// (p.batch == 1, a batched kernel's included), cublasGemmStridedBatchedEx
+// with p's strides for a batch.
 void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
-                 const void* b, void* c, bool c_f32, int64_t ldc, float alpha, float beta,
-                 bool c_col = false);
+                 const void* b, const CublasC& c, float alpha, float beta);
 
 }  // namespace schedc::runtime

@@ -56,7 +56,8 @@ struct CompileOptions {
   std::string file_name = "gemm.sched";  // the text's name in diagnostics and the kernel's name
 };
 
-// The problem of one launch. Row-major A (M x K), B (K x N), C (M x N);
+// The problem of one launch (or one strided batch of them). Row-major A
+// (M x K), B (K x N), C (M x N);
 // leading dimensions in elements (0: packed). Elements are the schedule's
 // dtype (float, __half or __nv_bfloat16); bias is N floats or null. Whether
 // C is read (beta) and bias or relu are applied is the schedule's epilogue;
@@ -71,6 +72,13 @@ struct Gemm {
   int64_t ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   const float* bias = nullptr;
+  // A strided batch, for a schedule with `batch` (docs/api.md): `batch` GEMMs
+  // (1 to 65535), GEMM g's A, B and C g strides past a, b and c, strides in
+  // elements (0: packed, the matrix's rows x leading dimension; at least
+  // that: GEMMs may not overlap). bias is every GEMM's. A schedule without
+  // `batch` computes one GEMM.
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
 // A failure outside the schedule's text: CUDA, NVRTC, the device, a launch

@@ -102,6 +102,35 @@ TEST(Api, CompilesOnSeveralThreadsAtOnce) {
   for (const std::string& g : got) EXPECT_EQ(g, want);
 }
 
+// A batch's arguments are checked before the device is touched (so this
+// runs without one): a batch for a schedule without `batch`, one out of
+// range, a stride that makes GEMMs overlap.
+TEST(Api, BatchArgumentsAreCheckedFirst) {
+  auto message = [](const schedc::Kernel& k, const schedc::Gemm& g) {
+    try {
+      k.launch(g);
+    } catch (const schedc::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  schedc::CompileResult one = schedc::compile(kSgemm);
+  schedc::CompileResult batched = schedc::compile(std::string(kSgemm) + "batch 4\n");
+  ASSERT_TRUE(one.ok() && batched.ok()) << one.rendered << batched.rendered;
+  schedc::Gemm g{127, 129, 65};  // null pointers: refused last
+  g.batch = 2;
+  EXPECT_NE(message(*one.kernel, g).find("its schedule has no 'batch' directive"),
+            std::string::npos);
+  EXPECT_NE(message(*batched.kernel, g).find("must be device pointers"), std::string::npos);
+  g.batch = 0;
+  EXPECT_NE(message(*batched.kernel, g).find("out of range (1 to 65535"), std::string::npos);
+  g.batch = 3;
+  g.stride_c = 127 * 129 - 1;
+  EXPECT_NE(message(*batched.kernel, g).find("stride_c 16382 is less than one C"),
+            std::string::npos)
+      << message(*batched.kernel, g);
+}
+
 // Integers small enough that every product and sum is exact in f32.
 TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
   int devices = 0;
@@ -144,6 +173,52 @@ TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
   }
   // Out of range arguments throw schedc::Error, not crash.
   EXPECT_THROW(r.kernel->launch({0, 1, 1, nullptr, 0, nullptr, 0, nullptr, 0}), schedc::Error);
+}
+
+// A strided batch of three, each operand's GEMMs 5 elements apart beyond
+// packed: every GEMM exact, the gaps untouched (-1).
+TEST(ApiGpu, BatchLaunchIsExact) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+  schedc::CompileResult r = schedc::compile(std::string(kSgemm) + "batch 3\n");
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  const int64_t M = 127, N = 129, K = 65, batch = 3;
+  const int64_t sa = M * K + 5, sb = K * N + 5, sc = M * N + 5;
+  std::vector<float> a(batch * sa, 0.f), b(batch * sb, 0.f), c(batch * sc, -1.f), want = c;
+  for (int64_t g = 0; g < batch; ++g) {
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t k = 0; k < K; ++k) a[g * sa + i * K + k] = float((i * 3 + k * 5 + g) % 7 - 3);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) b[g * sb + k * N + j] = float((k * 2 + j + g) % 5 - 2);
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        float s = 0;
+        for (int64_t k = 0; k < K; ++k) s += a[g * sa + i * K + k] * b[g * sb + k * N + j];
+        want[g * sc + i * N + j] = s;
+      }
+  }
+  float *da = nullptr, *db = nullptr, *dc = nullptr;
+  ASSERT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dc, c.size() * 4), cudaSuccess);
+  cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice);
+  cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+  schedc::Gemm g{M, N, K, da, 0, db, 0, dc, 0};
+  g.batch = batch;
+  g.stride_a = sa;
+  g.stride_b = sb;
+  g.stride_c = sc;
+  r.kernel->launch(g);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(c, want);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
 }
 
 }  // namespace
