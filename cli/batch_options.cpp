@@ -17,7 +17,8 @@ bool given(const CLI::Option* o) {
 void BatchOptions::add_to(CLI::App* sub) {
   batch_option = sub->add_option(
       "--batch", batch,
-      "a strided batch of B GEMMs, 1 to 65535, one per grid z index: appends `batch B` to a file "
+      "a strided batch of B GEMMs, 1 to 65535 (as cublasGemmStridedBatchedEx): appends `batch B` "
+      "to a file "
       "without `batch`; with one, B replaces its count (default: the file's `batch`, else one "
       "GEMM)");
   const char* operands[3] = {"A", "B", "C"};

@@ -204,8 +204,26 @@ void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
   if (p.schedule.batch > 0) emit_batch_offsets(e, p);
 }
 
+bool walks_batch(const KernelPlan& p) {
+  return p.schedule.batch > 0 && p.wgmma && p.wgmma->persistent && p.wgmma->cluster_size() == 1 &&
+         !p.stream_k_tail;
+}
+
+std::string tma_gemm_arg(const KernelPlan& p) {
+  if (p.schedule.batch == 0) return "";
+  return walks_batch(p) ? ", gemm" : ", blockIdx.z";
+}
+
 void emit_batch_offsets(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
+  if (walks_batch(p)) {
+    e.comment(format("batch %lld %s: this persistent block walks the tiles of all batch_count",
+                     static_cast<long long>(s.batch), origin_note(s, s.batch_at).c_str()));
+    e.comment("GEMMs, GEMM after GEMM; each tile's GEMM (`gemm`) is its TMA coordinate z, and its");
+    e.comment("C lies gemm strides past the first GEMM's");
+    e.line(std::string(element_type(p.dtype)) + "* const C_batch = C;");
+    return;
+  }
   e.comment(format("batch %lld %s: this block computes GEMM blockIdx.z of the batch, whose A, B",
                    static_cast<long long>(s.batch), origin_note(s, s.batch_at).c_str()));
   e.comment("and C lie blockIdx.z strides past the first GEMM's");

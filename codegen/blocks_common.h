@@ -61,12 +61,27 @@ void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::s
                       const std::string& extra_params = "", int min_blocks = 0,
                       const std::string& attributes = "");
 
-// The batch strides of the ABI (codegen/generated_kernel.h), in elements.
+// The batch parameters of the ABI (codegen/generated_kernel.h): the strides
+// in elements and the number of GEMMs.
 inline constexpr const char* kBatchParams =
-    "long long batch_stride_a, long long batch_stride_b, long long batch_stride_c";
+    "long long batch_stride_a, long long batch_stride_b, long long batch_stride_c, int "
+    "batch_count";
+
+// Whether a batched entry walks the tiles of every GEMM in one persistent
+// walk, GEMM after GEMM (wgmma `persistent` without a cluster, main entry):
+// blocks side by side then work on few GEMMs, whose operands stay in L2.
+// Other batched entries compute GEMM blockIdx.z.
+bool walks_batch(const compiler::KernelPlan& plan);
+
+// The GEMM a batched entry's TMA copies and stores address, as the last
+// argument of the copy and store helpers (", blockIdx.z"; ", gemm" where the
+// walk sets it per tile); "" without a batch.
+std::string tma_gemm_arg(const compiler::KernelPlan& plan);
 
 // Moves A, B and C (and a stream_k tail's workspace) to GEMM blockIdx.z of
-// the batch, so the rest of the kernel computes one GEMM as if alone.
+// the batch, so the rest of the kernel computes one GEMM as if alone; in an
+// entry that walks the batch, keeps C's first GEMM as C_batch instead (each
+// tile's GEMM moves from it).
 void emit_batch_offsets(Emitter& e, const compiler::KernelPlan& plan);
 
 // constexpr int BM, BN, BK, THREADS with the directive that set each.

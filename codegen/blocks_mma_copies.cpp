@@ -127,17 +127,18 @@ std::string tma_boxes_text(const SmemTile& t) {
 // are (column, row) of the operand in memory, k0 along K and `tile0` along M or N.
 void tma_operand_loads(MmaContext& cx, const SmemTile& t, const char* dst, const char* map,
                        bool k_along_rows, const char* tile0) {
+  const char* z = cx.p.schedule.batch > 0 ? ", z" : "";  // the GEMM of a batch
   if (t.panel_cols == 0) {
-    cx.e.line(
-        format("tma_load_2d(%s, %s, full, %s);", dst, map,
-               k_along_rows ? format("%s, k0", tile0).c_str() : format("k0, %s", tile0).c_str()));
+    cx.e.line(format(
+        "tma_load_2d(%s, %s, full, %s%s);", dst, map,
+        k_along_rows ? format("%s, k0", tile0).c_str() : format("k0, %s", tile0).c_str(), z));
     return;
   }
   const int panels = t.cols / t.panel_cols, bytes = t.rows * t.panel_cols * cx.m.elem_bytes;
   cx.e.line("#pragma unroll");
   const std::string x = format("%s + p * %d", k_along_rows ? tile0 : "k0", t.panel_cols);
-  cx.e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s, %s);",
-                   panels, dst, bytes, map, x.c_str(), k_along_rows ? "k0" : tile0));
+  cx.e.line(format("for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s, %s%s);",
+                   panels, dst, bytes, map, x.c_str(), k_along_rows ? "k0" : tile0, z));
 }
 
 void tma_tile_copy(MmaContext& cx) {
@@ -146,8 +147,10 @@ void tma_tile_copy(MmaContext& cx) {
                       tma_boxes_text(cx.m.a).c_str(), tma_boxes_text(cx.m.b).c_str()));
   cx.e.comment("(column panels); `full` completes when all their bytes have landed");
   cx.e.open_scope(
-      "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
-      "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
+      std::string("__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const "
+                  "TmaMap& tma_b, unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, "
+                  "int tile_n0") +
+      (cx.p.schedule.batch > 0 ? ", int z)" : ")"));
   cx.e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes",
                    cx.m.a.stage_bytes + cx.m.b.stage_bytes, cx.m.a.stage_bytes,
                    cx.m.b.stage_bytes));

@@ -149,8 +149,8 @@ void main_loop_tma(MmaContext& cx) {
   cx.e.open_scope(format("for (int s = 0; s < %d; ++s)", S));
   cx.e.line(
       format("if (s < num_k_tiles) tma_copy_tile(tma_a, tma_b, sA_u32 + s * %du, sB_u32 + s * "
-             "%du, full_bar + 8 * s, s * BK, tile_m0, tile_n0);",
-             as, bs));
+             "%du, full_bar + 8 * s, s * BK, tile_m0, tile_n0%s);",
+             as, bs, tma_gemm_arg(cx.p).c_str()));
   cx.e.close_scope();
   cx.e.close_scope();
   cx.e.line("mbar_wait(full_bar, 0);  // tile 0 has landed");
@@ -172,8 +172,8 @@ void main_loop_tma(MmaContext& cx) {
   cx.e.line("mbar_wait(empty_bar + 8 * ps, pp);");
   cx.e.line(
       format("tma_copy_tile(tma_a, tma_b, sA_u32 + ps * %du, sB_u32 + ps * %du, full_bar + 8 * "
-             "ps, (k_tile + %d) * BK, tile_m0, tile_n0);",
-             as, bs, S - 1));
+             "ps, (k_tile + %d) * BK, tile_m0, tile_n0%s);",
+             as, bs, S - 1, tma_gemm_arg(cx.p).c_str()));
   cx.e.close_scope();
   for (int kk = 0; kk < KS; ++kk) {
     cx.e.comment(format("k-step %d: compute on buffer %d", kk, kk % 2));

@@ -40,13 +40,14 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
   e.lines(
       std::string(
           batched
-              ? R"(// TMA: the box at (col, row) of GEMM blockIdx.z's matrix in the tensor map
-// -> shared memory at dst; the bytes complete on mbarrier `bar`; elements past
-// the matrix edge arrive as zeros.)"
+              ? R"(// TMA: the box at (col, row) of GEMM z's matrix in the tensor map -> shared
+// memory at dst; the bytes complete on mbarrier `bar`; elements past the
+// matrix edge arrive as zeros.)"
               : R"(// TMA: the box at (col, row) of the tensor map -> shared memory at dst; the bytes
 // complete on mbarrier `bar`; elements past the matrix edge arrive as zeros.)") +
       R"(
-__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap& map, unsigned bar, int col, int row) {
+__device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap& map, unsigned bar, int col, int row)" +
+      at.z_param + R"() {
   asm volatile(
       "cp.async.bulk.tensor.)" +
       at.dims + R"(.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, )" +
@@ -61,8 +62,8 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TmaMap& map, uns
 
 TmaCoords tma_coords(bool batched, int first, int z) {
   const std::string col = "%" + std::to_string(first), row = "%" + std::to_string(first + 1);
-  if (!batched) return {"2d", "{" + col + ", " + row + "}", ""};
-  return {"3d", "{" + col + ", " + row + ", %" + std::to_string(z) + "}", ", \"r\"(blockIdx.z)"};
+  if (!batched) return {"2d", "{" + col + ", " + row + "}", "", ""};
+  return {"3d", "{" + col + ", " + row + ", %" + std::to_string(z) + "}", ", int z", ", \"r\"(z)"};
 }
 
 }  // namespace schedc::codegen

@@ -14,14 +14,16 @@ namespace schedc::codegen {
 void emit_tma_helpers(Emitter& e, bool batched);
 
 // How a TMA instruction names its box: a 2-D box at {col, row} of a 2-D map,
-// or in a batched module (`batch N`) at {col, row, blockIdx.z} of a 3-D map
-// whose third dimension is the batch (codegen/generated_kernel.h), so every
-// copy reads or writes the block's own GEMM. `first` is the asm operand
-// number of col, `z` that of blockIdx.z (the input after the others).
+// or in a batched module (`batch N`) at {col, row, z} of a 3-D map whose
+// third dimension is the batch (codegen/generated_kernel.h): the helpers
+// then take the GEMM z as their last parameter (codegen/blocks_common.h,
+// tma_gemm_arg). `first` is the asm operand number of col, `z` that of z
+// (the input after the others).
 struct TmaCoords {
   std::string dims;       // "2d" / "3d": the instruction's .dim
   std::string list;       // "{%3, %4}" / "{%3, %4, %5}"
-  std::string z_operand;  // "" / `, "r"(blockIdx.z)`: appended to the inputs
+  std::string z_param;    // "" / ", int z": appended to the helper's parameters
+  std::string z_operand;  // "" / `, "r"(z)`: appended to the inputs
 };
 TmaCoords tma_coords(bool batched, int first, int z);
 

@@ -121,9 +121,10 @@ __device__ __forceinline__ void setmaxnreg_dec() {
     const std::string store =
         R"(// TMA store of one box from shared memory (the tensor map clips it at the matrix
 // edge)" +
-        std::string(batched ? "; into GEMM blockIdx.z's C" : "") +
+        std::string(batched ? "; into GEMM z's C" : "") +
         R"(), its group commit, and the waits for its shared-memory reads / the whole store.
-__device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row) {
+__device__ __forceinline__ void tma_store_2d(const TmaMap& map, unsigned src, int col, int row)" +
+        at.z_param + R"() {
   asm volatile("cp.async.bulk.tensor.)" +
         at.dims + R"(.global.shared::cta.bulk_group [%0, )" + at.list + R"(], [%1];\n"
                ::"l"(&map), "r"(src), "r"(col), "r"(row))" +
@@ -206,7 +207,8 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
     e.line("const int num_k_tiles = (K + BK - 1) / BK;");
   // stream_k: the main entry computes the tiles before sk_whole_tiles (the
   // launch's split), the tail the others.
-  const std::string tiles = p.stream_k ? "sk_whole_tiles" : "tiles_m * tiles_n";
+  std::string tiles = p.stream_k ? "sk_whole_tiles" : "tiles_m * tiles_n";
+  if (walks_batch(p)) tiles = "(" + tiles + ") * batch_count";  // every GEMM's, in one walk
   if (w.cluster_size() > 1) {
     emit_wgmma_cluster_walk(e, p);
     e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
@@ -244,7 +246,17 @@ namespace {
 // persistent walk (clusters: of its rank's tile of the step-th super-tile).
 void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
   if (p.wgmma->cluster_size() > 1) return emit_wgmma_cluster_tile(e, p, step);
-  e.line("const int tile = blockIdx.x + " + step + " * gridDim.x;");
+  if (!walks_batch(p)) {
+    e.line("const int tile = blockIdx.x + " + step + " * gridDim.x;");
+    emit_tile_origin(e, p, "tile");
+    return;
+  }
+  // A batch in one walk: GEMM after GEMM, each GEMM's tiles in raster order.
+  const std::string per_gemm = p.stream_k ? "sk_whole_tiles" : "(tiles_m * tiles_n)";
+  e.line("const int walked = blockIdx.x + " + step + " * gridDim.x;");
+  e.line("const int gemm = walked / " + per_gemm + ", tile = walked % " + per_gemm + ";");
+  e.line(std::string(element_type(p.dtype)) +
+         "* const C = C_batch + (long long)gemm * batch_stride_c;  // this tile's GEMM's");
   emit_tile_origin(e, p, "tile");
 }
 
@@ -261,7 +273,7 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
       format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
              "%s, %s * BK, tile_m0, tile_n0%s);",
              stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
-             k_tile.c_str(), w.cluster_size() > 1 ? ", crank" : ""));
+             k_tile.c_str(), ((w.cluster_size() > 1 ? ", crank" : "") + tma_gemm_arg(p)).c_str()));
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads

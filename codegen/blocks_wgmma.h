@@ -35,7 +35,8 @@ void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 // tma_a/tma_b, tile_m0/tile_n0) into its stage: the whole stage, or (cluster)
 // this CTA's half (`crank`), multicast to both CTAs.
 enum class WgmmaHalf { whole, multicast_half };
-void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half);
+void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
+                              bool batched);
 // "one (R, C) box" or "P (R, C) boxes": an operand's stage for comments.
 std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 

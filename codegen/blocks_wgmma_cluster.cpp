@@ -35,10 +35,10 @@ __device__ __forceinline__ void mbar_arrive_cluster(unsigned bar, unsigned cta) 
 }
 // A TMA box written at `dst` in every CTA of `mask`, each signalling its own
 // mbarrier at offset `bar`.)" +
-      std::string(batched ? "\n// (Of GEMM blockIdx.z: both CTAs of a cluster compute one GEMM.)"
-                          : "") +
+      std::string(batched ? "\n// (Of GEMM z: both CTAs of a cluster compute one GEMM.)" : "") +
       R"(
-__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaMap& map, unsigned bar, int col, int row, unsigned short mask) {
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TmaMap& map, unsigned bar, int col, int row, unsigned short mask)" +
+      at.z_param + R"() {
   asm volatile(
       "cp.async.bulk.tensor.)" +
       at.dims +
@@ -75,14 +75,16 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
             " Each CTA's");
   e.comment("`full` expects the whole stage: its own copies and the other CTA's multicast half");
   e.open_scope(
-      "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
-      "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0, unsigned crank)");
+      std::string("__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const "
+                  "TmaMap& tma_b, unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, "
+                  "int tile_n0, unsigned crank") +
+      (p.schedule.batch > 0 ? ", int z)" : ")"));
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
-  emit_wgmma_operand_loads(e, w.a, 'a',
-                           w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
-  emit_wgmma_operand_loads(e, w.b, 'b',
-                           w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.a, 'a', w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole,
+                           p.schedule.batch > 0);
+  emit_wgmma_operand_loads(e, w.b, 'b', w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole,
+                           p.schedule.batch > 0);
   e.close_scope();
   e.line();
 }

@@ -17,33 +17,36 @@ std::string wgmma_boxes_text(const compiler::WgmmaOperand& o) {
                     : format("one (%d, %d) box", o.box_rows(), o.box_cols());
 }
 
-void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op,
-                              WgmmaHalf half) {
+void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
+                              bool batched) {
   const std::string dst = format("s%c", op), map = format("tma_%c", op);
   const std::string mn0 = op == 'a' ? "tile_m0" : "tile_n0";
+  const char* z = batched ? ", z" : "";  // the GEMM of a batch
   if (half == WgmmaHalf::whole && !o.mn_major) {
-    e.line(format("tma_load_2d(%s, %s, full, k0, %s);", dst.c_str(), map.c_str(), mn0.c_str()));
+    e.line(
+        format("tma_load_2d(%s, %s, full, k0, %s%s);", dst.c_str(), map.c_str(), mn0.c_str(), z));
   } else if (half == WgmmaHalf::whole) {
     e.line("#pragma unroll");
-    e.line(
-        format("for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s + p * %d, "
-               "k0);",
-               o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols));
+    e.line(format(
+        "for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s + p * %d, "
+        "k0%s);",
+        o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols, z));
   } else if (!o.mn_major) {  // rows crank * MN/2 ...: whole 8-row swizzle atoms
-    e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, 0x3);",
-                  dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2));
+    e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, 0x3%s);",
+                  dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2, z));
   } else {  // panels crank * P/2 ...
     e.line("#pragma unroll");
     e.open_scope(format("for (int p = 0; p < %d; ++p)", o.panels() / 2));
     e.line(format("const int q = crank * %d + p;", o.panels() / 2));
-    e.line(format("tma_load_2d_multicast(%s + q * %du, %s, full, %s + q * %d, k0, 0x3);",
-                  dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols));
+    e.line(format("tma_load_2d_multicast(%s + q * %du, %s, full, %s + q * %d, k0, 0x3%s);",
+                  dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols, z));
     e.close_scope();
   }
 }
 
 void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
+  const bool batched = p.schedule.batch > 0;
   if (w.cluster_size() > 1) return emit_wgmma_cluster_tma_copy(e, p);
   e.comment(format("tma %s: k-tile at column k0 -> one stage: A as %s, B as %s",
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),
@@ -51,12 +54,14 @@ void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
   e.comment(format("(128-byte %s); `full` completes when all their bytes have landed",
                    w.a.mn_major || w.b.mn_major ? "column panels" : "rows"));
   e.open_scope(
-      "__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const TmaMap& tma_b, "
-      "unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, int tile_n0)");
+      std::string("__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const "
+                  "TmaMap& tma_b, unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, "
+                  "int tile_n0") +
+      (batched ? ", int z)" : ")"));
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
-  emit_wgmma_operand_loads(e, w.a, 'a', WgmmaHalf::whole);
-  emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole);
+  emit_wgmma_operand_loads(e, w.a, 'a', WgmmaHalf::whole, batched);
+  emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole, batched);
   e.close_scope();
   e.line();
 }

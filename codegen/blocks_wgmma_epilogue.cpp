@@ -239,13 +239,13 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
   if (w.c_col)  // boxes of C's N x M tensor map: (wg_n, 64) at (m, n)
     e.line(format(
         "for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, row0 - lr0 + q * 64, "
-        "col0 - lc0);",
-        w.c_stage_panels(), w.c_stage_rows() * 128));
+        "col0 - lc0%s);",
+        w.c_stage_panels(), w.c_stage_rows() * 128, tma_gemm_arg(p).c_str()));
   else
     e.line(
         format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
-               "%d, row0 - lr0);",
-               w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+               "%d, row0 - lr0%s);",
+               w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols, tma_gemm_arg(p).c_str()));
   e.line("tma_store_commit();");
   e.close_scope();
   e.open_scope("else if (!c_tma)");

@@ -20,15 +20,17 @@
 // encodes them for each launch's pointers and leading dimensions.
 //
 // A batched module (`batch N`, GeneratedKernel::batched) computes a strided
-// batch: each entry takes three more parameters right after bias, before any
+// batch: each entry takes four more parameters right after bias, before any
 // of those below, `long long batch_stride_a, batch_stride_b, batch_stride_c`
-// (elements from one GEMM's operand to the next's), and launches with
-// gridDim.z = the batch, block z computing GEMM blockIdx.z (x and y as for
-// one GEMM; a persistent grid walks that GEMM's tiles). Its tensor maps are
-// 3-D: the matrix's rows and columns, then the batch with the stride as
-// pitch; the copies address GEMM blockIdx.z's matrix with the third
-// coordinate. The stream_k workspace holds one split's partials and
-// counters per GEMM.
+// (elements from one GEMM's operand to the next's) and `int batch_count`,
+// and launches with gridDim.z = the batch, block z computing GEMM
+// blockIdx.z (x and y as for one GEMM; a cluster's persistent grid walks
+// that GEMM's tiles). A persistent entry without a cluster instead walks
+// every GEMM's tiles in one 1-D walk, GEMM after GEMM (gridDim.z = 1), so
+// the blocks side by side share few GEMMs' operands in L2. Its tensor maps
+// are 3-D: the matrix's rows and columns, then the batch with the stride as
+// pitch; each copy and store names its GEMM with the third coordinate. The
+// stream_k workspace holds one split's partials and counters per GEMM.
 //
 // A `stream_k` module has a tail entry beside each of main and fallback,
 // named in KernelEntry::stream_k_tail. The launch's split (compiler/

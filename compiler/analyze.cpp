@@ -18,6 +18,7 @@
 // round is guarded and the threads past the last vector skip it
 // (compiler/lower_copies.cpp, docs/language.md "The global -> shared copy").
 #include "compiler/analyzer.h"
+#include "compiler/problem.h"
 
 namespace schedc::compiler::analysis {
 

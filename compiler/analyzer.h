@@ -28,9 +28,6 @@ using dsl::SourceSpan;
 
 inline constexpr int64_t kMaxExtent = 65536;  // tile, thread, warp, block, split
 inline constexpr int64_t kMaxShape = (int64_t(1) << 31) - 1;
-// The most GEMMs of a `batch`: a batched kernel's grid takes one z index per
-// GEMM, and CUDA allows 65535.
-inline constexpr int64_t kMaxBatch = 65535;
 
 inline std::string join(const std::vector<std::string>& v, const char* last = " or ") {
   std::string s;

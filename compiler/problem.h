@@ -12,6 +12,10 @@
 
 namespace schedc::compiler {
 
+// The most GEMMs of a batch (`batch N`, --batch): a batched kernel's grid
+// takes one z index per GEMM, and CUDA allows 65535.
+inline constexpr int64_t kMaxBatch = 65535;
+
 struct Problem {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0, ldc = 0;  // 0 = packed: each operand's row length in memory

@@ -11,9 +11,7 @@
 
 namespace schedc::runtime {
 
-// The most GEMMs of a batch: one grid z index each, and CUDA allows 65535
-// (the `batch` directive's limit too, compiler/analyzer.h).
-inline constexpr int64_t kMaxBatch = 65535;
+using compiler::kMaxBatch;  // the most GEMMs of a batch (compiler/problem.h)
 // The most elements an operand's storage may span, all GEMMs of a batch:
 // 2^46 (256 TiB of f32) is more than any device holds, and keeps every byte
 // count and offset well inside int64.

@@ -264,23 +264,32 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
         max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_) / p.batch;
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {
-    g.x = uint32_t(persistent_blocks(choice, g.x, p.batch));
+    return persistent_grid(choice, g.x, p.batch);
   }
   g.z = uint32_t(p.batch);
   return g;
 }
 
-int64_t Module::persistent_blocks(const EntryChoice& choice, int64_t tiles, int64_t batch) const {
+codegen::Dim3 Module::persistent_grid(const EntryChoice& choice, int64_t tiles,
+                                      int64_t batch) const {
   const codegen::KernelEntry& e = *choice.entry;
   const int64_t slots = int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_;
-  return std::min<int64_t>(tiles, std::max<int64_t>(1, slots / batch));
+  // A batched module's persistent entry without a cluster walks every GEMM's
+  // tiles in one walk (codegen/blocks_common.h, walks_batch): a 1-D grid.
+  if (kernel_.batched && e.cluster_m * e.cluster_n == 1)
+    return codegen::Dim3{uint32_t(std::min<int64_t>(tiles * batch, slots)), 1, 1};
+  return codegen::Dim3{uint32_t(std::min<int64_t>(tiles, std::max<int64_t>(1, slots / batch))), 1,
+                       uint32_t(batch)};
 }
 
 std::string Module::launch_note(const EntryChoice& choice, const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   std::ostringstream o;
-  if (p.batch > 1) o << "each of " << p.batch << " GEMMs (grid z): ";
+  if (p.batch > 1)
+    o << (e.persistent && e.cluster_m * e.cluster_n == 1
+              ? "one walk over the tiles of " + std::to_string(p.batch) + " GEMMs, GEMM by GEMM: "
+              : "each of " + std::to_string(p.batch) + " GEMMs (grid z): ");
   if (e.persistent && !e.stream_k) {
     const codegen::Dim3 g = grid_for(choice, p);
     o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
@@ -307,7 +316,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   if (split.whole_tiles > 0) {
     o << e.name << " on " << split.whole_tiles << " tiles whole";
     if (e.persistent)
-      o << " (a persistent grid of " << persistent_blocks(choice, split.whole_tiles, p.batch)
+      o << " (a persistent grid of " << persistent_grid(choice, split.whole_tiles, p.batch).x
         << " blocks)";
     o << ", then ";
   }
@@ -481,7 +490,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
       e.stream_k ? stream_k_split(choice, p) : compiler::StreamKSplit{};
   int sk_whole_tiles = int(split.whole_tiles);  // all of them when the split splits none
   std::vector<void*> params = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
-  if (kernel_.batched) params.insert(params.end(), {&stride_a, &stride_b, &stride_c});
+  int batch_count = int(p.batch);
+  if (kernel_.batched) params.insert(params.end(), {&stride_a, &stride_b, &stride_c, &batch_count});
   const size_t common = params.size();  // what the stream_k tail takes before its own
   params.insert(params.end(), {&map_a, &map_b, &map_c, &sk_whole_tiles});
   if (!e.stream_k) {
@@ -492,10 +502,10 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // each GEMM of a batch alike (grid z).
   const uint32_t gemms = uint32_t(p.batch);
   if (split.whole_tiles > 0) {
-    const int64_t blocks =
-        e.persistent ? persistent_blocks(choice, split.whole_tiles, p.batch) : split.whole_tiles;
-    launch_kernel(fn, e.name, codegen::Dim3{uint32_t(blocks), 1, gemms}, e, params.data(), stream,
-                  false);
+    const codegen::Dim3 main_grid = e.persistent
+                                        ? persistent_grid(choice, split.whole_tiles, p.batch)
+                                        : codegen::Dim3{uint32_t(split.whole_tiles), 1, gemms};
+    launch_kernel(fn, e.name, main_grid, e, params.data(), stream, false);
   }
   if (!split.splits()) return;
   ensure_stream_k_workspace(e, split, p.batch);

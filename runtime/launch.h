@@ -114,9 +114,10 @@ class Module {
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
-  // Blocks of a persistent grid over `tiles` tiles of each of `batch` GEMMs
-  // (grid x; z is the batch): at most one per slot, the slots shared alike.
-  int64_t persistent_blocks(const EntryChoice& choice, int64_t tiles, int64_t batch) const;
+  // A persistent grid over `tiles` tiles of each of `batch` GEMMs: at most
+  // one block per slot; one walk over every GEMM's tiles where the entry
+  // walks the batch, else the slots shared alike among the GEMMs (grid z).
+  codegen::Dim3 persistent_grid(const EntryChoice& choice, int64_t tiles, int64_t batch) const;
   compiler::StreamKSplit stream_k_split(const EntryChoice& choice,
                                         const compiler::Problem& p) const;
   void ensure_stream_k_workspace(const codegen::KernelEntry& e, const compiler::StreamKSplit& split,

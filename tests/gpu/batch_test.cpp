@@ -28,7 +28,7 @@ codegen::GeneratedKernel batched_kernel(BatchPlant plant) {
   const std::string params = "const float* bias) {\n";
   k.source.replace(k.source.find(params), params.size(),
                    "const float* bias, long long stride_a, long long stride_b, long long "
-                   "stride_c) {\n"
+                   "stride_c, int batch_count) {\n"
                    "  A += blockIdx.z * stride_a;\n"
                    "  B += blockIdx.z * stride_b;\n"
                    "  C += blockIdx.z * stride_c;\n");
