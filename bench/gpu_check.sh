@@ -31,7 +31,8 @@
 #   python    the Python module built there (pip install .), tests/python on
 #             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE,
 #             $PYTHON_ROUNDS (default 3) rounds in alternation, their ratios
-#             compared by bench/python_vs_cli.py
+#             compared by bench/python_vs_cli.py; both sides idle 50 us after
+#             each L2 flush ($PYTHON_CLI_IDLE_US, SCHEDC_TIMING_IDLE_US)
 #   batch     issue 18's strided-batch bars: schedc bench on bench/batch/h_*.sched
 #             (f16, 64 x 512^3) and s_*.sched (f32, 256 x 128^3), each file's
 #             own batch, beside cublasGemmStridedBatchedEx; $BATCH_ROUNDS
@@ -357,7 +358,10 @@ section_python() {
       --shape "$shape" >"$LOGS/python-check.$i.log" 2>&1
     rc=$?
     note python "round $i rc $rc: $(grep SUMMARY "$LOGS/python-check.$i.log" || tail -1 "$LOGS/python-check.$i.log")"
-    timeout "$(left)" "$SCHEDC" bench examples/sgemm_best.sched examples/hgemm_best.sched \
+    # The CLI with the Python check's idle time after each flush (bench/python_check.py,
+    # timed_once): the same harness on both sides.
+    SCHEDC_TIMING_IDLE_US=${PYTHON_CLI_IDLE_US:-50} timeout "$(left)" "$SCHEDC" bench \
+      examples/sgemm_best.sched examples/hgemm_best.sched \
       --shapes "$shape" >"$LOGS/python-cli-bench.$i.txt" 2>&1
     pys+=("$LOGS/python-check.$i.log"); clis+=("$LOGS/python-cli-bench.$i.txt")
   done

@@ -50,17 +50,23 @@ def ms_per_call(fn, calls):
     return s.elapsed_time(e) / calls
 
 
-def timed_once(fn, flush):
-    """CUDA-event time of one call of fn, in ms, timed as the CLI times a
-    run (runtime/timing.cpp): L2 flushed first, outside the events. The
-    GPU is then held busy for about 50 us (torch.cuda._sleep) before the
-    start event, so that the event pair brackets the kernel and not the
-    Python call that enqueues it: without that, k(a, b, c)'s 20-odd us of
-    Python went into the figure (hgemm_best at 4096^3 read 11% slower than
-    `schedc bench` on an H100, 2026-11-25), and torch.matmul's fewer us
-    less so."""
+def timed_once(fn, flush, gap=True):
+    """CUDA-event time of one call of fn, in ms: L2 flushed first (a memset
+    of twice the L2), then (`gap`) the GPU held busy for about 50 us
+    (torch.cuda._sleep), then the start event, the call, the stop event.
+
+    The gap keeps Python out of the figure: k(a, b, c) spends some 20 us
+    enqueueing, and without the gap part of it fell between the events
+    (hgemm_best read 0.933-0.975x of torch.matmul in three rounds, 0.980x
+    with the gap; H100, 2026-11-26). It also lets the flush's aftermath
+    settle, which moves both kernels: hgemm_best and cuBLAS at 4096^3 take
+    0.194 and 0.190 ms after it, 0.216 and 0.218 ms right after the flush
+    (bench/NOTES.md, "Session 17"). So the CLI's ratio set beside this one
+    is timed with the same idle time: `schedc bench` with
+    SCHEDC_TIMING_IDLE_US=50 (runtime/timing.h; gpu_check.sh python)."""
     flush.zero_()
-    torch.cuda._sleep(100_000)
+    if gap:
+        torch.cuda._sleep(100_000)
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     s.record()
     fn()
@@ -69,7 +75,7 @@ def timed_once(fn, flush):
     return s.elapsed_time(e)
 
 
-def time_pair(f, g, min_rounds=20, min_ms=100.0):
+def time_pair(f, g, min_rounds=20, min_ms=100.0, gap=True):
     """Median ms of one call of f and of g, timed as `schedc bench` times a
     kernel beside cuBLAS: each call alone between its own two events
     (timed_once), f and g alternating, at least `min_rounds` rounds and
@@ -83,8 +89,8 @@ def time_pair(f, g, min_rounds=20, min_ms=100.0):
     torch.cuda.synchronize()
     tf, tg = [], []
     while len(tf) < min_rounds or min(sum(tf), sum(tg)) < min_ms:
-        tf.append(timed_once(f, flush))
-        tg.append(timed_once(g, flush))
+        tf.append(timed_once(f, flush, gap))
+        tg.append(timed_once(g, flush, gap))
     return statistics.median(tf), statistics.median(tg)
 
 
@@ -113,6 +119,9 @@ def check_schedule(path, m, n, k):
     print(f"{name} {m}x{n}x{k} {kern.dtype}: rel_err {err:.3g} (tolerance {tol:.3g}) "
           f"{'ok' if err <= tol else 'WRONG'}; schedc {flops / ms_s / 1e9:.1f} TFLOP/s, "
           f"torch.matmul {flops / ms_t / 1e9:.1f}: {ratio:.3f}x of torch.matmul")
+    ms_sg, ms_tg = time_pair(lambda: kern(a, b, c), lambda: torch.matmul(a, b, out=ref), gap=False)
+    print(f"  without the gap after the flush: schedc {flops / ms_sg / 1e9:.1f} TFLOP/s, "
+          f"torch.matmul {flops / ms_tg / 1e9:.1f}: {ms_tg / ms_sg:.3f}x of torch.matmul")
     try:
         cli = CliCublas()
         ms_s2, ms_c = time_pair(lambda: kern(a, b, c), lambda: cli.gemm(a, b, ref, kern.dtype))

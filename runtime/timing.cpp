@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <vector>
 
 #include "runtime/error.h"
@@ -24,6 +25,25 @@ struct Events {
   }
 };
 
+// The stream's idle time after each flush: options.idle_us, else
+// SCHEDC_TIMING_IDLE_US (a whole number of microseconds), else none.
+int idle_us(const TimingOptions& options) {
+  if (options.idle_us >= 0) return options.idle_us;
+  const char* v = std::getenv("SCHEDC_TIMING_IDLE_US");
+  if (!v || !*v) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  return (*end == '\0' && n > 0 && n <= 1000000) ? int(n) : 0;
+}
+
+// A host function on the stream: the stream waits while it waits.
+void CUDART_CB wait_us(void* us) {
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(*static_cast<int*>(us));
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 TimingStats summarize(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   TimingStats s;
@@ -42,10 +62,12 @@ TimingStats summarize(std::vector<double> times) {
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()>>& launches,
                                           void* stream_ptr, const TimingOptions& options) {
   auto stream = static_cast<cudaStream_t>(stream_ptr);
+  int idle = idle_us(options);
   auto flush = [&] {
     if (options.flush_buffer && options.flush_bytes)
       check_cuda(cudaMemsetAsync(options.flush_buffer, 0, options.flush_bytes, stream),
                  "cudaMemsetAsync (L2 flush)");
+    if (idle > 0) check_cuda(cudaLaunchHostFunc(stream, wait_us, &idle), "cudaLaunchHostFunc");
   };
   for (int i = 0; i < options.warmup_runs; ++i)
     for (const auto& launch : launches) {

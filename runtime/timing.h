@@ -25,6 +25,13 @@ struct TimingOptions {
   // outside the timed events.
   void* flush_buffer = nullptr;
   size_t flush_bytes = 0;
+  // Microseconds the stream idles between the flush and the start event (a
+  // host function that waits on it): 0 by default, the start event right
+  // after the flush, as Triton's do_bench times. SCHEDC_TIMING_IDLE_US=N sets
+  // it, for measuring what the flush's aftermath does to both kernels
+  // (bench/NOTES.md, "Session 17": hgemm_best and cuBLAS at 4096^3 take
+  // ~0.19 ms after an idle gap, ~0.22 ms right after the flush).
+  int idle_us = -1;  // -1: SCHEDC_TIMING_IDLE_US, else 0
 };
 
 struct TimingStats {
