@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "schedc/schedc.h"
@@ -132,6 +133,33 @@ TEST(Api, BatchArgumentsAreCheckedFirst) {
 }
 
 // Integers small enough that every product and sum is exact in f32.
+// A program's own A, B and C on the device, copied from host vectors; C
+// comes back with c_back(); freed at scope exit.
+struct DeviceGemm {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  size_t c_count = 0;
+  DeviceGemm(const std::vector<float>& ha, const std::vector<float>& hb,
+             const std::vector<float>& hc)
+      : c_count(hc.size()) {
+    const std::pair<float**, const std::vector<float>*> all[] = {{&a, &ha}, {&b, &hb}, {&c, &hc}};
+    for (auto [ptr, host] : all) {
+      EXPECT_EQ(cudaMalloc(ptr, host->size() * 4), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(*ptr, host->data(), host->size() * 4, cudaMemcpyHostToDevice),
+                cudaSuccess);
+    }
+  }
+  std::vector<float> c_back() const {
+    std::vector<float> out(c_count);
+    EXPECT_EQ(cudaMemcpy(out.data(), c, c_count * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    return out;
+  }
+  ~DeviceGemm() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+};
+
 TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -153,23 +181,13 @@ TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
         for (int64_t k = 0; k < K; ++k) s += a[i * lda + k] * b[k * ldb + j];
         want[i * ldc + j] = s;
       }
-    float *da = nullptr, *db = nullptr, *dc = nullptr;
-    ASSERT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&dc, c.size() * 4), cudaSuccess);
-    cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
+    const DeviceGemm d(a, b, c);
     cudaStream_t stream = nullptr;
     ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-    r.kernel->launch({M, N, K, da, lda, db, ldb, dc, ldc}, stream);
+    r.kernel->launch({M, N, K, d.a, lda, d.b, ldb, d.c, ldc}, stream);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-    cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
-    EXPECT_EQ(c, want) << "ld + " << ld_pad;  // padding columns stay -1 too
+    EXPECT_EQ(d.c_back(), want) << "ld + " << ld_pad;  // padding columns stay -1 too
     cudaStreamDestroy(stream);
-    cudaFree(da);
-    cudaFree(db);
-    cudaFree(dc);
   }
   // Out of range arguments throw schedc::Error, not crash.
   EXPECT_THROW(r.kernel->launch({0, 1, 1, nullptr, 0, nullptr, 0, nullptr, 0}), schedc::Error);
@@ -200,25 +218,15 @@ TEST(ApiGpu, BatchLaunchIsExact) {
         want[g * sc + i * N + j] = s;
       }
   }
-  float *da = nullptr, *db = nullptr, *dc = nullptr;
-  ASSERT_EQ(cudaMalloc(&da, a.size() * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&db, b.size() * 4), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&dc, c.size() * 4), cudaSuccess);
-  cudaMemcpy(da, a.data(), a.size() * 4, cudaMemcpyHostToDevice);
-  cudaMemcpy(db, b.data(), b.size() * 4, cudaMemcpyHostToDevice);
-  cudaMemcpy(dc, c.data(), c.size() * 4, cudaMemcpyHostToDevice);
-  schedc::Gemm g{M, N, K, da, 0, db, 0, dc, 0};
+  const DeviceGemm d(a, b, c);
+  schedc::Gemm g{M, N, K, d.a, 0, d.b, 0, d.c, 0};
   g.batch = batch;
   g.stride_a = sa;
   g.stride_b = sb;
   g.stride_c = sc;
   r.kernel->launch(g);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  cudaMemcpy(c.data(), dc, c.size() * 4, cudaMemcpyDeviceToHost);
-  EXPECT_EQ(c, want);
-  cudaFree(da);
-  cudaFree(db);
-  cudaFree(dc);
+  EXPECT_EQ(d.c_back(), want);
 }
 
 }  // namespace
