@@ -201,6 +201,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.tma_a = TmaBox{uint32_t(w.a.box_rows()), uint32_t(w.a.box_cols())};
   k.main.tma_b = TmaBox{uint32_t(w.b.box_rows()), uint32_t(w.b.box_cols())};
   k.main.persistent = w.persistent;
+  k.main.walks_batch = walks_batch(p);
   k.main.cluster_m = uint32_t(w.cluster_m);
   k.main.cluster_n = uint32_t(w.cluster_n);
   // A k-major shared operand: each CTA multicasts half of its rows.

@@ -124,6 +124,10 @@ struct KernelEntry {
   // blocks 2b and 2b + 1; the launch takes an even grid of at most two
   // blocks per super-tile (CM x CN tiles) and per co-resident cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
+  // Batched and persistent: the grid is one 1-D walk over every GEMM's tiles
+  // (gridDim.z = 1) rather than a walk per GEMM on grid z (codegen/
+  // blocks_common.h, walks_batch, which decides it).
+  bool walks_batch = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
   // The launch shape of this entry's stream_k tail: this entry with the

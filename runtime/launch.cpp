@@ -274,10 +274,8 @@ codegen::Dim3 Module::persistent_grid(const EntryChoice& choice, int64_t tiles,
                                       int64_t batch) const {
   const codegen::KernelEntry& e = *choice.entry;
   const int64_t slots = int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_;
-  // A batched module's persistent entry without a cluster walks every GEMM's
-  // tiles in one walk (codegen/blocks_common.h, walks_batch): a 1-D grid.
-  if (kernel_.batched && e.cluster_m * e.cluster_n == 1)
-    return codegen::Dim3{uint32_t(std::min<int64_t>(tiles * batch, slots)), 1, 1};
+  // An entry that walks the batch: one 1-D walk over every GEMM's tiles.
+  if (e.walks_batch) return codegen::Dim3{uint32_t(std::min<int64_t>(tiles * batch, slots)), 1, 1};
   return codegen::Dim3{uint32_t(std::min<int64_t>(tiles, std::max<int64_t>(1, slots / batch))), 1,
                        uint32_t(batch)};
 }
@@ -287,7 +285,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   std::ostringstream o;
   if (p.batch > 1)
-    o << (e.persistent && e.cluster_m * e.cluster_n == 1
+    o << (e.walks_batch
               ? "one walk over the tiles of " + std::to_string(p.batch) + " GEMMs, GEMM by GEMM: "
               : "each of " + std::to_string(p.batch) + " GEMMs (grid z): ");
   if (e.persistent && !e.stream_k) {
@@ -386,25 +384,34 @@ void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
   grow_device_buffer(sk_counters_, sk_counters_bytes_, counters, true, "stream_k tile counters");
 }
 
+void Module::copy_per_gemm(int which, const char* what, const std::string& entry,
+                           codegen::Dim3 grid, codegen::Dim3 block, const void* src, int64_t rows,
+                           int64_t cols, int64_t ld, int64_t stride, int64_t batch,
+                           int64_t dst_rows, int64_t dst_ld, void* stream) const {
+  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  grow_device_buffer(scratch_[which], scratch_bytes_[which],
+                     size_t(batch * dst_rows * dst_ld * elem), false, what);
+  codegen::KernelEntry e;
+  e.block = block;
+  // One launch per GEMM of a batch (the entry copies one matrix): the copies
+  // serve operands TMA cannot read where they lie, which are not the fast path.
+  for (int64_t z = 0; z < batch; ++z) {
+    const void* from = static_cast<const char*>(src) + z * stride * elem;
+    void* dst = static_cast<char*>(scratch_[which]) + z * dst_rows * dst_ld * elem;
+    int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
+    void* params[] = {&from, &r, &c, &l, &dst, &d};
+    launch_kernel(handle(entry), entry, grid, e, params, stream, false);
+  }
+}
+
 int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
                        int64_t stride, int64_t batch, void* stream) const {
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   const int64_t dst_ld = compiler::wgmma_repack_ld(cols, elem);
-  grow_device_buffer(scratch_[which], scratch_bytes_[which], size_t(batch * rows * dst_ld * elem),
-                     false, which == 0 ? "repack scratch of A" : "repack scratch of B");
-  codegen::KernelEntry e;
-  e.block = codegen::Dim3{256, 1, 1};
-  const int64_t chunks = rows * (dst_ld * elem / 16);
-  // One launch per GEMM of a batch (the entry copies one matrix): a repack
-  // serves unaligned operands, which are not the fast path.
-  for (int64_t z = 0; z < batch; ++z) {
-    const void* from = static_cast<const char*>(src) + z * stride * elem;
-    void* dst = static_cast<char*>(scratch_[which]) + z * rows * dst_ld * elem;
-    int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
-    void* params[] = {&from, &r, &c, &l, &dst, &d};
-    launch_kernel(handle(kernel_.repack), kernel_.repack,
-                  codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, e, params, stream, false);
-  }
+  const int64_t chunks = rows * (dst_ld * elem / 16);  // 16-byte chunks, 256 a block
+  copy_per_gemm(which, which == 0 ? "repack scratch of A" : "repack scratch of B", kernel_.repack,
+                codegen::Dim3{uint32_t((chunks + 255) / 256), 1, 1}, codegen::Dim3{256, 1, 1}, src,
+                rows, cols, ld, stride, batch, rows, dst_ld, stream);
   return dst_ld;
 }
 
@@ -412,19 +419,10 @@ int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t
                             int64_t batch, void* stream) const {
   const int elem = kernel_.dtype == "f32" ? 4 : 2;
   const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
-  grow_device_buffer(scratch_[0], scratch_bytes_[0], size_t(batch * cols * dst_ld * elem), false,
-                     "transposed scratch of A");
-  codegen::KernelEntry e;
-  e.block = codegen::Dim3{32, 8, 1};
-  for (int64_t z = 0; z < batch; ++z) {  // one launch per GEMM, as repack
-    const void* from = static_cast<const char*>(src) + z * stride * elem;
-    void* dst = static_cast<char*>(scratch_[0]) + z * cols * dst_ld * elem;
-    int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
-    void* params[] = {&from, &r, &c, &l, &dst, &d};
-    launch_kernel(handle(kernel_.transpose_a), kernel_.transpose_a,
-                  codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1}, e,
-                  params, stream, false);
-  }
+  // 32 x 32 tiles of the source, 32 x 8 threads each.
+  copy_per_gemm(0, "transposed scratch of A", kernel_.transpose_a,
+                codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1},
+                codegen::Dim3{32, 8, 1}, src, rows, cols, ld, stride, batch, cols, dst_ld, stream);
   return dst_ld;
 }
 

@@ -146,6 +146,15 @@ class Module {
   // one after the other; returns the copy's leading dimension.
   int64_t repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
                  int64_t batch, void* stream) const;
+  // Runs the copy entry `entry` ((src, rows, cols, ld, dst, dst_ld) on
+  // `grid` x `block`) once per GEMM of a batch: GEMM z's source `stride`
+  // elements past `src`, its copy dst_rows x dst_ld elements after the
+  // previous one in scratch `which` (grown to hold them all; `what` names it
+  // in errors).
+  void copy_per_gemm(int which, const char* what, const std::string& entry, codegen::Dim3 grid,
+                     codegen::Dim3 block, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                     int64_t stride, int64_t batch, int64_t dst_rows, int64_t dst_ld,
+                     void* stream) const;
   // Transposes the rows x cols `src` (a column-major A as stored: K rows of
   // M), each GEMM's, into A's scratch as cols rows (GeneratedKernel::
   // transpose_a), packed; returns their leading dimension.
