@@ -138,7 +138,8 @@ void print_cp_async_copies(std::ostream& o, const compiler::Schedule& s, const T
 // `layout A col` / `layout B col` (issue 18): what the copies do with a
 // column-major operand, and so what `transpose` means with it.
 void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t) {
-  if (!s.a_col && !s.b_col && !s.c_col) return;
+  // s8 reads B k-major only: a row-major B (the default) is worth a line too.
+  if (!s.a_col && !s.b_col && !s.c_col && s.dtype != compiler::DType::s8) return;
   if (s.is_naive()) {
     std::string which;
     for (auto [col, name] : {std::pair{s.a_col, "A"}, {s.b_col, "B"}, {s.c_col, "C"}})
@@ -159,12 +160,19 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
         << " of its " << map << " map); wgmma reads it " << (x.mn_major ? "m" : "k")
         << "-major by descriptor" << (x.mn_major ? ", transpose flag set" : "") << "\n";
     };
+    const bool s8 = w.type == compiler::MmaType::s8;
     if (s.a_col && w.a_transposed)
-      o << "#   layout A col:      neither A nor B is k-major, which wgmma tf32 needs of one: "
-           "the runtime transposes A into row-major scratch before each launch (the _transpose "
-           "entry), and TMA loads that\n";
+      o << "#   layout A col:      "
+        << (s8 ? "wgmma s8 reads only k-major operands"
+               : "neither A nor B is k-major, which wgmma tf32 needs of one")
+        << ": the runtime transposes A into row-major scratch before each launch (the "
+           "_transpose entry), and TMA loads that\n";
     else if (s.a_col)
       op_line("A", w.a, "K x M");
+    if (w.b_transposed)
+      o << "#   layout B row:      wgmma s8 reads only k-major operands: the runtime transposes B "
+           "into column-major scratch before each launch (the _transpose entry), and TMA loads "
+           "that; 'layout B col' (B stored N x K, as nn.Linear's weight) spares the copy\n";
     if (s.b_col) op_line("B", w.b, "N x K");
     if (s.c_col)
       o << "#   layout C col:      "

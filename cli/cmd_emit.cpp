@@ -66,6 +66,9 @@ int run_emit(const EmitOptions& o) {
   if (c->kernel.has_transpose_a())
     text += "// Transpose " + c->kernel.transpose_a +
             " first, every launch: A (column-major) into row-major scratch, which main reads\n";
+  if (c->kernel.has_transpose_b())
+    text += "// Transpose " + c->kernel.transpose_b +
+            " first, every launch: B (row-major) into column-major scratch, which main reads\n";
   if (o.out.empty()) {
     std::cout << text;
     return kOk;

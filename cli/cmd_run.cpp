@@ -97,8 +97,13 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
        << ": copies A or B into aligned scratch first when main's alignment fails\n";
   if (c.kernel.has_transpose_a())
     os << "  transpose " << c.kernel.transpose_a
-       << ": copies the column-major A into row-major scratch before every launch (tf32 reads "
-          "only k-major operands, and B is not)\n";
+       << ": copies the column-major A into row-major scratch before every launch ("
+       << c.kernel.mma_type << " reads only k-major operands"
+       << (c.kernel.mma_type == "tf32" ? ", and B is not)\n" : ")\n");
+  if (c.kernel.has_transpose_b())
+    os << "  transpose " << c.kernel.transpose_b
+       << ": copies the row-major B into column-major scratch before every launch ("
+       << c.kernel.mma_type << " reads only k-major operands)\n";
 }
 
 // "  NVRTC compile 967.4 ms for sm_90: main, main_stream_k, side by side, cached at …";

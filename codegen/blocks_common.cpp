@@ -36,8 +36,17 @@ const char* element_type(DType t) {
     case DType::f32: return "float";
     case DType::f16: return "__half";
     case DType::bf16: return "__nv_bfloat16";
+    case DType::s8: return "signed char";
   }
   return "float";
+}
+
+const char* c_element_type(DType t) {
+  return t == DType::s8 ? "int" : element_type(t);
+}
+
+const char* accumulator_type(DType t) {
+  return t == DType::s8 ? "int" : "float";
 }
 
 std::string schedule_text(const Schedule& s) {
@@ -134,7 +143,42 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
+namespace {
+
+// s8: the accumulator is the exact s32 sum; alpha, beta and the bias are
+// integers (analysis and the runtime check it), and the sum wraps as s32
+// does (unsigned arithmetic: signed overflow is undefined in C++).
+void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
+  std::string what = "alpha*acc + beta*C";
+  if (bias) what += " + bias[n]";
+  if (relu) what = "max(" + what + ", 0)";
+  e.comment("Epilogue " + origin_note(s, s.epilogue_at) + ": C = " + what +
+            ", in s32 (wrapping); alpha, beta");
+  e.comment("and bias hold integers. beta == 0 at run time: C is not read.");
+  e.open_scope(
+      "__device__ __forceinline__ int epilogue_value(int acc, const int* c, int n, float alpha, "
+      "float beta, const float* __restrict__ bias)");
+  e.line("unsigned v = unsigned(int(alpha)) * unsigned(acc);");
+  e.line("if (beta != 0.0f) v += unsigned(int(beta)) * unsigned(*c);");
+  if (bias) e.line("v += unsigned(__float2int_rn(bias[n]));  // bias");
+  if (relu) e.line("return max(int(v), 0);  // relu");
+  if (!relu) e.line("return int(v);");
+  e.close_scope();
+  e.line();
+  e.open_scope(
+      "__device__ __forceinline__ void store_c(int* c, int n, int acc, float alpha, float beta, "
+      "const float* __restrict__ bias)");
+  e.line("*c = epilogue_value(acc, c, n, alpha, beta, bias);");
+  e.close_scope();
+  e.line();
+}
+
+}  // namespace
+
 void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
+  if (p.dtype == DType::s8) return emit_integer_epilogue_helpers(e, p);
   const Schedule& s = p.schedule;
   const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
   const std::string T = element_type(p.dtype);
@@ -191,12 +235,12 @@ void emit_entry_guard_close(Emitter& e, const std::string& name) {
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
                       const std::string& extra_params, int min_blocks,
                       const std::string& attributes) {
-  const std::string T = element_type(p.dtype);
+  const std::string T = element_type(p.dtype), TC = c_element_type(p.dtype);
   e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) +
          (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ")" +
          (attributes.empty() ? "" : " " + attributes));
   e.open_scope(name + "(int M, int N, int K, const " + T + "* __restrict__ A, int lda, const " + T +
-               "* __restrict__ B, int ldb, " + T +
+               "* __restrict__ B, int ldb, " + TC +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
                "bias" +
                (p.schedule.batch > 0 ? ", " + std::string(kBatchParams) : "") +
@@ -221,7 +265,7 @@ void emit_batch_offsets(Emitter& e, const KernelPlan& p) {
                      static_cast<long long>(s.batch), origin_note(s, s.batch_at).c_str()));
     e.comment("GEMMs, GEMM after GEMM; each tile's GEMM (`gemm`) is its TMA coordinate z, and its");
     e.comment("C lies gemm strides past the first GEMM's");
-    e.line(std::string(element_type(p.dtype)) + "* const C_batch = C;");
+    e.line(std::string(c_element_type(p.dtype)) + "* const C_batch = C;");
     return;
   }
   e.comment(format("batch %lld %s: this block computes GEMM blockIdx.z of the batch, whose A, B",

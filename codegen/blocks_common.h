@@ -27,8 +27,12 @@ std::string origin_note(const compiler::Schedule& s, const compiler::Origin& at)
 // The schedule as directive lines, each with its origin (for comments).
 std::string schedule_text(const compiler::Schedule& s);
 
-// C++ spelling of the element type ("float", "__half", "__nv_bfloat16").
+// C++ spelling of the element type of A and B ("float", "__half",
+// "__nv_bfloat16", "signed char"), of C ("int" for s8, else the same) and
+// of the accumulators ("int" for s8, else "float").
 const char* element_type(compiler::DType t);
+const char* c_element_type(compiler::DType t);
+const char* accumulator_type(compiler::DType t);
 
 // File comment (what produced the module, the schedule, the ABI) and the
 // includes the element type needs.

@@ -20,11 +20,11 @@ void emit_wgmma_instruction_loops(Emitter& e, const WgmmaPlan& w, const std::str
   e.open_scope(inner);
 }
 
-void emit_wgmma_accumulator_operands(Emitter& e, int regs) {
+void emit_wgmma_accumulator_operands(Emitter& e, int regs, bool integer) {
   for (int r0 = 0; r0 < regs; r0 += 8) {
     std::string outs = r0 == 0 ? "    : " : "      ";
     for (int r = r0; r < r0 + 8 && r < regs; ++r)
-      outs += format("\"+f\"(d[%d])", r) + (r + 1 < regs ? ", " : "");
+      outs += format(integer ? "\"+r\"(d[%d])" : "\"+f\"(d[%d])", r) + (r + 1 < regs ? ", " : "");
     e.line(outs);
   }
 }
@@ -34,6 +34,7 @@ namespace {
 const char* ptx_type(const WgmmaPlan& w) {
   return w.type == compiler::MmaType::bf16   ? "bf16"
          : w.type == compiler::MmaType::tf32 ? "tf32"
+         : w.type == compiler::MmaType::s8   ? "s8"
                                              : "f16";
 }
 
@@ -52,30 +53,34 @@ std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, i
 void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   if (w.registers()) return emit_wgmma_tf32_instruction(e, w);
   const int regs = w.inst_n / 2;
+  const bool integer = w.type == compiler::MmaType::s8;
   e.comment(format("acc += A (%s) * B (%s), both from shared",
                    operand_text(w.a, true, 64, w.inst_k).c_str(),
                    operand_text(w.b, false, w.inst_k, w.inst_n).c_str()));
-  e.comment(format(
-      "memory by descriptor; acc is the m64n%d f32 D fragment (compiler/wgmma_plan.h);", w.inst_n));
+  e.comment(format("memory by descriptor; acc is the m64n%d %s D fragment (compiler/wgmma_plan.h);",
+                   w.inst_n, integer ? "s32" : "f32"));
   e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
-      format("__device__ __forceinline__ void %s(float (&d)[%d], unsigned long long "
+      format("__device__ __forceinline__ void %s(%s (&d)[%d], unsigned long long "
              "desc_a, unsigned long long desc_b, int scale_d)",
-             inst_name(w).c_str(), regs));
+             inst_name(w).c_str(), integer ? "int" : "float", regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
   e.line("asm volatile(");
   e.line("    \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + format("%%%d", regs + 2) + ", 0;\\n\"");
-  e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.f32.%s.%s \"", w.inst_m, w.inst_n,
-                w.inst_k, ptx_type(w), ptx_type(w)));
+  e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.%s.%s.%s \"", w.inst_m, w.inst_n,
+                w.inst_k, integer ? "s32" : "f32", ptx_type(w), ptx_type(w)));
   e.line("    \"{" + list + "},\"");
   // scale-a, scale-b 1; the transpose flags (1: MN-major), which tf32 has not
-  // (it reads k-major operands only).
+  // (it reads k-major operands only); the integer form has neither.
   const std::string flags = w.type == compiler::MmaType::tf32
                                 ? ""
                                 : format(", %d, %d", w.a.mn_major ? 1 : 0, w.b.mn_major ? 1 : 0);
-  e.line(format("    \" %%%d, %%%d, p, 1, 1%s;\\n}\\n\"", regs, regs + 1, flags.c_str()));
-  emit_wgmma_accumulator_operands(e, regs);
+  if (integer)
+    e.line(format("    \" %%%d, %%%d, p;\\n}\\n\"", regs, regs + 1));
+  else
+    e.line(format("    \" %%%d, %%%d, p, 1, 1%s;\\n}\\n\"", regs, regs + 1, flags.c_str()));
+  emit_wgmma_accumulator_operands(e, regs, integer);
   e.line("    : \"l\"(desc_a), \"l\"(desc_b), \"r\"(scale_d));");
   e.close_scope();
   e.line();
@@ -255,7 +260,7 @@ void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
   const std::string per_gemm = p.stream_k ? "sk_whole_tiles" : "(tiles_m * tiles_n)";
   e.line("const int walked = blockIdx.x + " + step + " * gridDim.x;");
   e.line("const int gemm = walked / " + per_gemm + ", tile = walked % " + per_gemm + ";");
-  e.line(std::string(element_type(p.dtype)) +
+  e.line(std::string(c_element_type(p.dtype)) +
          "* const C = C_batch + (long long)gemm * batch_stride_c;  // this tile's GEMM's");
   emit_tile_origin(e, p, "tile");
 }
@@ -393,8 +398,9 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its %s of B",
                   w.consumers_n, w.b.mn_bytes(w.wg_n), w.b.mn_major ? "panels" : "rows"));
   }
-  e.line(format("float acc[%d][%d][%d];  // %dx%d instructions of m64n%d, f32 D fragments",
-                w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n));
+  e.line(format("%s acc[%d][%d][%d];  // %dx%d instructions of m64n%d, %s D fragments",
+                accumulator_type(p.dtype), w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n,
+                w.type == compiler::MmaType::s8 ? "s32" : "f32"));
   e.comment("(not zeroed: a tile's first k-step writes them whole, scale_d 0; ptxas serialized");
   e.comment("the wgmma of a non-persistent kernel that zeroed them, its warning C7515)");
   if (w.registers()) emit_wgmma_tf32_fragments(e, p);

@@ -87,8 +87,9 @@ void emit_wgmma_release(Emitter& e, const compiler::KernelPlan& plan, const std:
 void emit_wgmma_instruction_loops(Emitter& e, const compiler::WgmmaPlan& w,
                                   const std::string& inner);
 
-// The accumulator constraint lines ("+f"(d[r]), 8 a line) of a wgmma asm.
-void emit_wgmma_accumulator_operands(Emitter& e, int regs);
+// The accumulator constraint lines ("+f"(d[r]), 8 a line; "+r" for the
+// s32 accumulators of an integer wgmma) of a wgmma asm.
+void emit_wgmma_accumulator_operands(Emitter& e, int regs, bool integer);
 
 // tf32 (plan.wgmma->swapped, codegen/blocks_wgmma_tf32.cpp): C^T = B^T A^T.
 // The instruction wgmma_m64nNk8(acc, a[4], desc_b) with B^T in registers and
@@ -123,6 +124,7 @@ void emit_wgmma_repack_kernel(Emitter& e, const compiler::KernelPlan& plan,
 // (a column-major A: K rows of M) transposed into dst (cols rows of dst_ld,
 // zero past rows), 32 x 8 threads a block, a block per 32 x 32 source tile
 // (grid: cols / 32 by dst_ld / 32, rounded up).
-void emit_wgmma_transpose_kernel(Emitter& e, const std::string& name);
+void emit_wgmma_transpose_kernel(Emitter& e, const compiler::KernelPlan& plan,
+                                 const std::string& name);
 
 }  // namespace schedc::codegen

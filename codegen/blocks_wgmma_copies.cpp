@@ -91,6 +91,20 @@ void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string
     e.close_scope(name);
     return;
   }
+  if (per16 == 16) {  // s8: sixteen bytes a chunk, four to a word
+    e.line(
+        "const unsigned char* s = reinterpret_cast<const unsigned char*>(src) + (size_t)row * ld;");
+    e.line("unsigned v[4] = {0u, 0u, 0u, 0u};");
+    e.line("#pragma unroll");
+    e.line(
+        "for (int i = 0; i < 16; ++i) if (c0 + i < cols) v[i / 4] |= (unsigned)s[c0 + i] << (8 * "
+        "(i % 4));");
+    e.line(
+        "*reinterpret_cast<uint4*>(reinterpret_cast<unsigned char*>(dst) + (size_t)row * dst_ld + "
+        "c0) = make_uint4(v[0], v[1], v[2], v[3]);");
+    e.close_scope(name);
+    return;
+  }
   e.line(
       "const unsigned short* s = reinterpret_cast<const unsigned short*>(src) + (size_t)row * ld;");
   e.line("unsigned short v[8];");
@@ -105,10 +119,17 @@ void emit_wgmma_repack_kernel(Emitter& e, const KernelPlan& p, const std::string
   e.close_scope(name);
 }
 
-void emit_wgmma_transpose_kernel(Emitter& e, const std::string& name) {
-  e.comment("Transpose: a column-major A (K rows of M in memory) into row-major scratch (M rows");
-  e.comment("of dst_ld >= K, the padding zero) before the main entry runs, which reads A");
-  e.comment("row-major (tf32 reads only k-major stages, and B row-major is not either).");
+void emit_wgmma_transpose_kernel(Emitter& e, const KernelPlan& p, const std::string& name) {
+  if (p.wgmma->type == compiler::MmaType::s8) {
+    e.comment("Transpose: an operand wgmma s8 cannot read where it lies (it reads k-major");
+    e.comment("stages only) into scratch before the main entry runs: a column-major A (K rows");
+    e.comment("of M) into M rows of K, a row-major B (K rows of N) into N rows of K; rows");
+    e.comment("dst_ld >= K apart, the padding zero.");
+  } else {
+    e.comment("Transpose: a column-major A (K rows of M in memory) into row-major scratch (M rows");
+    e.comment("of dst_ld >= K, the padding zero) before the main entry runs, which reads A");
+    e.comment("row-major (tf32 reads only k-major stages, and B row-major is not either).");
+  }
   e.comment("A block moves one 32 x 32 tile of the source through shared memory, both sides");
   e.comment("coalesced; 32 x 8 threads, four rows each.");
   e.line("extern \"C\" __global__ void __launch_bounds__(256)");

@@ -11,16 +11,30 @@ namespace schedc::codegen {
 using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
+namespace {
+
+// C's element type in the emitted code (the operands' T but int for s8) and
+// the epilogue's value type (float, or int for s8).
+std::string c_t(const KernelPlan& p) {
+  return p.dtype == compiler::DType::s8 ? "int" : "T";
+}
+std::string value_t(const KernelPlan& p) {
+  return accumulator_type(p.dtype);
+}
+
+}  // namespace
+
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
+  const std::string TC = c_t(p), V = value_t(p);
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
     e.comment("C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped.");
     e.comment(
         "C column-major: (row, col) at col * ldc + row, the pair ldc apart (`pairs` unused).");
-    e.open_scope(
-        "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int "
-        "col, float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
+    e.open_scope("__device__ __forceinline__ void store_pair(" + TC +
+                 "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
+                 " v1, float alpha, float beta, const float* bias, bool pairs)");
     e.line("if (row >= M || col >= N) return;");
-    e.line("T* dst = C + (size_t)col * ldc + row;");
+    e.line(TC + "* dst = C + (size_t)col * ldc + row;");
     e.line("store_c(dst, col, v0, alpha, beta, bias);");
     e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
     e.close_scope();
@@ -30,16 +44,18 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
   e.comment(
       format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
-             2 * compiler::size_of(p.dtype)));
-  e.open_scope(
-      "__device__ __forceinline__ void store_pair(T* C, int ldc, int M, int N, int row, int col, "
-      "float v0, float v1, float alpha, float beta, const float* bias, bool pairs)");
+             2 * compiler::c_size_of(p.dtype)));
+  e.open_scope("__device__ __forceinline__ void store_pair(" + TC +
+               "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
+               " v1, float alpha, float beta, const float* bias, bool pairs)");
   e.line("if (row >= M || col >= N) return;");
-  e.line("T* dst = C + (size_t)row * ldc + col;");
+  e.line(TC + "* dst = C + (size_t)row * ldc + col;");
   e.open_scope("if (pairs && col + 1 < N)");
-  e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
-  e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
-  if (p.dtype == compiler::DType::bf16)
+  e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
+  e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
+  if (p.dtype == compiler::DType::s8)
+    e.line("*reinterpret_cast<int2*>(dst) = make_int2(r0, r1);");
+  else if (p.dtype == compiler::DType::bf16)
     e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
   else if (p.dtype == compiler::DType::f32)  // tf32 with both operands k-major
     e.line("*reinterpret_cast<float2*>(dst) = make_float2(r0, r1);");
@@ -77,7 +93,7 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.line(format(
       "const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",
-      2 * compiler::size_of(p.dtype)));
+      2 * compiler::c_size_of(p.dtype)));
   open_pair_loops(e, w);
   e.line(
       format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "

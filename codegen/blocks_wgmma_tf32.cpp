@@ -62,7 +62,7 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
   e.line("    \"{" + list + "},\"");
   e.line(format("    \" {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"", regs, regs + 1,
                 regs + 2, regs + 3, regs + 4));
-  emit_wgmma_accumulator_operands(e, regs);
+  emit_wgmma_accumulator_operands(e, regs, false);
   e.line(
       "    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(desc_b), "
       "\"r\"(scale_d));");

@@ -37,9 +37,10 @@ void emit_header(Emitter& e, const KernelPlan& p) {
                    w.consumers_n, w.warp_specialize ? " and a producer warpgroup" : "",
                    p.block_threads));
   e.comment(
-      format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d f32 "
+      format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d %s "
              "accumulators per thread",
-             w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators));
+             w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators,
+             w.type == compiler::MmaType::s8 ? "s32" : "f32"));
   e.comment(format("shared: %d stages x (%d + %d) bytes + %d mbarrier bytes = %d bytes (dynamic)",
                    w.stages, w.a.stage_bytes, w.b.stage_bytes, 16 * w.stages, p.smem_bytes));
   e.line();
@@ -175,10 +176,10 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_wgmma_repack_kernel(e, p, repack);
   emit_entry_guard_close(e, repack);
   const std::string transpose = p.name + "_transpose";
-  if (w.a_transposed) {
+  if (w.a_transposed || w.b_transposed) {
     e.line();
     emit_entry_guard_open(e, transpose);
-    emit_wgmma_transpose_kernel(e, transpose);
+    emit_wgmma_transpose_kernel(e, p, transpose);
     emit_entry_guard_close(e, transpose);
   }
 
@@ -187,7 +188,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.entry_guards = true;
   k.dtype = compiler::to_string(p.dtype);
   k.tensor_cores = true;
-  k.mma_type = compiler::to_string(w.type);
+  k.mma_type = compiler::to_string(w.type);  // "s8": A, B int8, C int32
   k.min_sm = 90;
   k.arch_specific = true;  // wgmma and setmaxnreg: sm_90a
   k.needs_cuda_headers = true;
@@ -216,6 +217,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   }
   k.repack = repack;
   if (w.a_transposed) k.transpose_a = transpose;
+  if (w.b_transposed) k.transpose_b = transpose;
   return k;
 }
 

@@ -22,6 +22,7 @@ std::vector<std::string> GeneratedKernel::entry_names() const {
   }
   if (has_repack()) names.push_back(repack);
   if (has_transpose_a()) names.push_back(transpose_a);
+  if (has_transpose_b() && transpose_b != transpose_a) names.push_back(transpose_b);
   return names;
 }
 

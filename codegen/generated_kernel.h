@@ -5,7 +5,8 @@
 //
 // Kernel ABI. Every generated entry point has this exact signature, so the
 // runtime launches any of them the same way (T is float, __half or
-// __nv_bfloat16 as the schedule's dtype says; bias is always f32):
+// __nv_bfloat16 as the schedule's dtype says; bias is always f32; for dtype
+// s8, A and B are signed char, C is int and alpha, beta, bias hold integers):
 //
 //   extern "C" __global__ void NAME(int M, int N, int K,
 //                                   const T* A, int lda,   // M x K, row-major
@@ -146,9 +147,9 @@ struct GeneratedKernel {
   // Set when `source` is a person's file (`schedc run --kernel-source`), not
   // schedc's output: errors in it are theirs, not a code generator bug.
   std::string source_file;
-  std::string dtype;                // "f32" | "f16" | "bf16"
+  std::string dtype;                // "f32" | "f16" | "bf16" | "s8" (A, B int8; C int32)
   bool tensor_cores = false;        // validation mode: tf32 / f16 / bf16 inputs
-  std::string mma_type;             // "tf32" | "f16" | "bf16" when tensor_cores
+  std::string mma_type;             // "tf32" | "f16" | "bf16" | "s8" when tensor_cores
   int min_sm = 70;                  // lowest architecture the source compiles for
   bool needs_cuda_headers = false;  // includes <mma.h> etc.: pass -I<cuda>/include
   // Uses features of one architecture only (wgmma, setmaxnreg): NVRTC compiles
@@ -192,6 +193,10 @@ struct GeneratedKernel {
   // (src, rows, cols, ld: the source as stored), blocks of 32 x 8 threads,
   // one per 32 x 32 tile of the source. Empty = none.
   std::string transpose_a;
+  // The same entry for B (wgmma s8 with B row-major, b_transposed): the
+  // runtime copies B (K rows of N) into column-major scratch (N rows of K)
+  // first. Empty = none.
+  std::string transpose_b;
 
   // Every entry's name: main, its stream_k tail, fallback, its tail, repack
   // (those the module has).
@@ -200,6 +205,7 @@ struct GeneratedKernel {
   bool has_fallback() const { return !fallback.name.empty(); }
   bool has_repack() const { return !repack.empty(); }
   bool has_transpose_a() const { return !transpose_a.empty(); }
+  bool has_transpose_b() const { return !transpose_b.empty(); }
 };
 
 }  // namespace schedc::codegen

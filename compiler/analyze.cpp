@@ -33,8 +33,10 @@ void Analyzer::read(const Directive& d) {
   } else if (k == "dtype") {
     if (!first_time(k, d)) return;
     dtype_arg_ = a[0].span;
-    choice<DType>(a[0], "element type",
-                  {{"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16}}, s_.dtype);
+    choice<DType>(
+        a[0], "element type",
+        {{"f32", DType::f32}, {"f16", DType::f16}, {"bf16", DType::bf16}, {"s8", DType::s8}},
+        s_.dtype);
     s_.dtype_at = at(d);
   } else if (k == "block") {
     if (!first_time(k, d)) return;
@@ -290,6 +292,13 @@ void Analyzer::stream_k_rules() {
     e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     return;
   }
+  if (s_.mma && s_.mma->type == MmaType::s8) {
+    auto& e = error(d->keyword_span,
+                    "'stream_k' is not implemented with 'wgmma s8' yet: the partial sums of a "
+                    "split tile move as f32");
+    e.notes.push_back({mma_dir_->span, "'wgmma s8' given here"});
+    return;
+  }
   // The tail computes one slice per block, alone: a cluster's two CTAs would
   // need slices of neighbouring tiles with the same k range.
   if (const Directive* c = given("cluster"); c && s_.cluster_m * s_.cluster_n > 1) {
@@ -302,14 +311,21 @@ void Analyzer::stream_k_rules() {
 
 void Analyzer::dtype_rules() {
   bool half = s_.dtype != DType::f32;
+  if (s_.dtype == DType::s8 && !s_.mma) {
+    error(dtype_arg_,
+          "dtype s8 needs 'wgmma s8' (sm_90): the SIMT path computes in f32 only, and int8 "
+          "runs on the tensor cores");
+    return;
+  }
   if (half && !s_.mma) {
     error(dtype_arg_, std::string("dtype ") + to_string(s_.dtype) +
                           " needs 'wmma' or 'mma': the SIMT path computes in f32 only");
   }
   if (s_.mma && mma_type_arg_.valid() && values_ok_ok_for_type()) {
-    MmaType want = s_.dtype == DType::f32   ? MmaType::tf32
-                   : s_.dtype == DType::f16 ? MmaType::f16
-                                            : MmaType::bf16;
+    MmaType want = s_.dtype == DType::f32    ? MmaType::tf32
+                   : s_.dtype == DType::f16  ? MmaType::f16
+                   : s_.dtype == DType::bf16 ? MmaType::bf16
+                                             : MmaType::s8;
     if (s_.mma->type != want) {
       auto& e = error(mma_type_arg_,
                       std::string("'") + mma_dir_->keyword + " " + to_string(s_.mma->type) +

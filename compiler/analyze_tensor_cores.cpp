@@ -30,6 +30,13 @@ void Analyzer::read_mma(const Directive& d) {
   }
   bool tf32 = m.type == MmaType::tf32;
   std::string type = to_string(m.type);
+  if (m.type == MmaType::s8 && m.api != MmaApi::wgmma) {
+    bad_value(d.args[0].span, "'" + k +
+                                  " s8' is not implemented yet: int8 runs on Hopper's 'wgmma s8' "
+                                  "(sm_90)");
+    s_.mma = m;
+    return;
+  }
   if (m.api == MmaApi::wgmma) {
     read_wgmma_shape(d, m);
   } else if (m.api == MmaApi::wmma) {
@@ -97,7 +104,7 @@ void Analyzer::read_mma(const Directive& d) {
 
 void Analyzer::read_wgmma_shape(const Directive& d, MmaSpec& m) {
   m.m = 64;
-  m.k = m.type == MmaType::tf32 ? 8 : 16;
+  m.k = m.type == MmaType::tf32 ? 8 : m.type == MmaType::s8 ? 32 : 16;
   m.n = 0;
   if (d.args.size() < 2) return;
   const Arg& sh = d.args[1];
@@ -121,6 +128,9 @@ void Analyzer::read_wgmma_shape(const Directive& d, MmaSpec& m) {
                            std::to_string(kk) + " (e.g. '" + example + "')");
   else if (nn < 8 || nn > 256 || nn % 8 != 0)
     bad_value(sh.span, "wgmma N must be a multiple of 8 from 8 to 256, got " + std::to_string(nn));
+  else if (!wgmma_n_valid(m.type, int(nn)))
+    bad_value(sh.span,
+              "wgmma s8 has N 8, 16, 24 or a multiple of 16 up to 256, got " + std::to_string(nn));
   else
     m.n = int(nn);
 }
@@ -409,6 +419,12 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
          ok;
   if (!ok) return false;
   if (m.n == 0) m.n = w.n <= 256 ? w.n : 256;  // the widest instruction that tiles WN
+  if (!wgmma_n_valid(m.type, m.n)) {
+    error(warp_arg_, "warpgroup tile " + wt + ": wgmma s8 has N 8, 16, 24 or a multiple of 16, " +
+                         "so WN must be one of them or a multiple of 256 (WN is " +
+                         std::to_string(w.n) + ")");
+    return false;
+  }
   std::string inst = "wgmma " + std::string(to_string(m.type)) + " m64n" + std::to_string(m.n) +
                      "k" + std::to_string(m.k);
   ok = divides(m.n, w.n, warp_arg_,
@@ -419,6 +435,14 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
                    std::to_string(m.k) + " of '" + inst + "'",
                s_.mma_at, "instruction chosen here");
+  if (ok && m.type == MmaType::s8 && given("tma_store")) {
+    auto& e = error(given("tma_store")->keyword_span,
+                    "'tma_store' with 'wgmma s8' is not implemented yet: the epilogue stages C "
+                    "with 16-bit stmatrix stores; the s8 kernel stores its s32 accumulators "
+                    "straight to C");
+    e.notes.push_back({s_.mma_at.span, "'wgmma s8' given here"});
+    return false;
+  }
   if (ok && m.type == MmaType::tf32 && given("tma_store")) {
     auto& e = error(given("tma_store")->keyword_span,
                     "'tma_store' with 'wgmma tf32' is not implemented yet: the epilogue stages C "

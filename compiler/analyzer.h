@@ -151,9 +151,12 @@ class Analyzer {
 
   bool mma_type(const Arg& a, MmaType& out) {
     mma_type_arg_ = a.span;
-    return choice<MmaType>(
-        a, "tensor-core type",
-        {{"tf32", MmaType::tf32}, {"f16", MmaType::f16}, {"bf16", MmaType::bf16}}, out);
+    return choice<MmaType>(a, "tensor-core type",
+                           {{"tf32", MmaType::tf32},
+                            {"f16", MmaType::f16},
+                            {"bf16", MmaType::bf16},
+                            {"s8", MmaType::s8}},
+                           out);
   }
 
   void read(const Directive& d);
@@ -216,7 +219,7 @@ class Analyzer {
   // The mma type was read (an unknown type name is reported on its own).
   bool values_ok_ok_for_type() const {
     std::string t = mma_dir_ ? mma_dir_->args[0].text : "";
-    return t == "tf32" || t == "f16" || t == "bf16";
+    return t == "tf32" || t == "f16" || t == "bf16" || t == "s8";
   }
 
   void target_rules();

@@ -324,7 +324,15 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
           : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
             "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
             "(the shared-memory roofline is left out)");
-  if (w.a_transposed)
+  if (w.type == MmaType::s8 && (w.a_transposed || w.b_transposed))
+    e.notes.push_back(std::string("wgmma s8 reads both operands k-major (A row-major, B "
+                                  "column-major): ") +
+                      (w.a_transposed && w.b_transposed ? "A and B are"
+                       : w.a_transposed                 ? "A is"
+                                                        : "B is") +
+                      " transposed into scratch before each launch (one read and one write, "
+                      "coalesced through shared memory), then the k-major kernel runs");
+  else if (w.a_transposed)
     e.notes.push_back(
         "wgmma tf32 with A column-major and B row-major: A is transposed into row-major scratch "
         "before each launch (one read and one write of A, coalesced through shared memory), "
@@ -375,9 +383,12 @@ Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
   // FLOPs for (bm + bn) bk elements read from global memory.
   r.intensity_global = 2.0 * bm * bn / ((bm + bn) * es);
   if (p.wgmma) {
-    const bool tf32 = p.wgmma->type == MmaType::tf32;
-    r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;
-    r.unit = tf32 ? "tensor cores (tf32, wgmma)" : "tensor cores (f16/bf16, wgmma)";
+    const bool tf32 = p.wgmma->type == MmaType::tf32, s8 = p.wgmma->type == MmaType::s8;
+    // Dense int8 runs at twice f16's rate on sm_90 (1,979 TOPS on an H100 SXM).
+    r.peak_tflops = tf32 ? t.tf32_tflops : s8 ? 2 * t.f16_tflops : t.f16_tflops;
+    r.unit = tf32 ? "tensor cores (tf32, wgmma)"
+             : s8 ? "tensor cores (s8, wgmma; TOPS)"
+                  : "tensor cores (f16/bf16, wgmma)";
   } else if (p.mma) {
     bool tf32 = p.mma->type == MmaType::tf32;
     r.peak_tflops = tf32 ? t.tf32_tflops : t.f16_tflops;

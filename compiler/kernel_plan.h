@@ -30,10 +30,10 @@ std::string kernel_name(const std::string& file);
 
 // Bytes per element (inline here so the plan needs nothing else linked).
 inline int elem_bytes(DType t) {
-  return t == DType::f32 ? 4 : 2;
+  return t == DType::f32 ? 4 : t == DType::s8 ? 1 : 2;
 }
 inline const char* dtype_name(DType t) {
-  return t == DType::f32 ? "f32" : t == DType::f16 ? "f16" : "bf16";
+  return t == DType::f32 ? "f32" : t == DType::f16 ? "f16" : t == DType::bf16 ? "bf16" : "s8";
 }
 
 // Thread -> C elements of the block tile (also the rows/columns a thread

@@ -38,6 +38,8 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.swapped = form.swapped;
   w.a_in_registers = form.a_in_registers;
   w.a_transposed = form.a_transposed;
+  w.b_transposed = form.b_transposed;
+  w.c_elem_bytes = c_size_of(s.dtype);
   // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
   const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
   SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&
@@ -128,7 +130,10 @@ KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   // k-tile on the tensor cores is short beside the partial sums' round trip.
   p.stream_k = s.stream_k;
   const double speedup =
-      (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops : t.f16_tflops) / t.fp32_tflops;
+      (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops
+       : p.wgmma->type == MmaType::s8 ? 2 * t.f16_tflops  // int8: twice f16's rate on sm_90
+                                      : t.f16_tflops) /
+      t.fp32_tflops;
   p.stream_k_slice_cost = int(stream_k_slice_cost(p.block_k, speedup));
   p.stream_k_sum_cost = (p.stream_k_slice_cost + 1) / 2;
   verify(p);

@@ -10,6 +10,7 @@ const char* to_string(DType t) {
     case DType::f32: return "f32";
     case DType::f16: return "f16";
     case DType::bf16: return "bf16";
+    case DType::s8: return "s8";
   }
   return "?";
 }
@@ -19,6 +20,7 @@ const char* to_string(MmaType t) {
     case MmaType::tf32: return "tf32";
     case MmaType::f16: return "f16";
     case MmaType::bf16: return "bf16";
+    case MmaType::s8: return "s8";
   }
   return "?";
 }
@@ -28,7 +30,11 @@ const char* to_string(Tf32Rounding r) {
 }
 
 int size_of(DType t) {
-  return t == DType::f32 ? 4 : 2;
+  return t == DType::f32 ? 4 : t == DType::s8 ? 1 : 2;
+}
+
+int c_size_of(DType t) {
+  return t == DType::s8 ? 4 : size_of(t);
 }
 
 namespace {

@@ -16,12 +16,13 @@
 
 namespace schedc::compiler {
 
-enum class DType { f32, f16, bf16 };
+// s8: A and B int8, accumulated exactly in s32, C int32 (issue 21).
+enum class DType { f32, f16, bf16, s8 };
 enum class Operand { A, B };
 // wgmma: Hopper's warpgroup MMA (sm_90a), both operands read from shared memory
 // through descriptors (compiler/wgmma_plan.h).
 enum class MmaApi { wmma, mma_sync, wgmma };
-enum class MmaType { tf32, f16, bf16 };
+enum class MmaType { tf32, f16, bf16, s8 };
 // How f32 inputs become tf32 on the `mma tf32` path (docs/tensor_cores.md,
 // "tf32 rounding"): rounded to nearest, ties away from zero (cvt.rna's rounding,
 // the default), or left for the tensor core to truncate (`mma tf32 … truncate`).
@@ -30,7 +31,8 @@ enum class Tf32Rounding { nearest, truncate };
 const char* to_string(DType);
 const char* to_string(MmaType);
 const char* to_string(Tf32Rounding);  // "nearest", "truncate"
-int size_of(DType);                   // bytes per element in global memory
+int size_of(DType);                   // bytes per element of A and B in global memory
+int c_size_of(DType);                 // bytes per element of C: 4 for s8 (int32), else size_of
 
 // Where a setting came from: the directive's span, or nowhere (a default).
 struct Origin {

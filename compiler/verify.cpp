@@ -238,6 +238,10 @@ void verify_wgmma(const KernelPlan& p) {
                                      w.b.mn_major == w.swapped && !(w.swapped && w.a_in_registers)),
          "tf32: descriptors read k-major stages only, one operand at most from registers");
   VERIFY(!w.registers() || w.type == MmaType::tf32, "register operands: tf32 only");
+  // s8: both stages k-major, the runtime transposing what is not.
+  VERIFY(w.type != MmaType::s8 || (!w.a.mn_major && !w.b.mn_major && !p.stream_k && !w.tma_store),
+         "s8: k-major stages, no stream_k or tma_store");
+  VERIFY(!w.b_transposed || w.type == MmaType::s8, "a transposed B: s8 only");
   if (w.swapped)
     verify_wgmma_swapped(p);
   else

@@ -10,7 +10,7 @@
 // Shared memory, one stage (PTX ISA, "Matrix Descriptor" and the canonical
 // 128-byte-swizzle layouts; CUDA's TMA 128-byte swizzle). An operand lies in
 // the stage as it lies in global memory (`layout A|B row|col`), in 128-byte
-// rows of P = 128 / element-size elements:
+// rows of P = 128 / element-size elements (64 f16/bf16, 32 tf32, 128 s8):
 //   K-major (A row-major, B column-major: k contiguous): the tile's MN rows
 //      (BM of A, BN of B) of BK elements (128 bytes), one TMA box. Row r at
 //      byte r * 128; its 16-byte chunk c is stored at chunk c ^ (r % 8).
@@ -75,19 +75,34 @@ struct WgmmaOperand {
 //     into row-major scratch by the runtime (a_transposed);
 //   A and B column-major: A's fragments in registers (a_in_registers);
 //   A row-major, B column-major: both by descriptor, as f16/bf16.
+// s8 is read k-major only too, and its register fragments pack four k
+// values a register (four rows of an mn-major stage): the runtime
+// transposes a column-major A into row-major scratch and a row-major B into
+// column-major scratch (b_transposed), and both stages are k-major.
 struct WgmmaForm {
-  bool swapped = false, a_in_registers = false, a_transposed = false;
+  bool swapped = false, a_in_registers = false, a_transposed = false, b_transposed = false;
   bool a_mn_major = false, b_mn_major = false;  // how A's and B's stages lie
 };
 inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
   const bool tf32 = type == MmaType::tf32;
   WgmmaForm f;
+  if (type == MmaType::s8) {
+    f.a_transposed = a_col;
+    f.b_transposed = !b_col;
+    return f;
+  }
   f.swapped = tf32 && !b_col;
   f.a_in_registers = tf32 && a_col && b_col;
   f.a_transposed = tf32 && a_col && !b_col;
   f.a_mn_major = a_col && !f.a_transposed;
   f.b_mn_major = !b_col;
   return f;
+}
+
+// Whether wgmma.m64nNk* of `type` exists for N (a multiple of 8 up to 256
+// here): the integer ones have N 8, 16, 24 and then multiples of 16 (PTX ISA).
+inline bool wgmma_n_valid(MmaType type, int n) {
+  return type != MmaType::s8 || n <= 24 || n % 16 == 0;
 }
 
 struct WgmmaPlan {
@@ -114,6 +129,10 @@ struct WgmmaPlan {
   // scratch with the module's `_transpose` entry before each launch (its
   // time counts in the launch's).
   bool a_transposed = false;
+  // b_transposed (s8 with B row-major): the runtime transposes B into
+  // column-major scratch with the same `_transpose` entry first, and the
+  // kernel reads it k-major (wgmma_form).
+  bool b_transposed = false;
   // The stage the register operand is loaded from (its rows: the
   // instruction's 64 rows), when there is one.
   bool registers() const { return swapped || a_in_registers; }
@@ -168,7 +187,7 @@ struct WgmmaPlan {
   // The staging area's 128-byte rows (wg_m of row-major C, wg_n of
   // column-major) and its panels of 64 (f16/bf16) columns in memory.
   int c_stage_rows() const { return c_col ? wg_n : wg_m; }
-  int c_stage_panels() const { return (c_col ? wg_m : wg_n) / (128 / elem_bytes); }
+  int c_stage_panels() const { return (c_col ? wg_m : wg_n) / (128 / elem_bytes); }  // f16/bf16
   // Byte offset, inside a consumer's C staging area, of (row, col) of its
   // tile: the 128-byte row of its memory row (m, or n for column-major C),
   // 16-byte chunks XORed with that row % 8.
@@ -178,7 +197,8 @@ struct WgmmaPlan {
     return (x / per_row) * c_stage_rows() * 128 + r * 128 +
            ((((c * elem_bytes) / 16) ^ (r % 8)) * 16) + (c * elem_bytes) % 16;
   }
-  int accumulators = 0;  // f32 registers per consumer thread
+  int accumulators = 0;  // f32 (s8: s32) registers per consumer thread
+  int c_elem_bytes = 2;  // C's element: the operands' but 4 for s8 (int32)
 
   // Pieces of the block tile computed at the same time (one per cooperative
   // consumer; one piece, the whole tile, under pingpong).

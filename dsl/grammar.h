@@ -152,7 +152,7 @@ template <typename Rule>
 inline constexpr const char* error_message = nullptr;
 
 template <> inline constexpr const char* error_message<shape_extents> = "expected the problem shape MxNxK after 'shape', e.g. 'shape 4096x4096x4096'";
-template <> inline constexpr const char* error_message<dtype_name> = "expected an element type after 'dtype': f32, f16 or bf16";
+template <> inline constexpr const char* error_message<dtype_name> = "expected an element type after 'dtype': f32, f16, bf16 or s8";
 template <> inline constexpr const char* error_message<block_extents> = "expected the thread-block shape XxY after 'block', e.g. 'block 16x16'";
 template <> inline constexpr const char* error_message<tile_extents> = "expected the block tile BMxBNxBK after 'tile', e.g. 'tile 128x128x8'";
 template <> inline constexpr const char* error_message<thread_extents> = "expected the thread tile TMxTN after 'thread', e.g. 'thread 8x8'";

@@ -15,6 +15,15 @@ namespace schedc::runtime {
 
 namespace {
 
+// Bytes per element of A and B, and of C, for a kernel's dtype (s8: int8
+// operands, int32 C).
+int operand_bytes(const std::string& dtype) {
+  return dtype == "f32" ? 4 : dtype == "s8" ? 1 : 2;
+}
+int c_bytes(const std::string& dtype) {
+  return dtype == "f32" || dtype == "s8" ? 4 : 2;
+}
+
 // Why main's preconditions fail here, or "" when they hold.
 std::string precondition_failure(const codegen::KernelEntry& e, const compiler::Problem& p,
                                  const void* a, const void* b, const void* c) {
@@ -72,17 +81,27 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
             (ld % main.ld_multiple != 0 || (p.batch > 1 && stride % main.ld_multiple != 0)));
   };
   EntryChoice choice;
-  if (kernel.has_transpose_a()) {
-    // A goes to row-major scratch every launch; B as the repack rule says.
+  if (kernel.has_transpose_a() || kernel.has_transpose_b()) {
+    // A (B) goes to k-major scratch every launch; the other as the repack
+    // rule says.
     const codegen::KernelEntry& e = kernel.main;
     choice.entry = &e;
     choice.name = e.name;
-    choice.transpose_a = true;
-    choice.repack_b = breaks(b, p.b_ld(), p.b_stride());
-    choice.why =
-        "A (column-major) transposed into row-major scratch first (" + kernel.transpose_a +
-        ", timed with it)" +
-        (choice.repack_b ? "; B repacked into aligned scratch (" + kernel.repack + ")" : "");
+    choice.transpose_a = kernel.has_transpose_a();
+    choice.transpose_b = kernel.has_transpose_b();
+    choice.repack_a = !choice.transpose_a && breaks(a, p.a_ld(), p.a_stride());
+    choice.repack_b = !choice.transpose_b && breaks(b, p.b_ld(), p.b_stride());
+    const std::string transposed = choice.transpose_a && choice.transpose_b
+                                       ? "A (column-major) and B (row-major) transposed"
+                                   : choice.transpose_a ? "A (column-major) transposed"
+                                                        : "B (row-major) transposed";
+    choice.why = transposed + " into k-major scratch first (" +
+                 (choice.transpose_a ? kernel.transpose_a : kernel.transpose_b) +
+                 ", timed with it)" +
+                 (choice.repack_a || choice.repack_b
+                      ? std::string("; ") + (choice.repack_a ? "A" : "B") +
+                            " repacked into aligned scratch (" + kernel.repack + ")"
+                      : "");
     return choice;
   }
   std::string failure = precondition_failure(kernel.main, p, a, b, c);
@@ -151,6 +170,8 @@ std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
   if (choice.entry && choice.entry->stream_k) names.push_back(choice.entry->stream_k_tail);
   if (choice.repack_a || choice.repack_b) names.push_back(kernel.repack);
   if (choice.transpose_a) names.push_back(kernel.transpose_a);
+  if (choice.transpose_b && !(choice.transpose_a && kernel.transpose_b == kernel.transpose_a))
+    names.push_back(kernel.transpose_b);
   return names;
 }
 
@@ -388,7 +409,7 @@ void Module::copy_per_gemm(int which, const char* what, const std::string& entry
                            codegen::Dim3 grid, codegen::Dim3 block, const void* src, int64_t rows,
                            int64_t cols, int64_t ld, int64_t stride, int64_t batch,
                            int64_t dst_rows, int64_t dst_ld, void* stream) const {
-  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int elem = operand_bytes(kernel_.dtype);
   grow_device_buffer(scratch_[which], scratch_bytes_[which],
                      size_t(batch * dst_rows * dst_ld * elem), false, what);
   codegen::KernelEntry e;
@@ -406,7 +427,7 @@ void Module::copy_per_gemm(int which, const char* what, const std::string& entry
 
 int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
                        int64_t stride, int64_t batch, void* stream) const {
-  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int elem = operand_bytes(kernel_.dtype);
   const int64_t dst_ld = compiler::wgmma_repack_ld(cols, elem);
   const int64_t chunks = rows * (dst_ld * elem / 16);  // 16-byte chunks, 256 a block
   copy_per_gemm(which, which == 0 ? "repack scratch of A" : "repack scratch of B", kernel_.repack,
@@ -415,12 +436,13 @@ int64_t Module::repack(int which, const void* src, int64_t rows, int64_t cols, i
   return dst_ld;
 }
 
-int64_t Module::transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
-                            int64_t batch, void* stream) const {
-  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+int64_t Module::transpose(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                          int64_t stride, int64_t batch, void* stream) const {
+  const int elem = operand_bytes(kernel_.dtype);
   const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
   // 32 x 32 tiles of the source, 32 x 8 threads each.
-  copy_per_gemm(0, "transposed scratch of A", kernel_.transpose_a,
+  copy_per_gemm(which, which == 0 ? "transposed scratch of A" : "transposed scratch of B",
+                which == 0 ? kernel_.transpose_a : kernel_.transpose_b,
                 codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1},
                 codegen::Dim3{32, 8, 1}, src, rows, cols, ld, stride, batch, cols, dst_ld, stream);
   return dst_ld;
@@ -448,10 +470,18 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // The row and column counts of A as main reads it (transposed: M x K).
   int64_t a_rows = p.a_rows(), a_row_len = p.a_row_len();
   if (choice.transpose_a) {
-    lda = int(transpose_a(a, p.k, p.m, p.a_ld(), stride_a, p.batch, stream));
+    lda = int(transpose(0, a, p.k, p.m, p.a_ld(), stride_a, p.batch, stream));
     a = scratch_[0];
     a_rows = p.m, a_row_len = p.k;
     stride_a = p.m * lda;
+  }
+  // And of B (transposed: column-major, N rows of K).
+  int64_t b_rows = p.b_rows(), b_row_len = p.b_row_len();
+  if (choice.transpose_b) {
+    ldb = int(transpose(1, b, p.k, p.n, p.b_ld(), stride_b, p.batch, stream));
+    b = scratch_[1];
+    b_rows = p.n, b_row_len = p.k;
+    stride_b = p.n * ldb;
   }
   if (choice.repack_a) {
     lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stride_a, p.batch, stream));
@@ -473,10 +503,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
     map_a = encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
-    map_b = encode_tma_map(kernel_.dtype, b, p.b_rows(), p.b_row_len(), ldb, e.tma_b, map_batch,
-                           stride_b);
+    map_b = encode_tma_map(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }
-  const int elem = kernel_.dtype == "f32" ? 4 : 2;
+  const int elem = c_bytes(kernel_.dtype);
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))

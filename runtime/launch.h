@@ -24,8 +24,9 @@ struct EntryChoice {
   // A wgmma module's main entry on copies of A and/or B in aligned scratch
   // (GeneratedKernel::repack), made by the launch before the main kernel.
   bool repack_a = false, repack_b = false;
-  // A transposed into row-major scratch first (GeneratedKernel::transpose_a).
-  bool transpose_a = false;
+  // A transposed into row-major scratch first (GeneratedKernel::transpose_a),
+  // B into column-major scratch (transpose_b).
+  bool transpose_a = false, transpose_b = false;
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };
 
@@ -156,10 +157,11 @@ class Module {
                      int64_t stride, int64_t batch, int64_t dst_rows, int64_t dst_ld,
                      void* stream) const;
   // Transposes the rows x cols `src` (a column-major A as stored: K rows of
-  // M), each GEMM's, into A's scratch as cols rows (GeneratedKernel::
-  // transpose_a), packed; returns their leading dimension.
-  int64_t transpose_a(const void* src, int64_t rows, int64_t cols, int64_t ld, int64_t stride,
-                      int64_t batch, void* stream) const;
+  // M; a row-major B: K rows of N), each GEMM's, into the operand's scratch
+  // (`which`: 0 A, 1 B) as cols rows of K (GeneratedKernel::transpose_a,
+  // transpose_b), packed; returns their leading dimension.
+  int64_t transpose(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
+                    int64_t stride, int64_t batch, void* stream) const;
 };
 
 }  // namespace schedc::runtime

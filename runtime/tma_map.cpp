@@ -49,6 +49,9 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
   } else if (dtype == "bf16") {
     type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     elem = 2;
+  } else if (dtype == "s8") {  // A and B of an s8 kernel: bytes (zero past the edges)
+    type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    elem = 1;
   }
   // Innermost dimension first: columns, then rows with the leading dimension as
   // pitch, then (batched) the GEMMs with the batch stride as pitch.
