@@ -317,6 +317,20 @@ void Analyzer::dtype_rules() {
           "runs on the tensor cores");
     return;
   }
+  if (const Directive* ep = given("epilogue"); ep && s_.dtype == DType::s8) {
+    // The s8 epilogue scales the exact s32 sum by integers (cuBLAS's int8
+    // GEMM takes int32 alpha and beta).
+    for (size_t i = 0; i + 1 < ep->args.size(); ++i) {
+      const Arg& w = ep->args[i];
+      if (w.text != "alpha" && w.text != "beta") continue;
+      const Arg& v = ep->args[i + 1];
+      if (std::isfinite(v.real) && v.real != std::floor(v.real)) {
+        auto& e = error(
+            v.span, "dtype s8 computes in s32: " + w.text + " must be an integer, got " + v.text);
+        note(e, dtype_note(), "dtype set here");
+      }
+    }
+  }
   if (half && !s_.mma) {
     error(dtype_arg_, std::string("dtype ") + to_string(s_.dtype) +
                           " needs 'wmma' or 'mma': the SIMT path computes in f32 only");
@@ -349,9 +363,12 @@ void Analyzer::target_rules() {
     std::string what = "'" + mma_dir_->keyword + " " + to_string(m.type) + "'";
     if (m.api == MmaApi::wgmma) {
       if (target_.sm < 90)
-        error(mma_type_arg_, what + " needs sm_90 (Hopper, compiled for sm_90a); the target is " +
-                                 target_.arch_name() + ": use 'mma " + to_string(m.type) +
-                                 "' (mma.sync) there");
+        error(mma_type_arg_,
+              what + " needs sm_90 (Hopper, compiled for sm_90a); the target is " +
+                  target_.arch_name() +
+                  (m.type == MmaType::s8
+                       ? " (int8 on mma.sync is not implemented yet)"
+                       : ": use 'mma " + std::string(to_string(m.type)) + "' (mma.sync) there"));
     } else if (m.type != MmaType::f16)
       need(80, mma_type_arg_, what);
     else if (m.api == MmaApi::wmma)

@@ -448,7 +448,93 @@ TEST(WgmmaPlan, ClusterHalvesFollowTheSharedOperandsLayout) {
       << diags;
 }
 
+// s8 (issue 21): BK 128 bytes of int8, K 32 an instruction, both stages
+// k-major in every layout (the runtime transposes a column-major A or a
+// row-major B first), and each descriptor reads every byte of its stage once.
+TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
+  const std::string body =
+      "tile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages 4\nswizzle "
+      "smem\nwarp_specialize\npersistent\n";
+  for (bool a_col : {false, true})
+    for (bool b_col : {false, true}) {
+      std::string diags;
+      std::optional<KernelPlan> p =
+          plan_of(std::string("dtype s8\n") + (a_col ? "layout A col\n" : "") +
+                      (b_col ? "layout B col\n" : "") + body,
+                  &diags);
+      ASSERT_TRUE(p) << diags;
+      const WgmmaPlan& w = *p->wgmma;
+      EXPECT_EQ(w.type, compiler::MmaType::s8);
+      EXPECT_EQ(w.elem_bytes, 1);
+      EXPECT_EQ(w.c_elem_bytes, 4);
+      EXPECT_EQ(w.inst_k, 32);
+      EXPECT_EQ(w.k_steps, 4);
+      EXPECT_EQ(w.a.panel_cols, 128);
+      EXPECT_FALSE(w.a.mn_major);
+      EXPECT_FALSE(w.b.mn_major);
+      EXPECT_FALSE(w.registers());
+      EXPECT_EQ(w.a_transposed, a_col);
+      EXPECT_EQ(w.b_transposed, !b_col);
+      std::set<int> a_bytes, b_bytes;
+      for (int kk = 0; kk < w.k_steps; ++kk)
+        for (int k = 0; k < w.inst_k; ++k) {
+          for (int r = 0; r < 64; ++r)
+            EXPECT_TRUE(a_bytes
+                            .insert(compiler::wgmma_kmajor_byte(w.a_start(0, 0, kk), w.a.sbo_bytes,
+                                                                1, r, k))
+                            .second);
+          for (int n = 0; n < w.inst_n; ++n)
+            EXPECT_TRUE(b_bytes.insert(compiler::wgmma_operand_byte(w.b, w.b_start(0, 0, kk), n, k))
+                            .second);
+        }
+      EXPECT_EQ(int(a_bytes.size()), 64 * 128);  // consumer 0's 64 rows of A
+      EXPECT_EQ(int(b_bytes.size()), w.b.stage_bytes);
+      // And TMA writes each element where the descriptor reads it.
+      for (int kk = 0; kk < w.k_steps; ++kk)
+        for (int k = 0; k < w.inst_k; k += 5)
+          for (int n = 0; n < w.inst_n; n += 7)
+            EXPECT_EQ(compiler::wgmma_operand_byte(w.b, w.b_start(0, 0, kk), n, k),
+                      w.b.offset(n, kk * w.inst_k + k));
+    }
+}
+
+TEST(WgmmaPlan, S8RulesAreLocated) {
+  std::string diags;
+  auto refused = [&](const std::string& text, const std::string& want) {
+    diags.clear();
+    EXPECT_FALSE(plan_of(text, &diags)) << text;
+    EXPECT_NE(diags.find(want), std::string::npos) << diags;
+  };
+  const std::string wg =
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "3\nswizzle smem\n";
+  refused("dtype s8\ntile 128x128x8\nthread 8x8\n", "dtype s8 needs 'wgmma s8' (sm_90)");
+  refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8\n",
+          "'mma s8' is not implemented yet");
+  refused(wg + "stream_k\n", "'stream_k' is not implemented with 'wgmma s8' yet");
+  refused(wg + "warp_specialize\npersistent\ntma_store\n",
+          "'tma_store' with 'wgmma s8' is not implemented yet");
+  refused(
+      "dtype s8\nlayout B col\ntile 128x256x64\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "3\nswizzle smem\n",
+      "BK must be 128 for s8");
+  refused(
+      "dtype s8\nlayout B col\ntile 128x120x128\nwarp 64x120\nwgmma s8 m64n120k32\ntma\n"
+      "stages 3\nswizzle smem\n",
+      "wgmma s8 has N 8, 16, 24 or a multiple of 16 up to 256, got 120");
+  refused(
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8 m64n256k16\ntma\n"
+      "stages 3\nswizzle smem\n",
+      "wgmma s8 has K 32 (32 bytes), got 16");
+  refused(
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "3\nswizzle smem\nepilogue alpha 0.5\n",
+      "dtype s8 computes in s32: alpha must be an integer, got 0.5");
+}
+
 TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
+  EXPECT_EQ(compiler::wgmma_repack_ld(1, 1), 16);
+  EXPECT_EQ(compiler::wgmma_repack_ld(1023, 1), 1024);
   EXPECT_EQ(compiler::wgmma_repack_ld(1, 2), 8);
   EXPECT_EQ(compiler::wgmma_repack_ld(1023, 2), 1024);
   EXPECT_EQ(compiler::wgmma_repack_ld(4096, 2), 4096);
