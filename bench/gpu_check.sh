@@ -37,6 +37,10 @@
 #             (f16, 64 x 512^3) and s_*.sched (f32, 256 x 128^3), each file's
 #             own batch, beside cublasGemmStridedBatchedEx; $BATCH_ROUNDS
 #             (default 2) rounds, as cuBLAS's figure moves from run to run
+#   int8      issue 21: schedc bench on examples/int8_best.sched and
+#             bench/candidates/s8_*.sched ($INT8_FILES) at $INT8_SHAPES
+#             (default 4096,8192) beside cuBLAS int8, $INT8_ROUNDS (default 2)
+#             rounds, then torch._int_mm (cuBLASLt) by bench/int8_torch.py
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -477,6 +481,23 @@ section_batch() {
   note batch "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/batch.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/batch.txt") FAILED/ERROR"
 }
 
+section_int8() {
+  local rounds=${INT8_ROUNDS:-2} i rc=0 r
+  local files=${INT8_FILES:-"examples/int8_best.sched bench/candidates/s8_*.sched"}
+  local shapes=${INT8_SHAPES:-4096,8192}
+  : >"$LOGS/int8.txt"
+  for ((i = 0; i < rounds; i++)); do
+    echo "## round $i" >>"$LOGS/int8.txt"
+    # shellcheck disable=SC2086
+    timeout "$(left)" "$SCHEDC" bench $files --shapes "$shapes" \
+      >>"$LOGS/int8.txt" 2>>"$LOGS/int8.progress"
+    r=$?; [ $r -gt $rc ] && rc=$r
+  done
+  timeout "$(left)" python3 bench/int8_torch.py ${shapes//,/ } >>"$LOGS/int8.txt" 2>&1
+  cp "$LOGS/int8.txt" "$DEST/int8.txt" 2>/dev/null
+  note int8 "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/int8.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/int8.txt") FAILED/ERROR"
+}
+
 section_stalls() {
   local ncu
   ncu=$(find_ncu) || { note stalls "ncu not found"; return; }
@@ -508,6 +529,7 @@ done
   cat "$LOGS/env.txt"
   if [ -s "$LOGS/bench.txt" ]; then echo "---- bench ----"; cat "$LOGS/bench.txt"; fi
   if [ -s "$LOGS/batch.txt" ]; then echo "---- batch ----"; cat "$LOGS/batch.txt"; fi
+  if [ -s "$LOGS/int8.txt" ]; then echo "---- int8 ----"; cat "$LOGS/int8.txt"; fi
   if [ -s "$LOGS/variants.txt" ]; then echo "---- variants ----"; grep -vE '^round |FAILED: ' "$LOGS/variants.txt"; fi
   [ -s "$LOGS/tests.failed" ] && { echo "---- failed tests ----"; cat "$LOGS/tests.failed"; }
   echo "---- summary ($(elapsed) s) ----"

@@ -33,7 +33,10 @@ class ScheduleError(ValueError):
         self.diagnostics = diagnostics
 
 
-_DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2)}
+_DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2),
+           "s8": ("int8", 1)}
+# C's element type where it is not the operands': int32 for s8 (exact sums).
+_C_DTYPES = {"s8": "int32"}
 
 
 def _compiled(result) -> "Kernel":
@@ -99,7 +102,7 @@ def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
     inner, outer, length = (0, 1, shape[0]) if col else (1, 0, shape[1])
     if (strides[inner] != size and shape[inner] > 1) or strides[outer] % size:
         raise ValueError(f"{what} must be {order}: strides {strides}")
-    kind = {"f4": "float32", "f2": "float16"}.get(typestr[1:], typestr)
+    kind = {"f4": "float32", "f2": "float16", "i1": "int8", "i4": "int32"}.get(typestr[1:], typestr)
     if cai.get("stream") not in (None, 1, 2):
         stream = int(cai["stream"])
     return int(cai["data"][0]), shape[0], shape[1], max(strides[outer] // size, length), kind, stream
@@ -129,7 +132,8 @@ class Kernel:
         """C = alpha * A @ B (+ beta * C, bias, relu as the schedule's epilogue
         says) on the current CUDA stream of A's device (torch) or the stream
         A's __cuda_array_interface__ names. With c None, C is a new matrix
-        (torch tensors only). Returns C."""
+        (torch tensors only). Returns C. dtype s8: A and B int8, C int32,
+        alpha and beta integers."""
         want, _ = _DTYPES[self.dtype]
         a_col, b_col, c_col = (letter == "T" for letter in self.layout)
         pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col, want_stream=True)
@@ -139,14 +143,19 @@ class Kernel:
         for t, what in ((ta, "a"), (tb, "b")):
             if t != want:
                 raise TypeError(f"{what} is {t}; this kernel takes {want} (dtype {self.dtype})")
+        want_c = _C_DTYPES.get(self.dtype, want)
         if c is None:
             import torch
 
-            c = torch.empty((m, n), dtype=a.dtype, device=a.device) if not c_col else \
-                torch.empty((n, m), dtype=a.dtype, device=a.device).t()
+            t = getattr(torch, want_c)
+            c = torch.empty((m, n), dtype=t, device=a.device) if not c_col else \
+                torch.empty((n, m), dtype=t, device=a.device).t()
         pc, mc, nc, ldc, tc, _ = _matrix(c, "c", c_col)
-        if (mc, nc) != (m, n) or tc != want:
-            raise ValueError(f"c must be a {m}x{n} {want} matrix, not {mc}x{nc} {tc}")
+        if (mc, nc) != (m, n) or tc != want_c:
+            raise ValueError(f"c must be a {m}x{n} {want_c} matrix, not {mc}x{nc} {tc}")
+        if self.dtype == "s8" and (float(alpha) != int(alpha) or float(beta) != int(beta)):
+            raise ValueError(f"dtype s8 computes in int32: alpha and beta must be integers, "
+                             f"not {alpha} and {beta}")
         pbias = 0
         if bias is not None:
             pbias, rows, cols, _, tbias, _ = _matrix(bias.reshape(1, -1), "bias")

@@ -26,7 +26,7 @@ class Kernel:
     schedule_text: str
     cuda_source: str
     entry_name: str
-    dtype: str  # "f32", "f16", "bf16"
+    dtype: str  # "f32", "f16", "bf16", "s8" (int8 A and B, int32 C)
     arch: str
     layout: str  # A, B, C: "NNN"; "NTN" (B column-major: x @ w.t()); T = column-major
     block_threads: int

@@ -113,6 +113,22 @@ def test_x_times_w_transposed_on_torch_equals_matmul():
         k(x, w.t().contiguous())
 
 
+def test_int8_best_on_torch_tensors_equals_int_mm():
+    torch = _torch_cuda()
+    k = schedc.compile_file(os.path.join(ROOT, "examples", "int8_best.sched"))
+    assert k.dtype == "s8" and k.layout == "NTN"
+    # Full-range int8, ragged sizes: C is int32, exact.
+    x = torch.randint(-128, 128, (300, 200), dtype=torch.int8, device="cuda")
+    w = torch.randint(-128, 128, (260, 200), dtype=torch.int8, device="cuda")
+    c = k(x, w.t())
+    torch.cuda.synchronize()
+    assert c.dtype == torch.int32
+    # (CUDA has no integer matmul: the reference runs on the CPU in int64.)
+    assert torch.equal(c.cpu(), (x.cpu().long() @ w.t().cpu().long()).int())
+    with pytest.raises(ValueError, match="integers"):
+        k(x, w.t(), alpha=0.5)
+
+
 def test_wrong_inputs_raise_before_launching():
     torch = _torch_cuda()
     k = schedc.compile(SGEMM)
