@@ -221,6 +221,45 @@ double exact_int_limit(ElemType t) {
   return 0;
 }
 
+// Storage for p's inputs, NaN everywhere (what is not filled stays so: ld
+// padding, the gaps between GEMMs); the bias (n floats), when asked, zero.
+GemmInputs nan_inputs(const compiler::Problem& p, bool bias) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  GemmInputs in;
+  in.a.assign(size_t(p.a_span()), nan);
+  in.b.assign(size_t(p.b_span()), nan);
+  in.c0.assign(size_t(p.c_span()), nan);
+  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  return in;
+}
+
+// Fills A, B and, with `c0`, C0 of every GEMM: GEMM g's A(i, k), B(k, j) and
+// C(i, j) lie g strides in, where p.a_index, p.b_index and p.c_index say
+// (their layouts). Element i (in logical row-major order) of GEMM g's
+// matrix `stream` (0 A, 1 B, 2 C0) is value(stream, g * count + i), count
+// the matrix's elements: one counter per matrix across the batch, so GEMM
+// 0's values are the unbatched problem's and every GEMM's differ. B keeps
+// a value only where (k + n) % stride == 0 (0 elsewhere).
+template <typename Value>
+void fill_matrices(GemmInputs& in, const compiler::Problem& p, int stride, bool c0, Value value) {
+  for (int64_t g = 0; g < p.batch; ++g) {
+    float* a = in.a.data() + g * p.a_stride();
+    float* b = in.b.data() + g * p.b_stride();
+    float* c = in.c0.data() + g * p.c_stride();
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t k = 0; k < p.k; ++k)
+        a[p.a_index(i, k)] = value(0, uint64_t((g * p.m + i) * p.k + k));
+    for (int64_t k = 0; k < p.k; ++k)
+      for (int64_t j = 0; j < p.n; ++j)
+        b[p.b_index(k, j)] =
+            (k + j) % stride == 0 ? value(1, uint64_t((g * p.k + k) * p.n + j)) : 0.0f;
+    if (c0)
+      for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          c[p.c_index(i, j)] = value(2, uint64_t((g * p.m + i) * p.n + j));
+  }
+}
+
 // A whole number uniform in [lo, hi] (lo < 0 < hi); `nonzero`: 0 left out.
 int int_in(uint64_t h, int lo, int hi, bool nonzero) {
   const uint64_t span = uint64_t(int64_t(hi) - lo + 1) - (nonzero ? 1 : 0);
@@ -264,12 +303,7 @@ IntRanges int_ranges(int64_t k, float alpha, float beta, bool bias) {
 // kPaddingS8 or kPoisonS32).
 GemmInputs make_int_inputs(const compiler::Problem& p, InputMode mode, uint64_t seed, float alpha,
                            float beta, bool bias) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  GemmInputs in;
-  in.a.assign(size_t(p.a_span()), nan);
-  in.b.assign(size_t(p.b_span()), nan);
-  in.c0.assign(size_t(p.c_span()), nan);
-  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  GemmInputs in = nan_inputs(p, bias);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
   const bool nonzero = mode == InputMode::exact;
   const IntRanges r = int_ranges(p.k, alpha, beta, bias);
@@ -278,28 +312,12 @@ GemmInputs make_int_inputs(const compiler::Problem& p, InputMode mode, uint64_t 
   in.c0_range = r.c0;
   in.bias_range = r.bias;
   const int lo = r.ab == 128 ? -128 : -r.ab, hi = std::min(r.ab, 127);
-  // One counter per matrix across the batch, as make_inputs' floats.
-  auto value = [&](uint64_t stream, int64_t g, int64_t count, int64_t i, int l, int h) {
-    return float(int_in(hash64(s, stream, uint64_t(g * count + i)), l, h, nonzero));
-  };
-  for (int64_t g = 0; g < p.batch; ++g) {
-    float* a = in.a.data() + g * p.a_stride();
-    float* b = in.b.data() + g * p.b_stride();
-    float* c0 = in.c0.data() + g * p.c_stride();
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t k = 0; k < p.k; ++k)
-        a[p.a_index(i, k)] = value(0, g, p.m * p.k, i * p.k + k, lo, hi);
-    for (int64_t k = 0; k < p.k; ++k)
-      for (int64_t j = 0; j < p.n; ++j)
-        b[p.b_index(k, j)] =
-            (k + j) % r.stride == 0 ? value(1, g, p.k * p.n, k * p.n + j, lo, hi) : 0.0f;
-    if (beta != 0.0f)
-      for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t j = 0; j < p.n; ++j)
-          c0[p.c_index(i, j)] = value(2, g, p.m * p.n, i * p.n + j, -r.c0, r.c0);
-  }
+  fill_matrices(in, p, r.stride, beta != 0.0f, [&](uint64_t stream, uint64_t counter) {
+    const uint64_t h = hash64(s, stream, counter);
+    return float(stream == 2 ? int_in(h, -r.c0, r.c0, nonzero) : int_in(h, lo, hi, nonzero));
+  });
   for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
-    in.bias[size_t(j)] = value(3, 0, 0, j, -r.bias, r.bias);
+    in.bias[size_t(j)] = float(int_in(hash64(s, 3, uint64_t(j)), -r.bias, r.bias, nonzero));
   return in;
 }
 
@@ -308,14 +326,7 @@ GemmInputs make_int_inputs(const compiler::Problem& p, InputMode mode, uint64_t 
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias) {
   if (is_integer(t)) return make_int_inputs(p, mode, seed, alpha, beta, bias);
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  GemmInputs in;
-  // GEMM g's A(i, k), B(k, j) and C(i, j) lie g strides in, where p.a_index,
-  // p.b_index and p.c_index say (their layouts); the rest is NaN.
-  in.a.assign(size_t(p.a_span()), nan);
-  in.b.assign(size_t(p.b_span()), nan);
-  in.c0.assign(size_t(p.c_span()), nan);
-  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  GemmInputs in = nan_inputs(p, bias);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
 
   // Exact mode: the budget left for |alpha * (A B)_ij| once C0 and bias
@@ -332,27 +343,12 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
     in.exact_range = r;
     in.exact_stride = stride;
   }
-  // The value of element `i` of GEMM g's matrix `stream` (0 A, 1 B, 2 C0, in
-  // logical row-major order): one counter per matrix across the batch, so
-  // GEMM 0's values are the unbatched problem's and every GEMM's differ.
-  auto value = [&](uint64_t stream, int64_t g, int64_t count, int64_t i, int exact_range) {
-    const uint64_t h = hash64(s, stream, uint64_t(g * count + i));
-    return mode == InputMode::random ? round_to(t, uniform_pm1(h)) : small_int(h, exact_range);
-  };
-  for (int64_t g = 0; g < p.batch; ++g) {
-    float* a = in.a.data() + g * p.a_stride();
-    float* b = in.b.data() + g * p.b_stride();
-    float* c0 = in.c0.data() + g * p.c_stride();
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t k = 0; k < p.k; ++k) a[p.a_index(i, k)] = value(0, g, p.m * p.k, i * p.k + k, r);
-    for (int64_t k = 0; k < p.k; ++k)
-      for (int64_t j = 0; j < p.n; ++j)
-        b[p.b_index(k, j)] = (k + j) % stride == 0 ? value(1, g, p.k * p.n, k * p.n + j, r) : 0.0f;
-    if (beta != 0.0f)
-      for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t j = 0; j < p.n; ++j)
-          c0[p.c_index(i, j)] = value(2, g, p.m * p.n, i * p.n + j, 2);
-  }
+  // A and B within the exact range r, C0 in [-2, 2].
+  fill_matrices(in, p, stride, beta != 0.0f, [&](uint64_t stream, uint64_t counter) {
+    const uint64_t h = hash64(s, stream, counter);
+    return mode == InputMode::random ? round_to(t, uniform_pm1(h))
+                                     : small_int(h, stream == 2 ? 2 : r);
+  });
   for (int64_t j = 0; j < int64_t(in.bias.size()); ++j) {
     const uint64_t h = hash64(s, 3, uint64_t(j));
     in.bias[size_t(j)] = mode == InputMode::random ? uniform_pm1(h) : small_int(h, 2);

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "report/json.h"
 #include "runtime/cuda_libs.h"
 #include "runtime/error.h"
 #include "runtime/parallel_chunks.h"
@@ -76,26 +77,13 @@ bool exact_scale(float x) {
   return scaled == std::floor(scaled) && e > -20 && e < 20;
 }
 
-namespace {
-
-// `v` as the shortest decimal that reads back to it (0.1f as "0.1").
-std::string shortest(float v) {
-  char buf[32];
-  for (int digits = 6; digits <= 9; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*g", digits, double(v));
-    if (std::strtof(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
-}  // namespace
-
 std::string integer_scalars_error(const std::string& dtype, float alpha, float beta) {
   if (dtype != "s8") return "";
   constexpr float kMax = 16777216.0f;  // 2^24
   for (const auto& [name, v] : {std::pair{"alpha", alpha}, std::pair{"beta", beta}})
     if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > kMax)
-      return std::string("dtype s8 computes in int32: ") + name + " " + shortest(v) +
+      return std::string("dtype s8 computes in int32: ") + name + " " +
+             (std::isfinite(v) ? report::json_real(v).dump() : std::to_string(v)) +
              " is not a whole number of magnitude at most 2^24 = 16777216 (the kernel converts "
              "alpha and beta with int())";
   return "";
