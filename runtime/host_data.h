@@ -41,7 +41,7 @@ float round_to(ElemType t, float f);
 // Values (as float, already representable in the element type) <-> raw bytes.
 // For s8 and s32 a NaN (outside the matrices) is written as kPaddingS8 and
 // kPoisonS32. A float holds every int8 exactly but an int32 only up to 2^24:
-// compare s32 outputs as decode_s32 gives them.
+// compare s32 outputs as decode_s32_into gives them.
 std::vector<char> encode(ElemType t, const std::vector<float>& values);
 std::vector<float> decode(ElemType t, const std::vector<char>& bytes);
 // The same into `out`, whose storage is reused (no fresh pages to fault in
