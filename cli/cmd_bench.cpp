@@ -66,9 +66,13 @@ void print_table(std::ostream& os, const std::vector<Row>& rows) {
       c.push_back(report::number("%.3f", rep.kernel.median_ms));
       c.push_back(report::number("%.3f", rep.kernel.max_ms));
       c.push_back(report::number("%.1f", runtime::tflops(r.problem, rep.kernel.median_ms)));
-      c.push_back(report::number("%.3f", rep.cublas.median_ms));
-      c.push_back(report::number("%.1f", runtime::tflops(r.problem, rep.cublas.median_ms)));
-      c.push_back(report::number("%.1f", rep.percent_of_cublas()));
+      if (rep.has_baseline()) {
+        c.push_back(report::number("%.3f", rep.cublas.median_ms));
+        c.push_back(report::number("%.1f", runtime::tflops(r.problem, rep.cublas.median_ms)));
+        c.push_back(report::number("%.1f", rep.percent_of_cublas()));
+      } else {  // s8 where cuBLAS int8 rejects the problem: why, below the table
+        c.resize(11, "-");
+      }
     } else {
       c.resize(11, "-");
     }
@@ -80,6 +84,9 @@ void print_table(std::ostream& os, const std::vector<Row>& rows) {
     if (!r.detail.empty())
       os << base_name(r.file) << " " << runtime::shape_string(r.problem) << ": " << r.status << ": "
          << r.detail << "\n";
+    else if (r.report.timed && !r.report.has_baseline())
+      os << base_name(r.file) << " " << runtime::shape_string(r.problem)
+         << ": no cuBLAS baseline: " << r.report.no_baseline << "\n";
 }
 
 void print_csv(std::ostream& os, const std::vector<Row>& rows) {
@@ -93,10 +100,13 @@ void print_csv(std::ostream& os, const std::vector<Row>& rows) {
       os << "," << report::number("%.6f", rep.kernel.min_ms) << ","
          << report::number("%.6f", rep.kernel.median_ms) << ","
          << report::number("%.6f", rep.kernel.max_ms) << ","
-         << report::number("%.3f", runtime::tflops(r.problem, rep.kernel.median_ms)) << ","
-         << report::number("%.6f", rep.cublas.median_ms) << ","
+         << report::number("%.3f", runtime::tflops(r.problem, rep.kernel.median_ms)) << ",";
+    if (rep.has_baseline())
+      os << report::number("%.6f", rep.cublas.median_ms) << ","
          << report::number("%.3f", runtime::tflops(r.problem, rep.cublas.median_ms)) << ","
          << report::number("%.2f", rep.percent_of_cublas());
+    else if (rep.timed)
+      os << ",,";  // no baseline (s8 where cuBLAS int8 rejects the problem)
     else
       os << ",,,,,,,";
     const compiler::Problem& p = r.problem;
@@ -197,6 +207,14 @@ int bench_command(const BenchArgs& a) {
       rc = std::max(rc, int(kBadInput));
       continue;
     }
+    // s8 takes whole-number scalars (the kernel converts them with int()).
+    const compiler::Epilogue epi = a.scalars.applied_to(c->schedule.epilogue);
+    if (std::string why = runtime::integer_scalars_error(c->kernel.dtype, epi.alpha, epi.beta);
+        !why.empty()) {
+      std::cerr << f << ": error: " << why << "\n";
+      rc = std::max(rc, int(kBadInput));
+      continue;
+    }
     std::vector<compiler::Problem> ps;
     for (const compiler::Shape& s : shapes.empty() ? std::vector{c->schedule.shape} : shapes) {
       compiler::Problem p =
@@ -271,7 +289,10 @@ int bench_command(const BenchArgs& a) {
           row.detail = e.what();
         }
       }
-      if (row.status == "ok")
+      if (row.status == "ok" && row.report.timed && !row.report.has_baseline())
+        std::cerr << "ok " << report::number("%.3f", row.report.kernel.median_ms)
+                  << " ms, no cuBLAS baseline\n";
+      else if (row.status == "ok")
         std::cerr << "ok " << report::number("%.3f", row.report.kernel.median_ms) << " ms, "
                   << report::number("%.1f", row.report.percent_of_cublas()) << "% of cuBLAS\n";
       else

@@ -69,6 +69,8 @@ const CublasApi& cublas() {
     lib.get(a.SetWorkspace, "cublasSetWorkspace_v2");
     lib.get(a.GemmEx, "cublasGemmEx");
     lib.get(a.GemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
+    lib.get(a.Dgemm, "cublasDgemm_v2");
+    lib.get(a.DgemmStridedBatched, "cublasDgemmStridedBatched");
     lib.get(a.GetStatusName, "cublasGetStatusName");
     lib.get(a.GetStatusString, "cublasGetStatusString");
     return a;

@@ -40,6 +40,10 @@ struct CublasApi {
                                          long long, const void*, cudaDataType, int, long long,
                                          const void*, void*, cudaDataType, int, long long, int,
                                          cublasComputeType_t, cublasGemmAlgo_t);
+  // dtype s8's exact fallback reference, where cuBLAS int8 rejects a problem
+  // (runtime/validate.h, cublas_gemm_f64).
+  decltype(&::cublasDgemm_v2) Dgemm;
+  decltype(&::cublasDgemmStridedBatched) DgemmStridedBatched;
   decltype(&::cublasGetStatusName) GetStatusName;
   decltype(&::cublasGetStatusString) GetStatusString;
 };

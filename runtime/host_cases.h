@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/host_data.h"
+#include "runtime/validate.h"
 
 namespace schedc::runtime {
 
@@ -22,9 +23,13 @@ struct HostCase {
   std::vector<float> bias;      // n, or empty
   std::vector<char> sent;       // C before the run, encoded
   std::vector<float> expected;  // the reference, m x n packed, in the output type
-  GemmInputs inputs;            // as drawn (kept only where .npy files are saved)
+  // An s32 output's reference (dtype s8), exact (`expected` is empty then).
+  std::vector<int32_t> expected_s32;
+  RefMode ref = RefMode::f32_pedantic;  // the reference computed: s8_via_f64 where int8 failed
+  GemmInputs inputs;                    // as drawn (kept only where .npy files are saved)
   size_t bytes() const {
-    return a.size() + b.size() + sent.size() + 4 * (bias.size() + expected.size()) +
+    return a.size() + b.size() + sent.size() +
+           4 * (bias.size() + expected.size() + expected_s32.size()) +
            4 * (inputs.a.size() + inputs.b.size() + inputs.c0.size() + inputs.bias.size());
   }
 };

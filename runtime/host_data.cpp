@@ -13,11 +13,28 @@ ElemType elem_type(const std::string& dtype) {
   if (dtype == "f32") return ElemType::f32;
   if (dtype == "f16") return ElemType::f16;
   if (dtype == "bf16") return ElemType::bf16;
+  if (dtype == "s8") return ElemType::s8;
   throw Error(Error::Kind::cuda, "internal error: unknown dtype '" + dtype + "' from codegen");
 }
 
+ElemType output_type(const std::string& dtype) {
+  const ElemType in = elem_type(dtype);
+  return in == ElemType::s8 ? ElemType::s32 : in;
+}
+
 int elem_size(ElemType t) {
-  return t == ElemType::f32 ? 4 : 2;
+  switch (t) {
+    case ElemType::f32:
+    case ElemType::s32: return 4;
+    case ElemType::f16:
+    case ElemType::bf16: return 2;
+    case ElemType::s8: return 1;
+  }
+  return 4;
+}
+
+bool is_integer(ElemType t) {
+  return t == ElemType::s8 || t == ElemType::s32;
 }
 
 const char* to_string(ElemType t) {
@@ -25,6 +42,8 @@ const char* to_string(ElemType t) {
     case ElemType::f32: return "f32";
     case ElemType::f16: return "f16";
     case ElemType::bf16: return "bf16";
+    case ElemType::s8: return "s8";
+    case ElemType::s32: return "s32";
   }
   return "?";
 }
@@ -88,11 +107,41 @@ float round_to(ElemType t, float f) {
     case ElemType::f32: return f;
     case ElemType::f16: return half_to_float(float_to_half(f));
     case ElemType::bf16: return bf16_to_float(float_to_bf16(f));
+    case ElemType::s8: return std::nearbyint(std::clamp(f, -128.0f, 127.0f));
+    case ElemType::s32: return std::nearbyint(f);
   }
   return f;
 }
 
+namespace {
+
+// An integer type's bytes from whole-number floats; NaN (outside the
+// matrices) becomes `outside`.
+template <typename Int>
+std::vector<char> encode_int(const std::vector<float>& values, Int outside) {
+  std::vector<char> out(values.size() * sizeof(Int));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Int v = std::isnan(values[i]) ? outside : Int(values[i]);
+    std::memcpy(out.data() + i * sizeof(Int), &v, sizeof(Int));
+  }
+  return out;
+}
+
+template <typename Int>
+void decode_int(const std::vector<char>& bytes, std::vector<float>& out) {
+  out.resize(bytes.size() / sizeof(Int));
+  for (size_t i = 0; i < out.size(); ++i) {
+    Int v;
+    std::memcpy(&v, bytes.data() + i * sizeof(Int), sizeof(Int));
+    out[i] = float(v);
+  }
+}
+
+}  // namespace
+
 std::vector<char> encode(ElemType t, const std::vector<float>& values) {
+  if (t == ElemType::s8) return encode_int<int8_t>(values, kPaddingS8);
+  if (t == ElemType::s32) return encode_int<int32_t>(values, kPoisonS32);
   std::vector<char> out(values.size() * size_t(elem_size(t)));
   if (t == ElemType::f32) {
     std::memcpy(out.data(), values.data(), out.size());
@@ -111,6 +160,8 @@ std::vector<float> decode(ElemType t, const std::vector<char>& bytes) {
 }
 
 void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>& out) {
+  if (t == ElemType::s8) return decode_int<int8_t>(bytes, out);
+  if (t == ElemType::s32) return decode_int<int32_t>(bytes, out);
   out.resize(bytes.size() / size_t(elem_size(t)));
   if (t == ElemType::f32) {
     std::memcpy(out.data(), bytes.data(), out.size() * 4);
@@ -119,6 +170,17 @@ void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>&
   const auto* p = reinterpret_cast<const uint16_t*>(bytes.data());
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = t == ElemType::f16 ? half_to_float(p[i]) : bf16_to_float(p[i]);
+}
+
+void decode_s32_into(const std::vector<char>& bytes, std::vector<int32_t>& out) {
+  out.resize(bytes.size() / 4);
+  std::memcpy(out.data(), bytes.data(), out.size() * 4);
+}
+
+std::vector<char> encode_s32(const std::vector<int32_t>& values) {
+  std::vector<char> out(values.size() * 4);
+  std::memcpy(out.data(), values.data(), out.size());
+  return out;
 }
 
 std::vector<char> poison(ElemType t, size_t count) {
@@ -153,22 +215,118 @@ double exact_int_limit(ElemType t) {
     case ElemType::f32: return 16777216.0;  // 2^24
     case ElemType::f16: return 2048.0;      // 2^11
     case ElemType::bf16: return 256.0;      // 2^8
+    case ElemType::s8:
+    case ElemType::s32: return 2147483647.0;  // 2^31 - 1: s8's inputs have their own rule
   }
   return 0;
+}
+
+// Storage for p's inputs, NaN everywhere (what is not filled stays so: ld
+// padding, the gaps between GEMMs); the bias (n floats), when asked, zero.
+GemmInputs nan_inputs(const compiler::Problem& p, bool bias) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  GemmInputs in;
+  in.a.assign(size_t(p.a_span()), nan);
+  in.b.assign(size_t(p.b_span()), nan);
+  in.c0.assign(size_t(p.c_span()), nan);
+  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  return in;
+}
+
+// Fills A, B and, with `c0`, C0 of every GEMM: GEMM g's A(i, k), B(k, j) and
+// C(i, j) lie g strides in, where p.a_index, p.b_index and p.c_index say
+// (their layouts). Element i (in logical row-major order) of GEMM g's
+// matrix `stream` (0 A, 1 B, 2 C0) is value(stream, g * count + i), count
+// the matrix's elements: one counter per matrix across the batch, so GEMM
+// 0's values are the unbatched problem's and every GEMM's differ. B keeps
+// a value only where (k + n) % stride == 0 (0 elsewhere).
+template <typename Value>
+void fill_matrices(GemmInputs& in, const compiler::Problem& p, int stride, bool c0, Value value) {
+  for (int64_t g = 0; g < p.batch; ++g) {
+    float* a = in.a.data() + g * p.a_stride();
+    float* b = in.b.data() + g * p.b_stride();
+    float* c = in.c0.data() + g * p.c_stride();
+    for (int64_t i = 0; i < p.m; ++i)
+      for (int64_t k = 0; k < p.k; ++k)
+        a[p.a_index(i, k)] = value(0, uint64_t((g * p.m + i) * p.k + k));
+    for (int64_t k = 0; k < p.k; ++k)
+      for (int64_t j = 0; j < p.n; ++j)
+        b[p.b_index(k, j)] =
+            (k + j) % stride == 0 ? value(1, uint64_t((g * p.k + k) * p.n + j)) : 0.0f;
+    if (c0)
+      for (int64_t i = 0; i < p.m; ++i)
+        for (int64_t j = 0; j < p.n; ++j)
+          c[p.c_index(i, j)] = value(2, uint64_t((g * p.m + i) * p.n + j));
+  }
+}
+
+// A whole number uniform in [lo, hi] (lo < 0 < hi); `nonzero`: 0 left out.
+int int_in(uint64_t h, int lo, int hi, bool nonzero) {
+  const uint64_t span = uint64_t(int64_t(hi) - lo + 1) - (nonzero ? 1 : 0);
+  int v = lo + int((h >> 8) % span);
+  if (nonzero && v >= 0) ++v;
+  return v;
+}
+
+// The ranges of s8's inputs (make_inputs' comment has the rule): every
+// partial sum of alpha*A*B + beta*C0 + bias within int32, A and B in the
+// full int8 range whenever K allows.
+struct IntRanges {
+  int ab = 128;    // A and B in [-128, 127] (128), else [-ab, ab]
+  int stride = 1;  // B nonzero only where (k + n) % stride == 0
+  int c0 = 0, bias = 0;
+};
+IntRanges int_ranges(int64_t k, float alpha, float beta, bool bias) {
+  IntRanges r;
+  r.bias = bias ? 1 << 20 : 0;
+  if (beta != 0.0f)
+    r.c0 = int(std::max(1.0, std::min(double(1 << 20), std::floor(536870912.0 / std::fabs(beta)))));
+  const double budget = (exact_int_limit(ElemType::s32) - std::fabs(double(beta)) * r.c0 - r.bias) /
+                        std::max(1.0, std::fabs(double(alpha)));
+  const double kk = double(k);
+  if (kk * 128.0 * 128.0 <= budget) return r;  // the full range: |-128 * -128| = 2^14
+  if (kk <= budget) {
+    r.ab = std::min(127, int(std::sqrt(budget / kk)));
+    while (r.ab > 1 && kk * r.ab * r.ab > budget) --r.ab;  // sqrt's rounding
+    return r;
+  }
+  // Even +-1 everywhere would overflow (|alpha| near 2^24): each column of B
+  // keeps at most floor(budget) nonzeros.
+  r.ab = 1;
+  const double per_column = std::max(1.0, std::floor(budget));
+  r.stride = int(std::ceil(kk / per_column));
+  return r;
+}
+
+// make_inputs for s8: whole numbers in the ranges above, nonzero in exact
+// mode; NaN outside the matrices, as for floats (encode() writes it as
+// kPaddingS8 or kPoisonS32).
+GemmInputs make_int_inputs(const compiler::Problem& p, InputMode mode, uint64_t seed, float alpha,
+                           float beta, bool bias) {
+  GemmInputs in = nan_inputs(p, bias);
+  const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
+  const bool nonzero = mode == InputMode::exact;
+  const IntRanges r = int_ranges(p.k, alpha, beta, bias);
+  in.exact_range = r.ab;
+  in.exact_stride = r.stride;
+  in.c0_range = r.c0;
+  in.bias_range = r.bias;
+  const int lo = r.ab == 128 ? -128 : -r.ab, hi = std::min(r.ab, 127);
+  fill_matrices(in, p, r.stride, beta != 0.0f, [&](uint64_t stream, uint64_t counter) {
+    const uint64_t h = hash64(s, stream, counter);
+    return float(stream == 2 ? int_in(h, -r.c0, r.c0, nonzero) : int_in(h, lo, hi, nonzero));
+  });
+  for (int64_t j = 0; j < int64_t(in.bias.size()); ++j)
+    in.bias[size_t(j)] = float(int_in(hash64(s, 3, uint64_t(j)), -r.bias, r.bias, nonzero));
+  return in;
 }
 
 }  // namespace
 
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  GemmInputs in;
-  // GEMM g's A(i, k), B(k, j) and C(i, j) lie g strides in, where p.a_index,
-  // p.b_index and p.c_index say (their layouts); the rest is NaN.
-  in.a.assign(size_t(p.a_span()), nan);
-  in.b.assign(size_t(p.b_span()), nan);
-  in.c0.assign(size_t(p.c_span()), nan);
-  if (bias) in.bias.assign(size_t(p.n), 0.0f);
+  if (is_integer(t)) return make_int_inputs(p, mode, seed, alpha, beta, bias);
+  GemmInputs in = nan_inputs(p, bias);
   const uint64_t s = seed * 2 + (mode == InputMode::exact ? 0 : 1);
 
   // Exact mode: the budget left for |alpha * (A B)_ij| once C0 and bias
@@ -185,27 +343,12 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
     in.exact_range = r;
     in.exact_stride = stride;
   }
-  // The value of element `i` of GEMM g's matrix `stream` (0 A, 1 B, 2 C0, in
-  // logical row-major order): one counter per matrix across the batch, so
-  // GEMM 0's values are the unbatched problem's and every GEMM's differ.
-  auto value = [&](uint64_t stream, int64_t g, int64_t count, int64_t i, int exact_range) {
-    const uint64_t h = hash64(s, stream, uint64_t(g * count + i));
-    return mode == InputMode::random ? round_to(t, uniform_pm1(h)) : small_int(h, exact_range);
-  };
-  for (int64_t g = 0; g < p.batch; ++g) {
-    float* a = in.a.data() + g * p.a_stride();
-    float* b = in.b.data() + g * p.b_stride();
-    float* c0 = in.c0.data() + g * p.c_stride();
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t k = 0; k < p.k; ++k) a[p.a_index(i, k)] = value(0, g, p.m * p.k, i * p.k + k, r);
-    for (int64_t k = 0; k < p.k; ++k)
-      for (int64_t j = 0; j < p.n; ++j)
-        b[p.b_index(k, j)] = (k + j) % stride == 0 ? value(1, g, p.k * p.n, k * p.n + j, r) : 0.0f;
-    if (beta != 0.0f)
-      for (int64_t i = 0; i < p.m; ++i)
-        for (int64_t j = 0; j < p.n; ++j)
-          c0[p.c_index(i, j)] = value(2, g, p.m * p.n, i * p.n + j, 2);
-  }
+  // A and B within the exact range r, C0 in [-2, 2].
+  fill_matrices(in, p, stride, beta != 0.0f, [&](uint64_t stream, uint64_t counter) {
+    const uint64_t h = hash64(s, stream, counter);
+    return mode == InputMode::random ? round_to(t, uniform_pm1(h))
+                                     : small_int(h, stream == 2 ? 2 : r);
+  });
   for (int64_t j = 0; j < int64_t(in.bias.size()); ++j) {
     const uint64_t h = hash64(s, 3, uint64_t(j));
     in.bias[size_t(j)] = mode == InputMode::random ? uniform_pm1(h) : small_int(h, 2);

@@ -22,6 +22,19 @@ std::string element_name(const Mismatch& m, bool batched) {
   return "(" + std::to_string(m.row) + ", " + std::to_string(m.col) + ")";
 }
 
+// A value of a mismatch: an s32 output's as the exact integer, a float's as
+// before (%.9g).
+std::string value_text(double v, bool integer) {
+  if (integer && std::isfinite(v)) return std::to_string(int64_t(v));
+  return fmt("%.9g", v);
+}
+
+// The same as JSON: an integer, or a number (null for NaN).
+report::Json value_json(double v, bool integer) {
+  if (integer && std::isfinite(v)) return int64_t(v);
+  return report::json_number(v);
+}
+
 }  // namespace
 
 std::string shape_string(const compiler::Problem& p) {
@@ -40,18 +53,27 @@ double tflops(const compiler::Problem& p, double ms) {
   return ms > 0 ? p.flops() / (ms * 1e-3) / 1e12 : 0;
 }
 
+const char* rate_unit(const std::string& dtype) {
+  return dtype == "s8" ? "TOPS" : "TFLOP/s";
+}
+
 std::string run_line(const std::string& label, const compiler::Problem& p, const std::string& dtype,
                      const RunReport& r) {
   std::ostringstream os;
   os << label << "  " << shape_string(p) << " " << dtype << "  ";
   if (r.ok())
-    os << "ok (rel err " << fmt("%.1e", r.rel_err()) << " vs cuBLAS)";
+    os << "ok (rel err " << fmt("%.1e", r.rel_err())
+       << (r.ref_mode == RefMode::s8_via_f64 ? " vs cuBLAS f64)" : " vs cuBLAS)");
   else
     os << "FAILED (" << r.failure() << ")";
-  if (r.timed)
+  if (r.timed) {
     os << "  " << fmt("%.3g", r.kernel.median_ms) << " ms  "
-       << fmt("%.1f", tflops(p, r.kernel.median_ms)) << " TFLOP/s  "
-       << fmt("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
+       << fmt("%.1f", tflops(p, r.kernel.median_ms)) << " " << rate_unit(dtype);
+    if (r.has_baseline())
+      os << "  " << fmt("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
+    else
+      os << "  no cuBLAS baseline (" << r.no_baseline << ")";
+  }
   if (r.entry.fallback) os << "  [fallback: " << r.entry.why << "]";
   if (r.entry.transpose_a)
     os << "  [transpose: " << r.entry.why << "]";
@@ -71,7 +93,8 @@ void print_failure_details(std::ostream& os, const RunReport& r) {
       os << " (tolerance " << fmt("%.1e", v.tolerance) << ")";
     const bool batched = v.batch > 1;
     os << "; worst element " << element_name(v.worst, batched) << ": got "
-       << fmt("%.9g", v.worst.got) << ", expected " << fmt("%.9g", v.worst.expected) << "\n";
+       << value_text(v.worst.got, v.integer) << ", expected "
+       << value_text(v.worst.expected, v.integer) << "\n";
     if (!v.first.empty()) {
       os << "    first mismatches (" << (batched ? "C[GEMM][row,col]" : "row, col")
          << ": got vs expected):";
@@ -80,7 +103,8 @@ void print_failure_details(std::ostream& os, const RunReport& r) {
           os << "  " << element_name(m, true) << ": ";
         else
           os << "  (" << m.row << ", " << m.col << ": ";
-        os << fmt("%.9g", m.got) << " vs " << fmt("%.9g", m.expected) << (batched ? "" : ")");
+        os << value_text(m.got, v.integer) << " vs " << value_text(m.expected, v.integer)
+           << (batched ? "" : ")");
       }
       os << "\n";
     }
@@ -131,14 +155,14 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
     const bool batched = v.batch > 1;
     Json first = Json::array();
     for (const Mismatch& m : v.first) {
-      Json e = {m.row, m.col, json_number(m.got), json_number(m.expected)};
+      Json e = {m.row, m.col, value_json(m.got, v.integer), value_json(m.expected, v.integer)};
       if (batched) e.push_back(m.batch);
       first.push_back(std::move(e));
     }
     Json worst = {{"row", v.worst.row},
                   {"col", v.worst.col},
-                  {"got", json_number(v.worst.got)},
-                  {"expected", json_number(v.worst.expected)}};
+                  {"got", value_json(v.worst.got, v.integer)},
+                  {"expected", value_json(v.worst.expected, v.integer)}};
     if (batched) worst["batch"] = v.worst.batch;
     validations.push_back({{"mode", to_string(v.mode)},
                            {"ok", v.ok},
@@ -153,12 +177,14 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
                            {"failure", v.failure}});
   }
   o["validations"] = std::move(validations);
-  if (r.timed) {
+  if (r.timed) {  // "tflops": int TOPS for s8
     o["time_ms"] = timing(r.kernel);
-    o["cublas_ms"] = timing(r.cublas);
+    const bool base = r.has_baseline();
+    o["cublas_ms"] = base ? timing(r.cublas) : Json(nullptr);
     o["tflops"] = json_number(tflops(p, r.kernel.median_ms));
-    o["cublas_tflops"] = json_number(tflops(p, r.cublas.median_ms));
+    o["cublas_tflops"] = base ? json_number(tflops(p, r.cublas.median_ms)) : Json(nullptr);
     o["percent_of_cublas"] = json_number(r.percent_of_cublas());
+    if (!base) o["no_baseline"] = r.no_baseline;
   }
   const JitResult& j = prepared.jit;
   Json functions = Json::object();

@@ -3,9 +3,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -136,27 +139,13 @@ std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputM
   return k.str();
 }
 
-// Draws the inputs and computes cuBLAS's reference (in dA, dB and dRef), or
-// finds them in `cache`. With `keep_inputs` (.npy files are saved) the case
-// also holds the inputs as drawn and is neither looked up nor kept.
-std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_handle,
-                                          cudaStream_t stream, const compiler::Problem& p,
-                                          ElemType t, RefMode ref, InputMode mode, uint64_t seed,
-                                          const compiler::Epilogue& epi, bool keep_inputs,
-                                          const DeviceBuffer& dA, const DeviceBuffer& dB,
-                                          const DeviceBuffer& dRef) {
-  const std::string key = case_key(p, t, ref, mode, seed, epi);
-  if (!keep_inputs)
-    if (auto found = cache.find(key)) return found;
-  auto hc = std::make_shared<HostCase>();
-  GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
-  hc->a = encode(t, in.a);
-  hc->b = encode(t, in.b);
-  hc->bias = in.bias;
-  hc->sent = encode(t, in.c0);
-  // Reference: alpha*A*B + beta*C0 in f32 by cuBLAS, then bias/relu on the host.
-  dA.upload(hc->a.data(), dA.bytes(), "A", stream);
-  dB.upload(hc->b.data(), dB.bytes(), "B", stream);
+// The reference of a float dtype into `hc` (its A and B already in dA and
+// dB): alpha*A*B + beta*C0 in f32 by cuBLAS in mode `ref`, then bias/relu
+// on the host and one rounding to the output type.
+void float_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
+                     const compiler::Problem& p, ElemType t, RefMode ref,
+                     const compiler::Epilogue& epi, const DeviceBuffer& dA, const DeviceBuffer& dB,
+                     const DeviceBuffer& dRef) {
   if (epi.beta != 0.0f) {
     std::vector<float> c0 = packed(in.c0, p);
     dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
@@ -168,7 +157,83 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
   std::vector<float> ref32(size_t(p.batch * p.m * p.n));
   dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
-  hc->expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+  hc.expected = finish_reference(ref32, p, in.bias, epi.relu, t);
+}
+
+// dtype s8's reference into `hc` (its A and B already in dA and dB):
+// alpha*A*B + beta*C0 by cuBLAS int8, exact in int32; where cuBLAS int8
+// rejects the problem (it does not take every layout, leading dimension and
+// alignment), by cublasDgemm on the same integers as f64, exact too (the
+// inputs' rule keeps every sum below 2^31, far below f64's 2^53). Then bias
+// and relu on the host, as the kernel's epilogue (finish_reference_s32).
+void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
+                  const compiler::Problem& p, const compiler::Epilogue& epi, const DeviceBuffer& dA,
+                  const DeviceBuffer& dB, const DeviceBuffer& dRef) {
+  const size_t count = size_t(p.batch * p.m * p.n);
+  const std::vector<float> c0 =
+      epi.beta != 0.0f ? packed(in.c0, p) : std::vector<float>(count, 0.0f);
+  const std::vector<char> c0_s32 = encode(ElemType::s32, c0);
+  dRef.upload(c0_s32.data(), dRef.bytes(), "reference C0", stream);
+  std::vector<int64_t> acc(count);
+  const std::string int8_failed =
+      try_cublas_gemm(cublas_handle, RefMode::s8, ElemType::s8, p, dA.get(), dB.get(),
+                      reference_c(p, dRef.get()), epi.alpha, epi.beta);
+  if (int8_failed.empty()) {
+    check_cuda(cudaStreamSynchronize(stream), "cuBLAS int8 reference (cudaStreamSynchronize)");
+    std::vector<char> raw(dRef.bytes());
+    dRef.download(raw.data(), raw.size(), "reference", stream);
+    std::vector<int32_t> ref32;
+    decode_s32_into(raw, ref32);
+    std::copy(ref32.begin(), ref32.end(), acc.begin());
+    hc.ref = RefMode::s8;
+  } else {
+    // A and B as they lie (padding included, never read), C0 packed.
+    std::vector<double> a64(hc.a.size()), b64(hc.b.size()), c64(c0.begin(), c0.end());
+    for (size_t i = 0; i < a64.size(); ++i) a64[i] = double(int8_t(hc.a[i]));
+    for (size_t i = 0; i < b64.size(); ++i) b64[i] = double(int8_t(hc.b[i]));
+    DeviceBuffer dA64(a64.size() * 8, "A as f64"), dB64(b64.size() * 8, "B as f64"),
+        dC64(c64.size() * 8, "the f64 reference");
+    dA64.upload(a64.data(), dA64.bytes(), "A as f64", stream);
+    dB64.upload(b64.data(), dB64.bytes(), "B as f64", stream);
+    dC64.upload(c64.data(), dC64.bytes(), "reference C0 as f64", stream);
+    cublas_gemm_f64(cublas_handle, p, static_cast<const double*>(dA64.get()),
+                    static_cast<const double*>(dB64.get()), reference_c(p, dC64.get()),
+                    double(int32_t(epi.alpha)), double(int32_t(epi.beta)));
+    check_cuda(cudaStreamSynchronize(stream), "cuBLAS f64 reference (cudaStreamSynchronize)");
+    dC64.download(c64.data(), dC64.bytes(), "the f64 reference", stream);
+    for (size_t i = 0; i < count; ++i) acc[i] = std::llround(c64[i]);
+    hc.ref = RefMode::s8_via_f64;
+  }
+  hc.expected_s32 = finish_reference_s32(acc, p, in.bias, epi.relu);
+}
+
+// Draws the inputs and computes cuBLAS's reference (in dA, dB and dRef), or
+// finds them in `cache`. With `keep_inputs` (.npy files are saved) the case
+// also holds the inputs as drawn and is neither looked up nor kept. `t` is
+// A's and B's type, `out` C's (s32 for s8, else t).
+std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_handle,
+                                          cudaStream_t stream, const compiler::Problem& p,
+                                          ElemType t, ElemType out, RefMode ref, InputMode mode,
+                                          uint64_t seed, const compiler::Epilogue& epi,
+                                          bool keep_inputs, const DeviceBuffer& dA,
+                                          const DeviceBuffer& dB, const DeviceBuffer& dRef) {
+  const std::string key = case_key(p, t, ref, mode, seed, epi);
+  if (!keep_inputs)
+    if (auto found = cache.find(key)) return found;
+  auto hc = std::make_shared<HostCase>();
+  GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+  hc->a = encode(t, in.a);
+  hc->b = encode(t, in.b);
+  hc->bias = in.bias;
+  hc->sent = encode(out, in.c0);
+  hc->ref = ref;
+  dA.upload(hc->a.data(), dA.bytes(), "A", stream);
+  dB.upload(hc->b.data(), dB.bytes(), "B", stream);
+  if (is_integer(out)) {
+    s8_reference(*hc, in, cublas_handle, stream, p, epi, dA, dB, dRef);
+  } else {
+    float_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
+  }
   if (keep_inputs)
     hc->inputs = std::move(in);
   else
@@ -199,6 +264,7 @@ double RunReport::rel_err() const {
 }
 
 double RunReport::percent_of_cublas() const {
+  if (timed && !no_baseline.empty()) return std::nan("");  // no baseline, no ratio
   return timed && kernel.median_ms > 0 ? 100.0 * cublas.median_ms / kernel.median_ms : 0;
 }
 
@@ -262,17 +328,24 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
                                        kernel.main.name +
                                        ": the kernel computes one GEMM; its schedule has no "
                                        "'batch' directive");
-  const ElemType t = elem_type(kernel.dtype);
-  const size_t es = size_t(elem_size(t));
+  // A's and B's type, and C's: they differ for s8 (int8 in, int32 out).
+  const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype);
+  const size_t es = size_t(elem_size(t)), es_out = size_t(elem_size(out));
   const compiler::Epilogue& epi = options.epilogue;
+  if (std::string why = integer_scalars_error(kernel.dtype, epi.alpha, epi.beta); !why.empty())
+    throw Error(Error::Kind::cuda, why);
   auto stream = static_cast<cudaStream_t>(stream_);
 
   RunReport report;
   report.ref_mode = reference_mode(kernel);
+  // The timed baseline's mode: the reference's as the kernel asks it (s8:
+  // cuBLAS int8 even where the reference fell back to f64).
+  const RefMode baseline_mode = report.ref_mode;
 
   // Every GEMM of a batch at its stride (the gaps poisoned like ld padding).
   DeviceBuffer dA(size_t(p.a_span()) * es, "A"), dB(size_t(p.b_span()) * es, "B"),
-      dC(size_t(p.c_span()) * es, "C");
+      dC(size_t(p.c_span()) * es_out, "C");
+  // f32, or s32 for s8: 4 bytes an element either way.
   DeviceBuffer dRef(size_t(p.batch * p.m * p.n) * 4, "the cuBLAS reference");
   DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
   report.entry = choose_entry(kernel, p, dA.get(), dB.get(), dC.get());
@@ -298,8 +371,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
       for (int draw = 0;; ++draw) {
         uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
         const std::shared_ptr<const HostCase> hc =
-            host_case(*cases_, cublas_, stream, p, t, report.ref_mode, mode, seed, epi,
+            host_case(*cases_, cublas_, stream, p, t, out, baseline_mode, mode, seed, epi,
                       !options.save_dir.empty(), dA, dB, dRef);
+        if (hc->ref != baseline_mode) report.ref_mode = hc->ref;  // s8 checked against f64
         dA.upload(hc->a.data(), dA.bytes(), "A", stream);
         dB.upload(hc->b.data(), dB.bytes(), "B", stream);
         if (epi.bias) dBias.upload(hc->bias.data(), dBias.bytes(), "bias", stream);
@@ -316,12 +390,19 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         const std::vector<float>& expected = hc->expected;
         const GemmInputs& in = hc->inputs;
 
-        bool bit_exact =
-            mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
         std::vector<float>& got = scratch_.got;
-        decode_into(t, got_raw, got);
-        ValidationResult v = compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
-                                     random_tolerance(report.ref_mode, t, p.k));
+        std::vector<int32_t>& got_s32 = scratch_.got_s32;
+        ValidationResult v;
+        if (is_integer(out)) {  // s8: int32 values, always bit for bit
+          decode_s32_into(got_raw, got_s32);
+          v = compare_s32(p, mode, got_s32, got_raw, sent, hc->expected_s32);
+        } else {
+          bool bit_exact =
+              mode == InputMode::exact && exact_scale(epi.alpha) && exact_scale(epi.beta);
+          decode_into(t, got_raw, got);
+          v = compare(p, mode, t, got, got_raw, sent, expected, bit_exact,
+                      random_tolerance(report.ref_mode, t, p.k));
+        }
         if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;
         report.validations.push_back(v);
 
@@ -335,8 +416,8 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
             throw Error(Error::Kind::io, "cannot create " + dir.string() + ": " + ec.message());
           // A batch's matrices (`batch` of them) are saved as one batch x
           // rows x cols array; bias, every GEMM's, as one row.
-          auto save = [&](const char* name, const std::vector<float>& m, int64_t batch, int64_t r,
-                          int64_t c, int64_t ld, int64_t stride) {
+          auto save = [&](const char* name, const auto& m, int64_t batch, int64_t r, int64_t c,
+                          int64_t ld, int64_t stride) {
             std::string why, path = (dir / name).string();
             if (!write_npy(path, m, r, c, ld, why, batch, stride))
               throw Error(Error::Kind::io, why);
@@ -347,8 +428,13 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
           const int64_t b = p.batch;
           save("A.npy", in.a, b, p.a_rows(), p.a_row_len(), p.a_ld(), p.a_stride());
           save("B.npy", in.b, b, p.b_rows(), p.b_row_len(), p.b_ld(), p.b_stride());
-          save("C_schedc.npy", got, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
-          save("C_cublas.npy", expected, b, p.m, p.n, p.n, p.m * p.n);
+          if (is_integer(out)) {  // int32, exact
+            save("C_schedc.npy", got_s32, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
+            save("C_cublas.npy", hc->expected_s32, b, p.m, p.n, p.n, p.m * p.n);
+          } else {
+            save("C_schedc.npy", got, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
+            save("C_cublas.npy", expected, b, p.m, p.n, p.n, p.m * p.n);
+          }
           if (epi.beta != 0.0f)
             save("C0.npy", in.c0, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
           if (epi.bias) save("bias.npy", in.bias, 1, 1, p.n, p.n, 0);
@@ -367,7 +453,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
     dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
     if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
-    unvalidated_sent = encode(t, in.c0);
+    unvalidated_sent = encode(out, in.c0);
     dC.upload(unvalidated_sent.data(), dC.bytes(), "C", stream);
   }
 
@@ -386,12 +472,23 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
     dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
     auto cublas_launch = [&] {
-      cublas_gemm(cublas_, report.ref_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
+      cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
                   epi.alpha, epi.beta);
     };
-    const std::vector<TimingStats> stats = time_interleaved({launch, cublas_launch}, stream_, topt);
+    // cuBLAS int8 may reject the kernel's C (its ldc, layout) even where it
+    // took the reference's packed one: one call says whether s8 has a
+    // baseline. Without one the kernel is timed alone and no ratio is given
+    // (never a baseline of another kind).
+    if (is_integer(out))
+      if (std::string why = try_cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(),
+                                            kernel_c(p, dCublas.get()), epi.alpha, epi.beta);
+          !why.empty())
+        report.no_baseline = "cuBLAS int8 rejects this problem: " + why;
+    std::vector<std::function<void()>> launches = {launch};
+    if (report.no_baseline.empty()) launches.push_back(cublas_launch);
+    const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);
     report.kernel = stats[0];
-    report.cublas = stats[1];
+    if (stats.size() > 1) report.cublas = stats[1];
     // With beta == 0 every run must write the same C: a change is a race.
     if (!random_result.empty() && epi.beta == 0.0f) {
       std::vector<char>& again = scratch_.again;

@@ -60,13 +60,19 @@ struct RunReport {
   std::string race;  // non-empty: the result changed between runs on the same inputs
   bool timed = false;
   TimingStats kernel, cublas;
+  // Non-empty when the kernel was timed without a cuBLAS baseline, and why
+  // (dtype s8: cuBLAS int8 rejected the problem); cublas is then empty.
+  std::string no_baseline;
   double validate_ms = 0, time_ms = 0;  // host wall time of each phase
   std::vector<std::string> saved;       // .npy files written
 
-  bool ok() const;                   // every validation passed and no race seen
-  std::string failure() const;       // why not, in one line ("" when ok)
-  double rel_err() const;            // random mode's (else exact's) relative error
-  double percent_of_cublas() const;  // cuBLAS median / kernel median * 100
+  bool ok() const;              // every validation passed and no race seen
+  std::string failure() const;  // why not, in one line ("" when ok)
+  double rel_err() const;       // random mode's (else exact's) relative error
+  bool has_baseline() const { return timed && no_baseline.empty(); }
+  // cuBLAS median / kernel median * 100; 0 when not timed, NaN when timed
+  // without a baseline.
+  double percent_of_cublas() const;
 };
 
 // One thread at a time: run() reuses the session's host buffers, and its
@@ -113,6 +119,7 @@ class GpuSession {
   struct Scratch {
     std::vector<char> got_raw, random_result, again;
     std::vector<float> got;
+    std::vector<int32_t> got_s32;  // an s32 output's values (dtype s8)
   } scratch_;
 };
 

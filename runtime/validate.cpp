@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
+#include "report/json.h"
 #include "runtime/cuda_libs.h"
 #include "runtime/error.h"
 #include "runtime/parallel_chunks.h"
@@ -14,6 +17,7 @@ namespace schedc::runtime {
 
 RefMode reference_mode(const codegen::GeneratedKernel& kernel) {
   ElemType t = elem_type(kernel.dtype);
+  if (t == ElemType::s8) return RefMode::s8;  // SIMT or tensor cores: the same integers
   if (t == ElemType::f16) return RefMode::f16;
   if (t == ElemType::bf16) return RefMode::bf16;
   if (!kernel.tensor_cores) return RefMode::f32_pedantic;
@@ -32,6 +36,8 @@ const char* to_string(RefMode m) {
     case RefMode::f32_fast_bf16: return "cuBLAS f32 via bf16";
     case RefMode::f16: return "cuBLAS f16 in, f32 accumulate";
     case RefMode::bf16: return "cuBLAS bf16 in, f32 accumulate";
+    case RefMode::s8: return "cuBLAS int8 in, int32 accumulate";
+    case RefMode::s8_via_f64: return "cuBLAS f64 on the int8 values (cuBLAS int8 rejected it)";
   }
   return "?";
 }
@@ -71,20 +77,49 @@ bool exact_scale(float x) {
   return scaled == std::floor(scaled) && e > -20 && e < 20;
 }
 
-ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType out,
-                         const std::vector<float>& got, const std::vector<char>& got_raw,
-                         const std::vector<char>& sent_raw, const std::vector<float>& expected,
-                         bool bit_exact, const Tolerance& tol) {
+std::string integer_scalars_error(const std::string& dtype, float alpha, float beta) {
+  if (dtype != "s8") return "";
+  constexpr float kMax = 16777216.0f;  // 2^24
+  for (const auto& [name, v] : {std::pair{"alpha", alpha}, std::pair{"beta", beta}})
+    if (!std::isfinite(v) || v != std::nearbyint(v) || std::fabs(v) > kMax)
+      return std::string("dtype s8 computes in int32: ") + name + " " +
+             (std::isfinite(v) ? report::json_real(v).dump() : std::to_string(v)) +
+             " is not a whole number of magnitude at most 2^24 = 16777216 (the kernel converts "
+             "alpha and beta with int())";
+  return "";
+}
+
+namespace {
+
+// An element that holds no valid result: NaN on either side for floats; for
+// int32, the poison C held before the run (no validated result takes it).
+bool invalid(float v, float e) {
+  return std::isnan(v) || std::isnan(e);
+}
+bool invalid(int32_t v, int32_t) {
+  return v == kPoisonS32;
+}
+
+// compare() and compare_s32(): T is float (values decoded from the output
+// type) or int32_t (s32, exact); `es` is the output element's size.
+template <typename T>
+ValidationResult compare_values(const compiler::Problem& p, InputMode mode, size_t es,
+                                const std::vector<T>& got, const std::vector<char>& got_raw,
+                                const std::vector<char>& sent_raw, const std::vector<T>& expected,
+                                bool bit_exact, const Tolerance& tol) {
+  constexpr bool kInteger = std::is_same_v<T, int32_t>;
   ValidationResult r;
   r.mode = mode;
   r.bit_exact = bit_exact;
+  r.integer = kInteger;
   r.tolerance = bit_exact ? 0 : tol.rel_frobenius;
-  r.tolerance_reason = bit_exact ? "small-integer inputs: every partial sum is exact, so the "
-                                   "result must match bit for bit"
-                                 : tol.reason;
+  r.tolerance_reason = kInteger    ? "integer inputs: int32 sums are exact in any order, so the "
+                                     "result must match bit for bit"
+                       : bit_exact ? "small-integer inputs: every partial sum is exact, so the "
+                                     "result must match bit for bit"
+                                   : tol.reason;
   r.batch = p.batch;
   const int64_t ldc = p.c_ld();
-  const size_t es = size_t(elem_size(out));
   // Both passes run over chunks of rows on the host's cores (a 4096x4096 C
   // is 16M elements, twice per validation, on every candidate a tune
   // measures); each chunk's sums, worst element and first mismatches are
@@ -106,17 +141,17 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
     parallel_chunks(rows, chunk_rows, [&](size_t c, int64_t row0, int64_t row1) {
       for (int64_t row = row0; row < row1; ++row) {
         const int64_t g = row / p.m, i = row % p.m;
-        const float* c_g = got.data() + g * p.c_stride();  // C in its layout, at its stride
+        const T* c_g = got.data() + g * p.c_stride();  // C in its layout, at its stride
         for (int64_t j = 0; j < p.n; ++j)
           fn(parts[c], g, i, j, c_g[p.c_index(i, j)], expected[size_t(row * p.n + j)]);
       }
     });
   };
-  each_element([](Part& q, int64_t g, int64_t i, int64_t j, float v, float e) {
+  each_element([](Part& q, int64_t g, int64_t i, int64_t j, T v, T e) {
     double d = std::fabs(double(v) - double(e));
     q.ref2 += double(e) * e;
     ++q.checked;
-    if (std::isnan(v) || std::isnan(e)) {
+    if (invalid(v, e)) {
       ++q.nan_count;
       d = INFINITY;
     } else {
@@ -125,7 +160,7 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
     }
     if (d > q.worst_abs_err) {  // the first of the largest, in row order
       q.worst_abs_err = d;
-      q.worst = {i, j, v, e, g};
+      q.worst = {i, j, double(v), double(e), g};
     }
   });
   double err2 = 0, ref2 = 0, got2 = 0, worst = -1;
@@ -148,9 +183,9 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   // Mismatches: bitwise in exact mode; else beyond the element bound.
   const double rms = r.checked ? r.ref_norm / std::sqrt(double(r.checked)) : 0;
   constexpr size_t kFirst = 5;
-  each_element([&](Part& q, int64_t g, int64_t i, int64_t j, float v, float e) {
+  each_element([&](Part& q, int64_t g, int64_t i, int64_t j, T v, T e) {
     bool bad;
-    if (std::isnan(v) || std::isnan(e))
+    if (invalid(v, e))
       bad = true;
     else if (bit_exact)
       bad = v != e;
@@ -159,7 +194,7 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
             tol.element_factor * tol.rel_frobenius * std::max(std::fabs(double(e)), rms);
     if (!bad) return;
     ++q.mismatches;
-    if (q.first.size() < kFirst) q.first.push_back({i, j, v, e, g});
+    if (q.first.size() < kFirst) q.first.push_back({i, j, double(v), double(e), g});
   });
   for (const Part& q : parts) {
     r.mismatches += q.mismatches;
@@ -186,7 +221,10 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   }
 
   std::ostringstream why;
-  if (r.nan_count) {
+  if (r.nan_count && kInteger) {
+    why << r.nan_count << " of " << r.checked
+        << " elements still hold the poison INT32_MIN (unwritten)";
+  } else if (r.nan_count) {
     why << r.nan_count << " of " << r.checked << " elements are NaN (unwritten or invalid)";
   } else if (r.padding_writes) {
     why << r.padding_writes << " writes outside C (in the ldc padding"
@@ -209,6 +247,23 @@ ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType ou
   return r;
 }
 
+}  // namespace
+
+ValidationResult compare(const compiler::Problem& p, InputMode mode, ElemType out,
+                         const std::vector<float>& got, const std::vector<char>& got_raw,
+                         const std::vector<char>& sent_raw, const std::vector<float>& expected,
+                         bool bit_exact, const Tolerance& tol) {
+  return compare_values(p, mode, size_t(elem_size(out)), got, got_raw, sent_raw, expected,
+                        bit_exact, tol);
+}
+
+ValidationResult compare_s32(const compiler::Problem& p, InputMode mode,
+                             const std::vector<int32_t>& got, const std::vector<char>& got_raw,
+                             const std::vector<char>& sent_raw,
+                             const std::vector<int32_t>& expected) {
+  return compare_values(p, mode, 4, got, got_raw, sent_raw, expected, true, Tolerance{});
+}
+
 std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,
                                     const std::vector<float>& bias, bool relu, ElemType out) {
   std::vector<float> r(ref32.size());
@@ -222,6 +277,24 @@ std::vector<float> finish_reference(const std::vector<float>& ref32, const compi
   return r;
 }
 
+std::vector<int32_t> finish_reference_s32(const std::vector<int64_t>& acc,
+                                          const compiler::Problem& p,
+                                          const std::vector<float>& bias, bool relu) {
+  std::vector<int32_t> r(acc.size());
+  for (int64_t row = 0; row < p.batch * p.m; ++row)  // every GEMM's rows, one after another
+    for (int64_t j = 0; j < p.n; ++j) {
+      int64_t v = acc[size_t(row * p.n + j)];
+      if (!bias.empty()) v += int64_t(std::nearbyint(bias[size_t(j)]));  // as __float2int_rn
+      // The kernel's int32 sums wrap; so does the conversion (C++20: modulo
+      // 2^32). The inputs' rule keeps every sum in range, so nothing wraps
+      // in a validation, but the reference would follow the kernel if it did.
+      int32_t w = int32_t(uint32_t(uint64_t(v)));
+      if (relu && w < 0) w = 0;
+      r[size_t(row * p.n + j)] = w;
+    }
+  return r;
+}
+
 CublasC reference_c(const compiler::Problem& p, void* ptr) {
   return {ptr, true, p.n, false, p.m * p.n};
 }
@@ -230,10 +303,36 @@ CublasC kernel_c(const compiler::Problem& p, void* ptr) {
   return {ptr, false, p.c_ld(), p.c_col, p.c_stride()};
 }
 
-void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
-                 const void* b, const CublasC& c, float alpha, float beta) {
+namespace {
+
+// cuBLAS is column-major. Column-major C = op(A) op(B) in its own view: a
+// row-major operand is seen transposed (op T), a column-major one as it is
+// (op N). Row-major C = A B is column-major C^T = B^T A^T: swap the
+// operands; a row-major operand is, seen column-major, already transposed
+// (op N), a column-major one (layout col) is not, so it takes op T.
+struct Operand {
+  cublasOperation_t op;
+  const void* ptr;
+  int ld;
+  long long stride;
+};
+struct Mapping {
+  Operand first, second;  // cuBLAS's A and B
+  int rows, cols;         // cuBLAS's m and n
+};
+Mapping column_major(const compiler::Problem& p, const void* a, const void* b, bool c_col) {
+  const Operand op_a{p.a_col == c_col ? CUBLAS_OP_N : CUBLAS_OP_T, a, int(p.a_ld()), p.a_stride()};
+  const Operand op_b{p.b_col == c_col ? CUBLAS_OP_N : CUBLAS_OP_T, b, int(p.b_ld()), p.b_stride()};
+  return {c_col ? op_a : op_b, c_col ? op_b : op_a, int(c_col ? p.m : p.n), int(c_col ? p.n : p.m)};
+}
+
+// Runs the GEMM; returns cuBLAS's status, and in `call` the function's name.
+int gemm_status(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
+                const void* b, const CublasC& c, float alpha, float beta, const char*& call) {
+  const bool s8 = in == ElemType::s8;
   cudaDataType_t t = in == ElemType::f32   ? CUDA_R_32F
                      : in == ElemType::f16 ? CUDA_R_16F
+                     : s8                  ? CUDA_R_8I
                                            : CUDA_R_16BF;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
   switch (mode) {
@@ -243,40 +342,73 @@ void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Proble
     case RefMode::f32_fast_bf16: compute = CUBLAS_COMPUTE_32F_FAST_16BF; break;
     case RefMode::f16:
     case RefMode::bf16: compute = CUBLAS_COMPUTE_32F; break;
+    case RefMode::s8:
+    case RefMode::s8_via_f64: compute = CUBLAS_COMPUTE_32I; break;
   }
   auto h = static_cast<cublasHandle_t>(handle);
   check_cublas(cublas().SetMathMode(
                    h, mode == RefMode::f32_pedantic ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH),
                "cublasSetMathMode");
-  const cudaDataType_t c_type = c.f32 ? CUDA_R_32F : t;
-  // cuBLAS is column-major. Column-major C = op(A) op(B) in its own view: a
-  // row-major operand is seen transposed (op T), a column-major one as it is
-  // (op N). Row-major C = A B is column-major C^T = B^T A^T: swap the
-  // operands; a row-major operand is, seen column-major, already transposed
-  // (op N), a column-major one (layout col) is not, so it takes op T.
-  struct Operand {
-    cublasOperation_t op;
-    const void* ptr;
-    int ld;
-    long long stride;
-  };
-  const Operand op_a{p.a_col == c.col ? CUBLAS_OP_N : CUBLAS_OP_T, a, int(p.a_ld()), p.a_stride()};
-  const Operand op_b{p.b_col == c.col ? CUBLAS_OP_N : CUBLAS_OP_T, b, int(p.b_ld()), p.b_stride()};
-  const Operand& first = c.col ? op_a : op_b;
-  const Operand& second = c.col ? op_b : op_a;
-  const int rows = int(c.col ? p.m : p.n), cols = int(c.col ? p.n : p.m);
+  // s8: int8 A and B, int32 C (the reference's and the kernel's alike), and
+  // int32 scalars (CUBLAS_COMPUTE_32I's scale type; whole numbers, checked
+  // by integer_scalars_error).
+  const cudaDataType_t c_type = s8 ? CUDA_R_32I : c.f32 ? CUDA_R_32F : t;
+  const int32_t alpha_i = s8 ? int32_t(alpha) : 0, beta_i = s8 ? int32_t(beta) : 0;
+  const void* alpha_p = s8 ? static_cast<const void*>(&alpha_i) : &alpha;
+  const void* beta_p = s8 ? static_cast<const void*>(&beta_i) : &beta;
+  const Mapping m = column_major(p, a, b, c.col);
   if (p.batch == 1) {  // one GEMM (a batched kernel's batch of one too): cublasGemmEx
-    check_cublas(cublas().GemmEx(h, first.op, second.op, rows, cols, int(p.k), &alpha, first.ptr, t,
-                                 first.ld, second.ptr, t, second.ld, &beta, c.ptr, c_type,
-                                 int(c.ld), compute, CUBLAS_GEMM_DEFAULT),
-                 "cublasGemmEx");
+    call = "cublasGemmEx";
+    return cublas().GemmEx(h, m.first.op, m.second.op, m.rows, m.cols, int(p.k), alpha_p,
+                           m.first.ptr, t, m.first.ld, m.second.ptr, t, m.second.ld, beta_p, c.ptr,
+                           c_type, int(c.ld), compute, CUBLAS_GEMM_DEFAULT);
+  }
+  call = "cublasGemmStridedBatchedEx";
+  return cublas().GemmStridedBatchedEx(
+      h, m.first.op, m.second.op, m.rows, m.cols, int(p.k), alpha_p, m.first.ptr, t, m.first.ld,
+      m.first.stride, m.second.ptr, t, m.second.ld, m.second.stride, beta_p, c.ptr, c_type,
+      int(c.ld), c.stride, int(p.batch), compute, CUBLAS_GEMM_DEFAULT);
+}
+
+}  // namespace
+
+void cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p, const void* a,
+                 const void* b, const CublasC& c, float alpha, float beta) {
+  const char* call = "";
+  const int status = gemm_status(handle, mode, in, p, a, b, c, alpha, beta, call);
+  check_cublas(status, call);
+}
+
+std::string try_cublas_gemm(void* handle, RefMode mode, ElemType in, const compiler::Problem& p,
+                            const void* a, const void* b, const CublasC& c, float alpha,
+                            float beta) {
+  const char* call = "";
+  const int status = gemm_status(handle, mode, in, p, a, b, c, alpha, beta, call);
+  if (status == CUBLAS_STATUS_SUCCESS) return "";
+  const auto st = static_cast<cublasStatus_t>(status);
+  return std::string(call) + " failed: " + cublas().GetStatusName(st) + " (" +
+         cublas().GetStatusString(st) + ")";
+}
+
+void cublas_gemm_f64(void* handle, const compiler::Problem& p, const double* a, const double* b,
+                     const CublasC& c, double alpha, double beta) {
+  auto h = static_cast<cublasHandle_t>(handle);
+  // Pedantic: f64 as IEEE f64, no emulation, so integer sums below 2^53 are exact.
+  check_cublas(cublas().SetMathMode(h, CUBLAS_PEDANTIC_MATH), "cublasSetMathMode");
+  const Mapping m = column_major(p, a, b, c.col);
+  auto f64 = [](const void* ptr) { return static_cast<const double*>(ptr); };
+  if (p.batch == 1) {
+    check_cublas(cublas().Dgemm(h, m.first.op, m.second.op, m.rows, m.cols, int(p.k), &alpha,
+                                f64(m.first.ptr), m.first.ld, f64(m.second.ptr), m.second.ld, &beta,
+                                static_cast<double*>(c.ptr), int(c.ld)),
+                 "cublasDgemm");
     return;
   }
-  check_cublas(cublas().GemmStridedBatchedEx(
-                   h, first.op, second.op, rows, cols, int(p.k), &alpha, first.ptr, t, first.ld,
-                   first.stride, second.ptr, t, second.ld, second.stride, &beta, c.ptr, c_type,
-                   int(c.ld), c.stride, int(p.batch), compute, CUBLAS_GEMM_DEFAULT),
-               "cublasGemmStridedBatchedEx");
+  check_cublas(cublas().DgemmStridedBatched(
+                   h, m.first.op, m.second.op, m.rows, m.cols, int(p.k), &alpha, f64(m.first.ptr),
+                   m.first.ld, m.first.stride, f64(m.second.ptr), m.second.ld, m.second.stride,
+                   &beta, static_cast<double*>(c.ptr), int(c.ld), c.stride, int(p.batch)),
+               "cublasDgemmStridedBatched");
 }
 
 }  // namespace schedc::runtime
