@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
@@ -11,6 +10,7 @@
 #include "compiler/lower_wgmma.h"
 #include "runtime/error.h"
 #include "runtime/tma_map.h"
+#include "runtime/validate.h"
 
 namespace schedc::runtime {
 
@@ -498,12 +498,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   float alpha = args.alpha, beta = args.beta;
   // The s8 epilogue scales the exact s32 sums by int(alpha) and int(beta)
   // (codegen/blocks_common.cpp): a fraction would be dropped silently.
-  if (kernel_.dtype == "s8" && (alpha != std::floor(alpha) || beta != std::floor(beta))) {
-    std::ostringstream why;
-    why << "dtype s8 computes in int32: alpha and beta must be integers, not " << alpha << " and "
-        << beta;
-    throw Error(Error::Kind::cuda, why.str());
-  }
+  if (std::string why = integer_scalars_error(kernel_.dtype, alpha, beta); !why.empty())
+    throw Error(Error::Kind::cuda, why);
   const float* bias = args.bias;
   // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), the
   // batch strides of a batched module, then the tensor maps of A and B (and

@@ -75,7 +75,7 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
       os << "  no cuBLAS baseline (" << r.no_baseline << ")";
   }
   if (r.entry.fallback) os << "  [fallback: " << r.entry.why << "]";
-  if (r.entry.transpose_a)
+  if (r.entry.transpose_a || r.entry.transpose_b)
     os << "  [transpose: " << r.entry.why << "]";
   else if (r.entry.repack_a || r.entry.repack_b)
     os << "  [repack: " << r.entry.why << "]";
@@ -148,6 +148,7 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
               {"repack_a", r.entry.repack_a},
               {"repack_b", r.entry.repack_b},
               {"transpose_a", r.entry.transpose_a},
+              {"transpose_b", r.entry.transpose_b},
               {"why", r.entry.why}}}};
   add_batch_json(o, p);
   Json validations = Json::array();
