@@ -384,8 +384,8 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     e.line(format(
         "const bool c_tma = ldc %% %d == 0 && %s %% %d == 0 && reinterpret_cast<unsigned "
         "long long>(C) %% 16 == 0%s;",
-        16 / w.elem_bytes, w.c_col ? "M" : "N", 16 / w.elem_bytes,
-        p.schedule.batch > 0 ? format(" && batch_stride_c %% %d == 0", 16 / w.elem_bytes).c_str()
+        16 / w.c_elem_bytes, w.c_col ? "M" : "N", 16 / w.c_elem_bytes,
+        p.schedule.batch > 0 ? format(" && batch_stride_c %% %d == 0", 16 / w.c_elem_bytes).c_str()
                              : ""));
   }
   if (w.pingpong) {

@@ -145,7 +145,7 @@ void emit_stmatrix_stores(Emitter& e, const KernelPlan& p) {
     e.line(
         format("stmatrix_x4(sC + (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) * "
                "16u), h[0], h[1], h[2], h[3]);",
-               w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+               w.c_panel_cols(), w.wg_m * 128, w.c_panel_cols()));
   }
   e.close_scope("c");
   e.close_scope();
@@ -171,7 +171,7 @@ void emit_staged_copy_out(Emitter& e, const KernelPlan& p) {
   const char* col = w.c_col ? "row0 - lr0" : "col0 - lc0";
   const char* rows_limit = w.c_col ? "N" : "M";
   const char* cols_limit = w.c_col ? "M" : "N";
-  e.line(format("const int row = %s, col = %s + q * %d + 2 * lane;", row, col, w.b.panel_cols));
+  e.line(format("const int row = %s, col = %s + q * %d + 2 * lane;", row, col, w.c_panel_cols()));
   e.line(format("if (row >= %s || col >= %s) continue;", rows_limit, cols_limit));
   e.line("unsigned v;");
   e.line(
@@ -200,7 +200,7 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
       format("const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d), "
              "128-byte swizzle%s",
              w.c_offset_bytes, w.c_consumer_bytes, w.c_stage_panels(), w.c_stage_rows(),
-             w.b.panel_cols, w.c_col ? ", m-major (C column-major)" : ""));
+             w.c_panel_cols(), w.c_col ? ", m-major (C column-major)" : ""));
   e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
   e.comment("the previous tile's store has read the staging area");
   e.line("if (lead) tma_store_wait_read();");
@@ -241,7 +241,7 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
     e.line(
         format("const unsigned off = (lc / %d) * %du + lr * 128u + ((((lc %% %d) / 8) ^ (lr %% 8)) "
                "* 16u) + (lc %% 8) * 2u;",
-               w.b.panel_cols, w.wg_m * 128, w.b.panel_cols));
+               w.c_panel_cols(), w.wg_m * 128, w.c_panel_cols()));
     e.line(
         "asm volatile(\"st.shared.b32 [%0], %1;\\n\" ::\"r\"(sC + off), "
         "\"r\"(*reinterpret_cast<const unsigned*>(&h)) : \"memory\");");
@@ -261,11 +261,78 @@ void emit_staged_stores(Emitter& e, const KernelPlan& p) {
     e.line(
         format("for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + q * "
                "%d, row0 - lr0%s);",
-               w.wg_n / w.b.panel_cols, w.wg_m * 128, w.b.panel_cols, tma_gemm_arg(p).c_str()));
+               w.wg_n / w.c_panel_cols(), w.wg_m * 128, w.c_panel_cols(), tma_gemm_arg(p).c_str()));
   e.line("tma_store_commit();");
   e.close_scope();
   e.open_scope("else if (!c_tma)");
   emit_staged_copy_out(e, p);
+  e.close_scope();
+}
+
+// tma_store of a 4-byte C (s8's int32; row-major): the consumer's tile is
+// twice a 16-bit one's bytes, too many to stage whole beside the stages, so
+// it goes out c_chunk_panels panels (32 columns each) at a time: before
+// writing a chunk the staging area's previous store has read it, the
+// accumulator pairs of the chunk's columns go in as one 8-byte st.shared
+// each (two columns of one 16-byte chunk of the swizzle), then one thread
+// stores the chunk's panels with TMA boxes and the warps go on, the store
+// running on while they stage the next chunk or compute the next tile. C
+// rows TMA cannot write (c_tma false) take the direct stores.
+void emit_chunked_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int chunk_cols = w.c_chunk_panels * w.c_panel_cols();
+  e.line(
+      format("const unsigned sC = sA_u32 + %du + consumer * %du;  // %d panels of (%d, %d) at a "
+             "time, 128-byte swizzle",
+             w.c_offset_bytes, w.c_consumer_bytes, w.c_chunk_panels, w.wg_m, w.c_panel_cols()));
+  e.open_scope("if (c_tma)");
+  e.line("const int lead = threadIdx.x % 128 == 0;  // the thread that issues the stores");
+  e.line(
+      "const int lr0 = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, lc0 = 2 * (threadIdx.x "
+      "% 4);");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int g = 0; g < %d; ++g)", w.c_chunks()));
+  e.comment("the previous store (of the last chunk, or of the last tile) has read the area");
+  e.line("if (lead) tma_store_wait_read();");
+  e.line("named_barrier(1 + consumer, 128);");
+  open_pair_loops(e, w);
+  e.line(format("const int lc = j * %d + 8 * (r / 4);  // this pair's columns: lc + lc0, + 1",
+                w.inst_n));
+  e.line(format("if (lc / %d != g) continue;  // another chunk's (resolved at compile time)",
+                chunk_cols));
+  e.line("const int lr = lr0 + i * 64 + 8 * (r / 2 % 2), c = lc % " + std::to_string(chunk_cols) +
+         " + lc0;");
+  e.line("const int row = row0 - lr0 + lr, col = col0 - lc0 + lc + lc0;");
+  e.line("const int* cp = C + (size_t)row * ldc + col;");
+  e.comment("outside the matrix: not stored (TMA clips), so not computed (bias, C unread)");
+  e.line("const bool in = row < M && col < N;");
+  e.line("const int v0 = in ? epilogue_value(acc[i][j][r], cp, col, alpha, beta, bias) : 0;");
+  e.line(
+      "const int v1 = in && col + 1 < N ? epilogue_value(acc[i][j][r + 1], cp + 1, col + 1, "
+      "alpha, beta, bias) : 0;");
+  e.line(
+      format("const unsigned off = (c / %d) * %du + lr * 128u + ((((c %% %d) / 4) ^ (lr %% 8)) * "
+             "16u) + (c %% 4) * 4u;",
+             w.c_panel_cols(), w.wg_m * 128, w.c_panel_cols()));
+  e.line(
+      "asm volatile(\"st.shared.v2.b32 [%0], {%1, %2};\\n\" ::\"r\"(sC + off), \"r\"(v0), "
+      "\"r\"(v1) : \"memory\");");
+  close_pair_loops(e);
+  e.line("fence_proxy_async();  // the stores above are read by TMA next");
+  e.line("named_barrier(1 + consumer, 128);");
+  e.open_scope("if (lead)");
+  e.line("#pragma unroll");
+  e.line(format(
+      "for (int q = 0; q < %d; ++q) tma_store_2d(tma_c, sC + q * %du, col0 - lc0 + g * %d + q * "
+      "%d, "
+      "row0 - lr0%s);",
+      w.c_chunk_panels, w.wg_m * 128, chunk_cols, w.c_panel_cols(), tma_gemm_arg(p).c_str()));
+  e.line("tma_store_commit();");
+  e.close_scope();
+  e.close_scope("g");
+  e.close_scope();
+  e.open_scope("else");
+  emit_direct_stores(e, p);
   e.close_scope();
 }
 
@@ -290,7 +357,10 @@ void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
   }
   if (w.tma_store) {
     e.comment(format("tma_store %s", origin_note(p.schedule, p.schedule.tma_store_at).c_str()));
-    emit_staged_stores(e, p);
+    if (w.c_elem_bytes == 4)
+      emit_chunked_stores(e, p);
+    else
+      emit_staged_stores(e, p);
   } else {
     emit_direct_stores(e, p);
   }

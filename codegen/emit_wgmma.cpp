@@ -209,7 +209,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (w.shares_a() && !w.a.mn_major) k.main.tma_a.box_rows /= 2;
   if (w.shares_b() && !w.b.mn_major) k.main.tma_b.box_rows /= 2;
   // C's boxes: one staged panel each (of its N x M map when column-major).
-  if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.c_stage_rows()), uint32_t(w.b.panel_cols)};
+  if (w.tma_store) k.main.tma_c = TmaBox{uint32_t(w.c_stage_rows()), uint32_t(w.c_panel_cols())};
   if (p.stream_k) {
     const KernelPlan tail = compiler::lower_stream_k_tail(p);
     k.main.tail_block = Dim3{uint32_t(tail.block_threads), 1, 1};

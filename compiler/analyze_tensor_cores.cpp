@@ -435,11 +435,10 @@ bool Analyzer::wgmma_tiles(const BlockTile& t) {
                "tile BK " + std::to_string(t.k) + " is not a multiple of the k " +
                    std::to_string(m.k) + " of '" + inst + "'",
                s_.mma_at, "instruction chosen here");
-  if (ok && m.type == MmaType::s8 && given("tma_store")) {
+  if (ok && m.type == MmaType::s8 && given("tma_store") && s_.c_col) {
     auto& e = error(given("tma_store")->keyword_span,
-                    "'tma_store' with 'wgmma s8' is not implemented yet: the epilogue stages C "
-                    "with 16-bit stmatrix stores; the s8 kernel stores its s32 accumulators "
-                    "straight to C");
+                    "'tma_store' with 'wgmma s8' and 'layout C col' is not implemented yet: the "
+                    "s8 epilogue stages its int32 C row-major, a few panels at a time");
     e.notes.push_back({s_.mma_at.span, "'wgmma s8' given here"});
     return false;
   }

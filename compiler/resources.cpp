@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "compiler/analyze.h"
+#include "compiler/wgmma_plan.h"
 
 namespace schedc::compiler {
 
@@ -39,7 +40,17 @@ SmemUse smem_use(const Schedule& s) {
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
   if (s.tma) u.barrier_bytes = tma_barrier_bytes(u.buffers);
-  if (s.tma_store) u.c_stage_bytes = int64_t(t.m) * t.n * elem * (s.pingpong ? 2 : 1);
+  if (s.tma_store) {
+    // Each consumer's staging (compiler/wgmma_plan.h): the whole tile of
+    // 16-bit C, chunks of panels of a 4-byte C.
+    const int64_t c_elem = c_size_of(s.dtype);
+    u.c_stage_bytes = int64_t(t.m) * t.n * elem * (s.pingpong ? 2 : 1);
+    if (c_elem == 4 && s.warp && s.warp->m > 0 && s.warp->n > 0) {
+      const int64_t consumers = s.pingpong ? 2 : int64_t(t.m / s.warp->m) * (t.n / s.warp->n);
+      u.c_stage_bytes =
+          consumers * s.warp->m * 128 * wgmma_c_chunk_panels(s.warp->m, s.warp->n, int(c_elem));
+    }
+  }
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)

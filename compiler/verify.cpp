@@ -203,14 +203,18 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
              w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
          "C staging after the stages, 1024-byte aligned");
-  if (w.tma_store) {  // the staging layout is a bijection onto the consumer's tile
-    std::vector<int> hit(size_t(w.c_consumer_bytes / w.elem_bytes), 0);
+  if (w.tma_store) {  // the staging layout (chunk after chunk) is a bijection onto the consumer's
+                      // tile
+    VERIFY(w.c_chunk_panels > 0 && w.c_stage_panels() % w.c_chunk_panels == 0 &&
+               (w.c_chunks() == 1 || !w.c_col),
+           "C staged in whole chunks of panels (several: row-major C only)");
+    std::vector<int> hit(size_t(w.c_chunks() * w.c_consumer_bytes / w.c_elem_bytes), 0);
     for (int r = 0; r < w.wg_m; ++r)
       for (int c = 0; c < w.wg_n; ++c) {
         const int off = w.c_stage_offset(r, c);
-        VERIFY(off >= 0 && off < w.c_consumer_bytes && off % w.elem_bytes == 0,
+        VERIFY(off >= 0 && off < w.c_chunks() * w.c_consumer_bytes && off % w.c_elem_bytes == 0,
                "C staging offset in bounds");
-        ++hit[size_t(off / w.elem_bytes)];
+        ++hit[size_t(off / w.c_elem_bytes)];
       }
     for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
   }
@@ -239,8 +243,9 @@ void verify_wgmma(const KernelPlan& p) {
          "tf32: descriptors read k-major stages only, one operand at most from registers");
   VERIFY(!w.registers() || w.type == MmaType::tf32, "register operands: tf32 only");
   // s8: both stages k-major, the runtime transposing what is not.
-  VERIFY(w.type != MmaType::s8 || (!w.a.mn_major && !w.b.mn_major && !p.stream_k && !w.tma_store),
-         "s8: k-major stages, no stream_k or tma_store");
+  VERIFY(w.type != MmaType::s8 ||
+             (!w.a.mn_major && !w.b.mn_major && !p.stream_k && !(w.tma_store && w.c_col)),
+         "s8: k-major stages, no stream_k, tma_store with row-major C only");
   VERIFY(!w.b_transposed || w.type == MmaType::s8, "a transposed B: s8 only");
   if (w.swapped)
     verify_wgmma_swapped(p);

@@ -99,6 +99,20 @@ inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
   return f;
 }
 
+// tma_store: the 128-byte panels of C a consumer stages at a time. 16-bit C
+// is staged whole (wg_n·2 / 128 panels); a 4-byte C (s8's int32, twice the
+// bytes) in chunks of at most 16 KB, so that the staging area of two
+// consumers fits beside four stages of a 128x256x128 tile (227 KB).
+inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes) {
+  const int panels = wg_n * c_elem_bytes / 128;
+  if (c_elem_bytes != 4 || panels < 1) return panels;
+  int g = 16384 / (wg_m * 128);
+  if (g < 1) g = 1;
+  if (g > panels) g = panels;
+  while (panels % g != 0) --g;
+  return g;
+}
+
 // Whether wgmma.m64nNk* of `type` exists for N (a multiple of 8 up to 256
 // here): the integer ones have N 8, 16, 24 and then multiples of 16 (PTX ISA).
 inline bool wgmma_n_valid(MmaType type, int n) {
@@ -185,17 +199,26 @@ struct WgmmaPlan {
   WgmmaOperand a, b;
   int barrier_offset_bytes = 0;  // full[stages], empty[stages]: 8 bytes each
   // The staging area's 128-byte rows (wg_m of row-major C, wg_n of
-  // column-major) and its panels of 64 (f16/bf16) columns in memory.
+  // column-major) and its panels of 128 / c_elem_bytes columns in memory
+  // (64 f16/bf16, 32 of s8's int32).
   int c_stage_rows() const { return c_col ? wg_n : wg_m; }
-  int c_stage_panels() const { return (c_col ? wg_m : wg_n) / (128 / elem_bytes); }  // f16/bf16
-  // Byte offset, inside a consumer's C staging area, of (row, col) of its
-  // tile: the 128-byte row of its memory row (m, or n for column-major C),
-  // 16-byte chunks XORed with that row % 8.
+  int c_panel_cols() const { return 128 / c_elem_bytes; }
+  int c_stage_panels() const { return (c_col ? wg_m : wg_n) / c_panel_cols(); }
+  // The panels staged at a time (wgmma_c_chunk_panels): all of them for
+  // 16-bit C; a 4-byte C (s8) goes out c_chunk_panels at a time, each chunk
+  // stored by TMA before the next is staged, so the staging area stays
+  // small beside the pipeline's stages.
+  int c_chunk_panels = 0;
+  int c_chunks() const { return c_stage_panels() / c_chunk_panels; }
+  // Byte offset, inside a consumer's whole C staging (c_chunks() chunks of
+  // c_consumer_bytes, one after the other), of (row, col) of its tile: the
+  // 128-byte row of its memory row (m, or n for column-major C), 16-byte
+  // chunks XORed with that row % 8.
   int c_stage_offset(int row, int col) const {
-    const int per_row = 128 / elem_bytes;
+    const int per_row = c_panel_cols();
     const int r = c_col ? col : row, x = c_col ? row : col, c = x % per_row;
     return (x / per_row) * c_stage_rows() * 128 + r * 128 +
-           ((((c * elem_bytes) / 16) ^ (r % 8)) * 16) + (c * elem_bytes) % 16;
+           ((((c * c_elem_bytes) / 16) ^ (r % 8)) * 16) + (c * c_elem_bytes) % 16;
   }
   int accumulators = 0;  // f32 (s8: s32) registers per consumer thread
   int c_elem_bytes = 2;  // C's element: the operands' but 4 for s8 (int32)

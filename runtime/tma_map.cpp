@@ -52,6 +52,8 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
   } else if (dtype == "s8") {  // A and B of an s8 kernel: bytes (zero past the edges)
     type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
     elem = 1;
+  } else if (dtype == "s32") {  // C of an s8 kernel
+    type = CU_TENSOR_MAP_DATA_TYPE_INT32;
   }
   // Innermost dimension first: columns, then rows with the leading dimension as
   // pitch, then (batched) the GEMMs with the batch stride as pitch.

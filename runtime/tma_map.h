@@ -16,7 +16,7 @@ struct alignas(64) TmaMap {
   uint64_t opaque[16];
 };
 
-// A row-major `rows` x `cols` matrix of `dtype` ("f16", "bf16", "f32", "s8") at `base`
+// A row-major `rows` x `cols` matrix of `dtype` ("f16", "bf16", "f32", "s8"; "s32": an s8 kernel's C) at `base`
 // with `ld` elements between rows, read in `box` boxes, 128-byte swizzle, zero
 // fill out of bounds. With batch > 0, a batched kernel's 3-D map: `batch`
 // such matrices, `batch_stride` elements apart (codegen/generated_kernel.h),

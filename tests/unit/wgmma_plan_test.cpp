@@ -498,6 +498,31 @@ TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
     }
 }
 
+// s8's tma_store stages its int32 tile a 16 KB chunk of 32-column panels at
+// a time: chunk after chunk, the staging offsets cover the tile once.
+TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
+  std::optional<KernelPlan> p = plan_of(
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n");
+  ASSERT_TRUE(p);
+  const WgmmaPlan& w = *p->wgmma;
+  EXPECT_EQ(w.c_panel_cols(), 32);
+  EXPECT_EQ(w.c_stage_panels(), 8);
+  EXPECT_EQ(w.c_chunk_panels, 2);
+  EXPECT_EQ(w.c_chunks(), 4);
+  EXPECT_EQ(w.c_consumer_bytes, 16384);
+  EXPECT_EQ(p->smem_bytes, 4 * (16384 + 32768) + 2 * 16384 + 64);
+  // Column 70 of row 9: chunk 1 (columns 64..127), its panel 0, 16-byte chunk
+  // (70 % 32) / 4 = 1 XOR row 9 % 8 = 1 -> 0, word 70 % 4 = 2.
+  EXPECT_EQ(w.c_stage_offset(9, 70) - 1 * w.c_consumer_bytes, 9 * 128 + 0 * 16 + 2 * 4);
+  std::optional<KernelPlan> pp = plan_of(
+      "dtype s8\nlayout B col\ntile 128x128x128\nwarp 128x128\nwgmma s8\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize pingpong\npersistent\ntma_store\n");
+  ASSERT_TRUE(pp);
+  EXPECT_EQ(pp->wgmma->c_chunk_panels, 1);  // 128 rows x 128 bytes = 16 KB
+  EXPECT_EQ(pp->wgmma->c_chunks(), 4);
+}
+
 TEST(WgmmaPlan, S8RulesAreLocated) {
   std::string diags;
   auto refused = [&](const std::string& text, const std::string& want) {
@@ -512,8 +537,8 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8\n",
           "'mma s8' is not implemented yet");
   refused(wg + "stream_k\n", "'stream_k' is not implemented with 'wgmma s8' yet");
-  refused(wg + "warp_specialize\npersistent\ntma_store\n",
-          "'tma_store' with 'wgmma s8' is not implemented yet");
+  refused(wg + "layout C col\nwarp_specialize\npersistent\ntma_store\n",
+          "'tma_store' with 'wgmma s8' and 'layout C col' is not implemented yet");
   refused(
       "dtype s8\nlayout B col\ntile 128x256x64\nwarp 64x256\nwgmma s8\ntma\nstages "
       "3\nswizzle smem\n",
