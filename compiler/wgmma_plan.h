@@ -100,16 +100,21 @@ inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
 }
 
 // tma_store: the 128-byte panels of C a consumer stages at a time. 16-bit C
-// is staged whole (wg_n·2 / 128 panels); a 4-byte C (s8's int32, twice the
-// bytes) in chunks of at most 16 KB, so that the staging area of two
-// consumers fits beside four stages of a 128x256x128 tile (227 KB).
-inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes) {
+// is staged whole (wg_n·2 / 128 panels). A 4-byte C (s8's int32, twice the
+// bytes) is staged whole where the `consumers` staging areas fit in sm_90's
+// 227 KB beside `pipeline_bytes` (the stages and barriers), else in the
+// largest chunks of panels that fit (at least one panel), each stored before
+// the next is staged: a 128x256x128 tile's two consumers stage their 64 KB
+// whole beside 2 stages, 32 KB at a time beside 3, 16 KB beside 4.
+inline constexpr int kWgmmaSmemLimit = 227 * 1024;
+inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes, int consumers,
+                                long long pipeline_bytes) {
   const int panels = wg_n * c_elem_bytes / 128;
   if (c_elem_bytes != 4 || panels < 1) return panels;
-  int g = 16384 / (wg_m * 128);
-  if (g < 1) g = 1;
-  if (g > panels) g = panels;
-  while (panels % g != 0) --g;
+  int g = panels;
+  while (g > 1 && (panels % g != 0 ||
+                   pipeline_bytes + 1LL * consumers * wg_m * 128 * g > kWgmmaSmemLimit))
+    --g;
   return g;
 }
 

@@ -498,8 +498,9 @@ TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
     }
 }
 
-// s8's tma_store stages its int32 tile a 16 KB chunk of 32-column panels at
-// a time: chunk after chunk, the staging offsets cover the tile once.
+// s8's tma_store stages its int32 tile in the largest chunks of 32-column
+// panels that fit beside the stages: chunk after chunk, the staging offsets
+// cover the tile once.
 TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
   std::optional<KernelPlan> p = plan_of(
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
@@ -519,8 +520,17 @@ TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
       "dtype s8\nlayout B col\ntile 128x128x128\nwarp 128x128\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize pingpong\npersistent\ntma_store\n");
   ASSERT_TRUE(pp);
-  EXPECT_EQ(pp->wgmma->c_chunk_panels, 1);  // 128 rows x 128 bytes = 16 KB
-  EXPECT_EQ(pp->wgmma->c_chunks(), 4);
+  // 4 stages of 32 KB and two consumers: two of the four panels (32 KB) each.
+  EXPECT_EQ(pp->wgmma->c_chunk_panels, 2);
+  EXPECT_EQ(pp->wgmma->c_chunks(), 2);
+  // With 2 stages the 128x256 tile's consumers stage their 64 KB whole.
+  std::optional<KernelPlan> two = plan_of(
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "2\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n");
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->wgmma->c_chunks(), 1);
+  EXPECT_EQ(two->wgmma->c_consumer_bytes, 65536);
+  EXPECT_LE(two->smem_bytes, compiler::kWgmmaSmemLimit);
 }
 
 TEST(WgmmaPlan, S8RulesAreLocated) {
