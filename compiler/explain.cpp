@@ -349,15 +349,22 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
                              "order (a warp's store: 8 columns of 32 bytes)"
                            : "f32 stores straight from the accumulators (a warp's store: 4 rows "
                              "of 32 bytes)")
+      : w.tma_store && w.c_elem_bytes == 4
+          ? "int32 C staged in shared memory " + std::to_string(w.c_chunk_panels) +
+                " 32-column panel(s) at a time (" + std::to_string(w.c_chunks()) +
+                " chunk(s) a tile, each stored by TMA boxes before the next is staged) when C, "
+                "ldc and N are 16-byte multiples, else 8-byte pair stores straight from the "
+                "accumulators"
       : w.tma_store
           ? std::string(w.c_col ? "C staged m-major in shared memory (stmatrix .trans"
                                 : "C staged in shared memory (stmatrix") +
                 " where the tile is inside C and beta is 0) and stored by TMA boxes when C, ldc "
                 "and C's rows are 16-byte multiples, else copied out by the warps 128 contiguous "
                 "bytes at a time"
-      : w.c_col ? "element stores straight from the accumulators into column-major C (a warp's "
-                  "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
-                : "4-byte pair stores straight from the accumulators";
+      : w.c_col
+          ? "element stores straight from the accumulators into column-major C (a warp's "
+            "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
+          : std::to_string(2 * w.c_elem_bytes) + "-byte pair stores straight from the accumulators";
   e.notes.push_back("wgmma epilogue: " + epilogue);
   if (w.pingpong)
     e.notes.push_back(
