@@ -468,22 +468,20 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   long long stride_c = batch ? p.c_stride() : p.c_rows() * p.c_ld();
   const void* a = args.a;
   const void* b = args.b;
-  // The row and column counts of A as main reads it (transposed: M x K).
+  // The row and column counts of A and B as main reads them: a transposed
+  // operand (K rows of M or N where it lies) is read k-major from its
+  // scratch, M or N rows of K.
   int64_t a_rows = p.a_rows(), a_row_len = p.a_row_len();
-  if (choice.transpose_a) {
-    lda = int(transpose(0, a, p.k, p.m, p.a_ld(), stride_a, p.batch, stream));
-    a = scratch_[0];
-    a_rows = p.m, a_row_len = p.k;
-    stride_a = p.m * lda;
-  }
-  // And of B (transposed: column-major, N rows of K).
   int64_t b_rows = p.b_rows(), b_row_len = p.b_row_len();
-  if (choice.transpose_b) {
-    ldb = int(transpose(1, b, p.k, p.n, p.b_ld(), stride_b, p.batch, stream));
-    b = scratch_[1];
-    b_rows = p.n, b_row_len = p.k;
-    stride_b = p.n * ldb;
-  }
+  auto transposed = [&](int which, const void*& ptr, int& ld, long long& stride, int64_t& rows,
+                        int64_t& row_len, int64_t mn) {
+    ld = int(transpose(which, ptr, p.k, mn, ld, stride, p.batch, stream));
+    ptr = scratch_[which];
+    rows = mn, row_len = p.k;
+    stride = mn * ld;
+  };
+  if (choice.transpose_a) transposed(0, a, lda, stride_a, a_rows, a_row_len, p.m);
+  if (choice.transpose_b) transposed(1, b, ldb, stride_b, b_rows, b_row_len, p.n);
   if (choice.repack_a) {
     lda = int(repack(0, a, p.a_rows(), p.a_row_len(), p.a_ld(), stride_a, p.batch, stream));
     a = scratch_[0];
