@@ -36,6 +36,10 @@ std::string acc_macro(const WgmmaPlan& w) {
 void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int threads = 128 * w.consumers(), vecs = w.accumulators / 4;
+  // s8's s32 sums move as int4 in the same workspace (and add up exactly,
+  // wrapping as the kernel's s32 does).
+  const bool integer = w.type == compiler::MmaType::s8;
+  const std::string V4 = integer ? "int4" : "float4", zero = integer ? "0" : "0.0f";
   e.comment("stream_k: every slice publishes its accumulators in its own slot (its block's");
   e.comment("number) and counts its arrival; the last of the tile's slices to arrive adds them");
   e.comment("up in slice order (the same sum whoever arrives last), resets the count and writes");
@@ -43,13 +47,14 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line(acc_macro(w));
   e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
                 128 * w.producers(), threads));
-  e.comment(format("partial sums as float4: number v * %d + ctid, coalesced", threads));
-  e.line("float4* mine = reinterpret_cast<float4*>(sk_partials + (size_t)blockIdx.x * (BM * BN));");
+  e.comment(format("partial sums as %s: number v * %d + ctid, coalesced", V4.c_str(), threads));
+  e.line(V4 + "* mine = reinterpret_cast<" + V4 +
+         "*>(sk_partials + (size_t)blockIdx.x * (BM * BN));");
   e.line("#pragma unroll");
   e.line(
-      format("for (int v = 0; v < %d; ++v) __stcg(&mine[v * %d + ctid], make_float4(SK_ACC(4 * "
+      format("for (int v = 0; v < %d; ++v) __stcg(&mine[v * %d + ctid], make_%s(SK_ACC(4 * "
              "v), SK_ACC(4 * v + 1), SK_ACC(4 * v + 2), SK_ACC(4 * v + 3)));",
-             vecs, threads));
+             vecs, threads, V4.c_str()));
   e.line("__threadfence();  // the partial sums reach the device before the arrival counts");
   e.comment("The arrival's place goes through A's stage 0, free now: every k-tile of the slice");
   e.comment("has been read (wgmma_wait<0> above, in every consumer before the barrier).");
@@ -64,20 +69,19 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("__threadfence();  // the other slices' partial sums are visible");
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = 0; v < %d; ++v)", vecs));
-  e.line(
-      format("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = "
-             "0.0f;"));
+  e.line("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = " + zero +
+         ";");
   e.close_scope();
-  e.comment(format("%d float4 loads in flight per slice, not all %d: registers", kSumChunk, vecs));
+  e.comment(format("%d %s loads in flight per slice, not all %d: registers", kSumChunk, V4.c_str(),
+                   vecs));
   e.line("#pragma unroll");
   e.open_scope(format("for (int v0 = 0; v0 < %d; v0 += %d)", vecs, kSumChunk));
   e.open_scope("for (int q = 0; q < sk_slices; ++q)");
-  e.line(
-      "const float4* part = reinterpret_cast<const float4*>(sk_partials + (size_t)(q * "
-      "shared_tiles + shared_tile) * (BM * BN));");
+  e.line("const " + V4 + "* part = reinterpret_cast<const " + V4 +
+         "*>(sk_partials + (size_t)(q * shared_tiles + shared_tile) * (BM * BN));");
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = v0; v < v0 + %d && v < %d; ++v)", kSumChunk, vecs));
-  e.line(format("const float4 x = __ldcg(&part[v * %d + ctid]);", threads));
+  e.line(format("const %s x = __ldcg(&part[v * %d + ctid]);", V4.c_str(), threads));
   e.line(
       "SK_ACC(4 * v) += x.x; SK_ACC(4 * v + 1) += x.y; SK_ACC(4 * v + 2) += x.z; "
       "SK_ACC(4 * v + 3) += x.w;");

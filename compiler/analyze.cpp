@@ -292,13 +292,6 @@ void Analyzer::stream_k_rules() {
     e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     return;
   }
-  if (s_.mma && s_.mma->type == MmaType::s8) {
-    auto& e = error(d->keyword_span,
-                    "'stream_k' is not implemented with 'wgmma s8' yet: the partial sums of a "
-                    "split tile move as f32");
-    e.notes.push_back({mma_dir_->span, "'wgmma s8' given here"});
-    return;
-  }
   // The tail computes one slice per block, alone: a cluster's two CTAs would
   // need slices of neighbouring tiles with the same k range.
   if (const Directive* c = given("cluster"); c && s_.cluster_m * s_.cluster_n > 1) {

@@ -243,9 +243,8 @@ void verify_wgmma(const KernelPlan& p) {
          "tf32: descriptors read k-major stages only, one operand at most from registers");
   VERIFY(!w.registers() || w.type == MmaType::tf32, "register operands: tf32 only");
   // s8: both stages k-major, the runtime transposing what is not.
-  VERIFY(w.type != MmaType::s8 ||
-             (!w.a.mn_major && !w.b.mn_major && !p.stream_k && !(w.tma_store && w.c_col)),
-         "s8: k-major stages, no stream_k, tma_store with row-major C only");
+  VERIFY(w.type != MmaType::s8 || (!w.a.mn_major && !w.b.mn_major && !(w.tma_store && w.c_col)),
+         "s8: k-major stages, tma_store with row-major C only");
   VERIFY(!w.b_transposed || w.type == MmaType::s8, "a transposed B: s8 only");
   if (w.swapped)
     verify_wgmma_swapped(p);

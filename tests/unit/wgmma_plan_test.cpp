@@ -546,7 +546,6 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   refused("dtype s8\ntile 128x128x8\nthread 8x8\n", "dtype s8 needs 'wgmma s8' (sm_90)");
   refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8\n",
           "'mma s8' is not implemented yet");
-  refused(wg + "stream_k\n", "'stream_k' is not implemented with 'wgmma s8' yet");
   refused(wg + "layout C col\nwarp_specialize\npersistent\ntma_store\n",
           "'tma_store' with 'wgmma s8' and 'layout C col' is not implemented yet");
   refused(
