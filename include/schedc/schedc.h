@@ -59,7 +59,8 @@ struct CompileOptions {
 // The problem of one launch (or one strided batch of them). Row-major A
 // (M x K), B (K x N), C (M x N);
 // leading dimensions in elements (0: packed). Elements are the schedule's
-// dtype (float, __half or __nv_bfloat16); bias is N floats or null. Whether
+// dtype (float, __half or __nv_bfloat16; for s8, A and B signed char and C
+// int, alpha and beta integers); bias is N floats or null. Whether
 // C is read (beta) and bias or relu are applied is the schedule's epilogue;
 // alpha and beta are its values unless given here.
 struct Gemm {
@@ -103,7 +104,8 @@ class SCHEDC_API Kernel {
   // The generated CUDA C++ module (what `schedc emit` prints, without its
   // closing launch comments).
   const std::string& cuda_source() const;
-  // The main entry's extern "C" name, and the element type ("f32", "f16", "bf16").
+  // The main entry's extern "C" name, and the element type ("f32", "f16", "bf16", "s8":
+  // int8 A and B, int32 C, integer alpha and beta).
   const std::string& entry_name() const;
   const std::string& dtype() const;
   // The architecture it was generated for ("sm_90").
