@@ -113,9 +113,8 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
   w.b.offset_bytes = w.stages * w.a.stage_bytes;
   w.c_offset_bytes = w.stages * (w.a.stage_bytes + w.b.stage_bytes);
   // 16-bit C: the whole tile; 4-byte C: c_chunk_panels panels of it.
-  w.c_chunk_panels =
-      wgmma_c_chunk_panels(w.wg_m, w.wg_n, w.c_elem_bytes, w.consumers(),
-                           w.c_offset_bytes + tma_barrier_bytes(w.stages));
+  w.c_chunk_panels = wgmma_c_chunk_panels(w.wg_m, w.wg_n, w.c_elem_bytes, w.consumers(),
+                                          w.c_offset_bytes + tma_barrier_bytes(w.stages));
   if (w.c_col) w.c_chunk_panels = w.c_stage_panels();  // (column-major C: 16-bit only)
   w.c_consumer_bytes = w.tma_store ? w.c_stage_rows() * 128 * w.c_chunk_panels : 0;
   w.barrier_offset_bytes = w.c_offset_bytes + w.consumers() * w.c_consumer_bytes;

@@ -48,9 +48,9 @@ SmemUse smem_use(const Schedule& s) {
     if (c_elem == 4 && s.warp && s.warp->m > 0 && s.warp->n > 0) {
       const int64_t consumers = s.pingpong ? 2 : int64_t(t.m / s.warp->m) * (t.n / s.warp->n);
       const int64_t pipeline = u.buffers * (u.a_bytes + u.b_bytes) + u.barrier_bytes;
-      u.c_stage_bytes = consumers * s.warp->m * 128 *
-                        wgmma_c_chunk_panels(s.warp->m, s.warp->n, int(c_elem), int(consumers),
-                                             pipeline);
+      u.c_stage_bytes =
+          consumers * s.warp->m * 128 *
+          wgmma_c_chunk_panels(s.warp->m, s.warp->n, int(c_elem), int(consumers), pipeline);
     }
   }
   // wmma fragments have no documented element layout: the epilogue goes

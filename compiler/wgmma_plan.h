@@ -112,8 +112,8 @@ inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes, int consum
   const int panels = wg_n * c_elem_bytes / 128;
   if (c_elem_bytes != 4 || panels < 1) return panels;
   int g = panels;
-  while (g > 1 && (panels % g != 0 ||
-                   pipeline_bytes + 1LL * consumers * wg_m * 128 * g > kWgmmaSmemLimit))
+  while (g > 1 &&
+         (panels % g != 0 || pipeline_bytes + 1LL * consumers * wg_m * 128 * g > kWgmmaSmemLimit))
     --g;
   return g;
 }

@@ -16,12 +16,11 @@ struct alignas(64) TmaMap {
   uint64_t opaque[16];
 };
 
-// A row-major `rows` x `cols` matrix of `dtype` ("f16", "bf16", "f32", "s8"; "s32": an s8 kernel's C) at `base`
-// with `ld` elements between rows, read in `box` boxes, 128-byte swizzle, zero
-// fill out of bounds. With batch > 0, a batched kernel's 3-D map: `batch`
-// such matrices, `batch_stride` elements apart (codegen/generated_kernel.h),
-// boxes one matrix deep. Throws Error(cuda) when the driver rejects it (its
-// preconditions: base 16-byte aligned, ld and batch_stride times the element
+// A row-major `rows` x `cols` matrix of `dtype` ("f16", "bf16", "f32", "s8"; "s32": an s8 kernel's
+// C) at `base` with `ld` elements between rows, read in `box` boxes, 128-byte swizzle, zero fill
+// out of bounds. With batch > 0, a batched kernel's 3-D map: `batch` such matrices, `batch_stride`
+// elements apart (codegen/generated_kernel.h), boxes one matrix deep. Throws Error(cuda) when the
+// driver rejects it (its preconditions: base 16-byte aligned, ld and batch_stride times the element
 // size multiples of 16).
 TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
                       int64_t ld, const codegen::TmaBox& box, int64_t batch = 0,
