@@ -63,11 +63,11 @@ int run_emit(const EmitOptions& o) {
             " that is not " + std::to_string(k.align_bytes) +
             "-byte aligned or whose leading dimension is not a multiple of " +
             std::to_string(k.ld_multiple) + "\n";
-  if (c->kernel.has_transpose_a())
-    text += "// Transpose " + c->kernel.transpose_a +
+  if (c->kernel.transposes_a)
+    text += "// Transpose " + c->kernel.transpose +
             " first, every launch: A (column-major) into row-major scratch, which main reads\n";
-  if (c->kernel.has_transpose_b())
-    text += "// Transpose " + c->kernel.transpose_b +
+  if (c->kernel.transposes_b)
+    text += "// Transpose " + c->kernel.transpose +
             " first, every launch: B (row-major) into column-major scratch, which main reads\n";
   if (o.out.empty()) {
     std::cout << text;

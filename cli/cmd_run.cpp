@@ -95,13 +95,13 @@ void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem&
   if (c.kernel.has_repack())
     os << "  repack   " << c.kernel.repack
        << ": copies A or B into aligned scratch first when main's alignment fails\n";
-  if (c.kernel.has_transpose_a())
-    os << "  transpose " << c.kernel.transpose_a
+  if (c.kernel.transposes_a)
+    os << "  transpose " << c.kernel.transpose
        << ": copies the column-major A into row-major scratch before every launch ("
        << c.kernel.mma_type << " reads only k-major operands"
        << (c.kernel.mma_type == "tf32" ? ", and B is not)\n" : ")\n");
-  if (c.kernel.has_transpose_b())
-    os << "  transpose " << c.kernel.transpose_b
+  if (c.kernel.transposes_b)
+    os << "  transpose " << c.kernel.transpose
        << ": copies the row-major B into column-major scratch before every launch ("
        << c.kernel.mma_type << " reads only k-major operands)\n";
 }

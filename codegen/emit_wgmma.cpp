@@ -216,8 +216,9 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
     k.main.tail_dynamic_smem = uint32_t(tail.smem_bytes);
   }
   k.repack = repack;
-  if (w.a_transposed) k.transpose_a = transpose;
-  if (w.b_transposed) k.transpose_b = transpose;
+  if (w.a_transposed || w.b_transposed) k.transpose = transpose;
+  k.transposes_a = w.a_transposed;
+  k.transposes_b = w.b_transposed;
   return k;
 }
 

@@ -21,8 +21,7 @@ std::vector<std::string> GeneratedKernel::entry_names() const {
     if (e->stream_k) names.push_back(e->stream_k_tail);
   }
   if (has_repack()) names.push_back(repack);
-  if (has_transpose_a()) names.push_back(transpose_a);
-  if (has_transpose_b() && transpose_b != transpose_a) names.push_back(transpose_b);
+  if (has_transpose()) names.push_back(transpose);
   return names;
 }
 

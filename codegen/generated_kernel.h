@@ -186,17 +186,17 @@ struct GeneratedKernel {
   // Signature: (const T* src, int rows, int cols, int ld, T* dst, int dst_ld),
   // 256 threads, one block per 256 16-byte chunks of dst.
   std::string repack;
-  // The transpose entry (wgmma tf32 with A column-major and B row-major,
-  // compiler/wgmma_plan.h a_transposed): the runtime always runs it first,
-  // copying A (K rows of M in memory) into row-major scratch (M rows of K, a
-  // 16-byte multiple apart), and main reads that. Same signature as repack
-  // (src, rows, cols, ld: the source as stored), blocks of 32 x 8 threads,
-  // one per 32 x 32 tile of the source. Empty = none.
-  std::string transpose_a;
-  // The same entry for B (wgmma s8 with B row-major, b_transposed): the
-  // runtime copies B (K rows of N) into column-major scratch (N rows of K)
-  // first. Empty = none.
-  std::string transpose_b;
+  // The transpose entry of a wgmma module whose main reads an operand
+  // k-major that does not lie so (compiler/wgmma_plan.h, wgmma_form): the
+  // runtime always runs it first, on A with transposes_a (tf32 with A
+  // column-major and B row-major, s8 with A column-major: K rows of M in
+  // memory into M rows of K) and on B with transposes_b (s8 with B row-major:
+  // K rows of N into N rows of K), each copy's rows a 16-byte multiple
+  // apart, and main reads the copies. Same signature as repack (src, rows,
+  // cols, ld: the source as stored), blocks of 32 x 8 threads, one per
+  // 32 x 32 tile of the source. Empty = none.
+  std::string transpose;
+  bool transposes_a = false, transposes_b = false;
 
   // Every entry's name: main, its stream_k tail, fallback, its tail, repack
   // (those the module has).
@@ -204,8 +204,7 @@ struct GeneratedKernel {
 
   bool has_fallback() const { return !fallback.name.empty(); }
   bool has_repack() const { return !repack.empty(); }
-  bool has_transpose_a() const { return !transpose_a.empty(); }
-  bool has_transpose_b() const { return !transpose_b.empty(); }
+  bool has_transpose() const { return !transpose.empty(); }
 };
 
 }  // namespace schedc::codegen

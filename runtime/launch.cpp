@@ -9,6 +9,7 @@
 
 #include "compiler/lower_wgmma.h"
 #include "runtime/error.h"
+#include "runtime/host_data.h"
 #include "runtime/tma_map.h"
 #include "runtime/validate.h"
 
@@ -19,10 +20,10 @@ namespace {
 // Bytes per element of A and B, and of C, for a kernel's dtype (s8: int8
 // operands, int32 C).
 int operand_bytes(const std::string& dtype) {
-  return dtype == "f32" ? 4 : dtype == "s8" ? 1 : 2;
+  return elem_size(elem_type(dtype));
 }
 int c_bytes(const std::string& dtype) {
-  return dtype == "f32" || dtype == "s8" ? 4 : 2;
+  return elem_size(output_type(dtype));
 }
 
 // Why main's preconditions fail here, or "" when they hold.
@@ -82,22 +83,21 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
             (ld % main.ld_multiple != 0 || (p.batch > 1 && stride % main.ld_multiple != 0)));
   };
   EntryChoice choice;
-  if (kernel.has_transpose_a() || kernel.has_transpose_b()) {
+  if (kernel.has_transpose()) {
     // A (B) goes to k-major scratch every launch; the other as the repack
     // rule says.
     const codegen::KernelEntry& e = kernel.main;
     choice.entry = &e;
     choice.name = e.name;
-    choice.transpose_a = kernel.has_transpose_a();
-    choice.transpose_b = kernel.has_transpose_b();
+    choice.transpose_a = kernel.transposes_a;
+    choice.transpose_b = kernel.transposes_b;
     choice.repack_a = !choice.transpose_a && breaks(a, p.a_ld(), p.a_stride());
     choice.repack_b = !choice.transpose_b && breaks(b, p.b_ld(), p.b_stride());
     const std::string transposed = choice.transpose_a && choice.transpose_b
                                        ? "A (column-major) and B (row-major) transposed"
                                    : choice.transpose_a ? "A (column-major) transposed"
                                                         : "B (row-major) transposed";
-    choice.why = transposed + " into k-major scratch first (" +
-                 (choice.transpose_a ? kernel.transpose_a : kernel.transpose_b) +
+    choice.why = transposed + " into k-major scratch first (" + kernel.transpose +
                  ", timed with it)" +
                  (choice.repack_a || choice.repack_b
                       ? std::string("; ") + (choice.repack_a ? "A" : "B") +
@@ -170,9 +170,7 @@ std::vector<std::string> entries_for(const codegen::GeneratedKernel& kernel,
   std::vector<std::string> names = {choice.name};
   if (choice.entry && choice.entry->stream_k) names.push_back(choice.entry->stream_k_tail);
   if (choice.repack_a || choice.repack_b) names.push_back(kernel.repack);
-  if (choice.transpose_a) names.push_back(kernel.transpose_a);
-  if (choice.transpose_b && !(choice.transpose_a && kernel.transpose_b == kernel.transpose_a))
-    names.push_back(kernel.transpose_b);
+  if (choice.transpose_a || choice.transpose_b) names.push_back(kernel.transpose);
   return names;
 }
 
@@ -443,7 +441,7 @@ int64_t Module::transpose(int which, const void* src, int64_t rows, int64_t cols
   const int64_t dst_ld = compiler::wgmma_repack_ld(rows, elem);
   // 32 x 32 tiles of the source, 32 x 8 threads each.
   copy_per_gemm(which, which == 0 ? "transposed scratch of A" : "transposed scratch of B",
-                which == 0 ? kernel_.transpose_a : kernel_.transpose_b,
+                kernel_.transpose,
                 codegen::Dim3{uint32_t((cols + 31) / 32), uint32_t((dst_ld + 31) / 32), 1},
                 codegen::Dim3{32, 8, 1}, src, rows, cols, ld, stride, batch, cols, dst_ld, stream);
   return dst_ld;
@@ -512,8 +510,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))
-    map_c = encode_tma_map(kernel_.dtype == "s8" ? "s32" : kernel_.dtype, c, p.c_rows(),
-                           p.c_row_len(), ldc, e.tma_c, map_batch, stride_c);
+    map_c = encode_tma_map(to_string(output_type(kernel_.dtype)), c, p.c_rows(), p.c_row_len(), ldc,
+                           e.tma_c, map_batch, stride_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
   const compiler::StreamKSplit split =

@@ -24,8 +24,8 @@ struct EntryChoice {
   // A wgmma module's main entry on copies of A and/or B in aligned scratch
   // (GeneratedKernel::repack), made by the launch before the main kernel.
   bool repack_a = false, repack_b = false;
-  // A transposed into row-major scratch first (GeneratedKernel::transpose_a),
-  // B into column-major scratch (transpose_b).
+  // A transposed into row-major scratch first, B into column-major scratch
+  // (GeneratedKernel::transpose).
   bool transpose_a = false, transpose_b = false;
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };
@@ -158,8 +158,8 @@ class Module {
                      void* stream) const;
   // Transposes the rows x cols `src` (a column-major A as stored: K rows of
   // M; a row-major B: K rows of N), each GEMM's, into the operand's scratch
-  // (`which`: 0 A, 1 B) as cols rows of K (GeneratedKernel::transpose_a,
-  // transpose_b), packed; returns their leading dimension.
+  // (`which`: 0 A, 1 B) as cols rows of K (GeneratedKernel::transpose),
+  // packed; returns their leading dimension.
   int64_t transpose(int which, const void* src, int64_t rows, int64_t cols, int64_t ld,
                     int64_t stride, int64_t batch, void* stream) const;
 };
