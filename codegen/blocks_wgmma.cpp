@@ -53,12 +53,12 @@ std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, i
 void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   if (w.registers()) return emit_wgmma_tf32_instruction(e, w);
   const int regs = w.inst_n / 2;
-  const bool integer = w.type == compiler::MmaType::s8;
+  const bool integer = w.integer();
   e.comment(format("acc += A (%s) * B (%s), both from shared",
                    operand_text(w.a, true, 64, w.inst_k).c_str(),
                    operand_text(w.b, false, w.inst_k, w.inst_n).c_str()));
   e.comment(format("memory by descriptor; acc is the m64n%d %s D fragment (compiler/wgmma_plan.h);",
-                   w.inst_n, integer ? "s32" : "f32"));
+                   w.inst_n, w.d_type()));
   e.comment("scale_d 0: acc = A * B, its old value unread (a tile's first k-step)");
   e.open_scope(
       format("__device__ __forceinline__ void %s(%s (&d)[%d], unsigned long long "
@@ -69,7 +69,7 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   e.line("asm volatile(");
   e.line("    \"{\\n.reg .pred p;\\nsetp.ne.b32 p, " + format("%%%d", regs + 2) + ", 0;\\n\"");
   e.line(format("    \"wgmma.mma_async.sync.aligned.m%dn%dk%d.%s.%s.%s \"", w.inst_m, w.inst_n,
-                w.inst_k, integer ? "s32" : "f32", ptx_type(w), ptx_type(w)));
+                w.inst_k, w.d_type(), ptx_type(w), ptx_type(w)));
   e.line("    \"{" + list + "},\"");
   // scale-a, scale-b 1; the transpose flags (1: MN-major), which tf32 has not
   // (it reads k-major operands only); the integer form has neither.
@@ -400,7 +400,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   }
   e.line(format("%s acc[%d][%d][%d];  // %dx%d instructions of m64n%d, %s D fragments",
                 accumulator_type(p.dtype), w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n,
-                w.type == compiler::MmaType::s8 ? "s32" : "f32"));
+                w.d_type()));
   e.comment("(not zeroed: a tile's first k-step writes them whole, scale_d 0; ptxas serialized");
   e.comment("the wgmma of a non-persistent kernel that zeroed them, its warning C7515)");
   if (w.registers()) emit_wgmma_tf32_fragments(e, p);

@@ -13,19 +13,15 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-// C's element type in the emitted code (the operands' T but int for s8) and
-// the epilogue's value type (float, or int for s8).
+// C's element type in the emitted code: the operands' T, but int for s8.
 std::string c_t(const KernelPlan& p) {
   return p.dtype == compiler::DType::s8 ? "int" : "T";
-}
-std::string value_t(const KernelPlan& p) {
-  return accumulator_type(p.dtype);
 }
 
 }  // namespace
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
-  const std::string TC = c_t(p), V = value_t(p);
+  const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
     e.comment("C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped.");
     e.comment(

@@ -38,7 +38,7 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   const int threads = 128 * w.consumers(), vecs = w.accumulators / 4;
   // s8's s32 sums move as int4 in the same workspace (and add up exactly,
   // wrapping as the kernel's s32 does).
-  const bool integer = w.type == compiler::MmaType::s8;
+  const bool integer = w.integer();
   const std::string V4 = integer ? "int4" : "float4", zero = integer ? "0" : "0.0f";
   e.comment("stream_k: every slice publishes its accumulators in its own slot (its block's");
   e.comment("number) and counts its arrival; the last of the tile's slices to arrive adds them");

@@ -36,11 +36,10 @@ void emit_header(Emitter& e, const KernelPlan& p) {
                    p.block_m, p.block_n, p.block_k, w.consumers(), w.wg_m, w.wg_n, w.consumers_m,
                    w.consumers_n, w.warp_specialize ? " and a producer warpgroup" : "",
                    p.block_threads));
-  e.comment(
-      format("per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d %s "
-             "accumulators per thread",
-             w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators,
-             w.type == compiler::MmaType::s8 ? "s32" : "f32"));
+  e.comment(format(
+      "per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d %s "
+      "accumulators per thread",
+      w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators, w.d_type()));
   e.comment(format("shared: %d stages x (%d + %d) bytes + %d mbarrier bytes = %d bytes (dynamic)",
                    w.stages, w.a.stage_bytes, w.b.stage_bytes, 16 * w.stages, p.smem_bytes));
   e.line();

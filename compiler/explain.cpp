@@ -391,8 +391,7 @@ Roofline roofline_of(const KernelPlan& p, const Explanation& e) {
   r.intensity_global = 2.0 * bm * bn / ((bm + bn) * es);
   if (p.wgmma) {
     const bool tf32 = p.wgmma->type == MmaType::tf32, s8 = p.wgmma->type == MmaType::s8;
-    // Dense int8 runs at twice f16's rate on sm_90 (1,979 TOPS on an H100 SXM).
-    r.peak_tflops = tf32 ? t.tf32_tflops : s8 ? 2 * t.f16_tflops : t.f16_tflops;
+    r.peak_tflops = tf32 ? t.tf32_tflops : s8 ? t.s8_tops : t.f16_tflops;
     r.unit = tf32 ? "tensor cores (tf32, wgmma)"
              : s8 ? "tensor cores (s8, wgmma; TOPS)"
                   : "tensor cores (f16/bf16, wgmma)";

@@ -133,11 +133,10 @@ KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
   // stream_k (compiler/stream_k.h): the module gets a tail entry, below; a
   // k-tile on the tensor cores is short beside the partial sums' round trip.
   p.stream_k = s.stream_k;
-  const double speedup =
-      (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops
-       : p.wgmma->type == MmaType::s8 ? 2 * t.f16_tflops  // int8: twice f16's rate on sm_90
-                                      : t.f16_tflops) /
-      t.fp32_tflops;
+  const double speedup = (p.wgmma->type == MmaType::tf32 ? t.tf32_tflops
+                          : p.wgmma->type == MmaType::s8 ? t.s8_tops
+                                                         : t.f16_tflops) /
+                         t.fp32_tflops;
   p.stream_k_slice_cost = int(stream_k_slice_cost(p.block_k, speedup));
   p.stream_k_sum_cost = (p.stream_k_slice_cost + 1) / 2;
   verify(p);

@@ -11,7 +11,7 @@ bool target_for_arch(const std::string& arch, Target& out) {
     t.smem_per_block_optin = 163 * 1024;
     t.smem_per_sm = 164 * 1024;
     t.num_sms = 108;
-    t.fp32_tflops = 19.5, t.tf32_tflops = 156, t.f16_tflops = 312;
+    t.fp32_tflops = 19.5, t.tf32_tflops = 156, t.f16_tflops = 312, t.s8_tops = 624;
     t.dram_tbps = 2.04, t.clock_ghz = 1.41;
   } else if (arch == "sm_86" || arch == "sm_89") {
     t.sm = arch == "sm_86" ? 86 : 89;
@@ -24,6 +24,7 @@ bool target_for_arch(const std::string& arch, Target& out) {
     t.fp32_tflops = arch == "sm_86" ? 35.6 : 82.6;
     t.tf32_tflops = arch == "sm_86" ? 35.6 : 82.6;
     t.f16_tflops = arch == "sm_86" ? 71 : 165;
+    t.s8_tops = arch == "sm_86" ? 284 : 660.6;
     t.dram_tbps = arch == "sm_86" ? 0.94 : 1.01;
     t.clock_ghz = arch == "sm_86" ? 1.70 : 2.52;
   } else {

@@ -35,6 +35,7 @@ struct Target {
   double fp32_tflops = 66.9;   // FFMA
   double tf32_tflops = 494.7;  // tensor cores
   double f16_tflops = 989.4;   // tensor cores, f16/bf16 with f32 accumulation
+  double s8_tops = 1978.9;     // tensor cores, int8 with s32 accumulation
   double dram_tbps = 3.35;     // HBM3 (H100 SXM); H200: 4.8
   double clock_ghz = 1.98;
   double smem_tbps() const { return 128.0 * num_sms * clock_ghz / 1000.0; }

@@ -203,8 +203,9 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
              w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
          "C staging after the stages, 1024-byte aligned");
-  if (w.tma_store) {  // the staging layout (chunk after chunk) is a bijection onto the consumer's
-                      // tile
+  // The staging layout, chunk after chunk, is a bijection onto the
+  // consumer's tile.
+  if (w.tma_store) {
     VERIFY(w.c_chunk_panels > 0 && w.c_stage_panels() % w.c_chunk_panels == 0 &&
                (w.c_chunks() == 1 || !w.c_col),
            "C staged in whole chunks of panels (several: row-major C only)");

@@ -226,6 +226,9 @@ struct WgmmaPlan {
            ((((c * c_elem_bytes) / 16) ^ (r % 8)) * 16) + (c * c_elem_bytes) % 16;
   }
   int accumulators = 0;  // f32 (s8: s32) registers per consumer thread
+  // The accumulators' (D's) PTX type: s32 for s8's exact integer sums.
+  bool integer() const { return type == MmaType::s8; }
+  const char* d_type() const { return integer() ? "s32" : "f32"; }
   int c_elem_bytes = 2;  // C's element: the operands' but 4 for s8 (int32)
 
   // Pieces of the block tile computed at the same time (one per cooperative
