@@ -493,7 +493,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   void* c = args.c;
   float alpha = args.alpha, beta = args.beta;
   // The s8 epilogue scales the exact s32 sums by int(alpha) and int(beta)
-  // (codegen/blocks_common.cpp): a fraction would be dropped silently.
+  // (codegen/blocks_common.cpp): a fraction would be dropped silently. Every
+  // run, benchmark and library call passes here (the CLI checks first, to
+  // exit 2 before looking for a device).
   if (std::string why = integer_scalars_error(kernel_.dtype, alpha, beta); !why.empty())
     throw Error(Error::Kind::cuda, why);
   const float* bias = args.bias;

@@ -332,8 +332,6 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype);
   const size_t es = size_t(elem_size(t)), es_out = size_t(elem_size(out));
   const compiler::Epilogue& epi = options.epilogue;
-  if (std::string why = integer_scalars_error(kernel.dtype, epi.alpha, epi.beta); !why.empty())
-    throw Error(Error::Kind::cuda, why);
   auto stream = static_cast<cudaStream_t>(stream_);
 
   RunReport report;
