@@ -49,6 +49,26 @@
 // always, read only with tma_store; a persistent main walks tiles 0 ..
 // sk_whole_tiles-1), the tail `tma_a, tma_b, tma_c` and then the five above.
 
+// A convolution module (`conv`, GeneratedKernel::conv; docs/convolution.md)
+// computes the implicit GEMM of a 2-D convolution: M = N·P·Q output pixels,
+// N = K filters, K = C·R·S. Its entries take the GEMM's parameters with
+//   A = the input tensor (NHWC: [N][H][W][C]; lda is not read),
+//   B = the filters [K][R][S][C]: a column-major B (N x K) with ldb = C·R·S,
+//       read by tensor map as for `layout B col`,
+//   C = the output [N][P][Q][K]: a row-major C (M x N), ldc = K,
+// and one more parameter, last: `const __grid_constant__ ConvArgs conv`, the
+// geometry and the offset table (runtime/conv_args.h mirrors it on the host):
+//   struct ConvTapArg { int offset; short dh, dw; };   // one filter tap (r, s)
+//   struct ConvArgs {
+//     int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
+//     int taps;                     // R·S, at most kMaxConvTaps
+//     int reserved;                 // 0
+//     ConvTapArg tap[kMaxConvTaps]; // compiler::offset_table, r·S + s
+//   };
+// Offsets are in elements of the input. A column of A is kk = (r·S + s)·C + c;
+// a copy of A reads 16-byte chunks of C (so C·sizeof(T) is a multiple of 16
+// and the input 16-byte aligned: analysis and the launch check both).
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -167,6 +187,8 @@ struct GeneratedKernel {
   // grid z (the ABI above); the runtime launches every problem, a batch of
   // one included, that way.
   bool batched = false;
+  // "" for a GEMM; "nhwc" for a convolution module (the ABI above).
+  std::string conv;
   // Those layouts as letters, A's, B's, C's: N row-major, T column-major
   // ("NNN", "NTN" for `layout B col`); the library's and the tuning key's.
   std::string layout() const;

@@ -43,6 +43,9 @@ std::string conv_error(const Conv2d& v) {
     return "the filter is larger than the padded input: no output pixel";
   if (v.layout == ConvLayout::nchw32 && v.c % 32 != 0)
     return "NCHW32 needs C to be a multiple of 32 (C is " + std::to_string(v.c) + ")";
+  if (v.r * v.s > kMaxConvTaps)
+    return "the filter has " + std::to_string(v.r * v.s) + " taps (R x S); the kernels take at most " +
+           std::to_string(kMaxConvTaps);
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   const double elements = double(v.n) * double(v.c) * double(v.h) * double(v.w);
   const double filters = double(v.k) * double(v.c) * double(v.r) * double(v.s);

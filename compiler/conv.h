@@ -87,6 +87,10 @@ std::vector<ConvTap> offset_table(const Conv2d& conv);
 // buffer).
 int64_t offset_table_bytes(const Conv2d& conv);
 constexpr int64_t kKernelParamBytes = 4096, kGemmParamBytes = 512;
+// The most taps (R·S) a convolution kernel takes: its ConvArgs parameter
+// (codegen/generated_kernel.h) holds a table of this many, 2 KB, beside the
+// GEMM's parameters and tensor maps within the 4 KB.
+constexpr int64_t kMaxConvTaps = 256;
 bool offset_table_fits_params(const Conv2d& conv);
 
 // Output pixel m's window origin (in input coordinates; h0, w0 may be

@@ -1,0 +1,31 @@
+#pragma once
+// The host's copy of a convolution entry's last parameter (codegen/
+// generated_kernel.h, "A convolution module"): the geometry and the offset
+// table, laid out as the generated `struct ConvArgs` is.
+
+#include <cstdint>
+
+#include "compiler/conv.h"
+
+namespace schedc::runtime {
+
+struct ConvTapArg {
+  int32_t offset = 0;     // elements from the window origin
+  int16_t dh = 0, dw = 0;  // the tap's displacement (r·dil_h, s·dil_w)
+};
+
+struct ConvArgs {
+  int32_t n = 0, h = 0, w = 0, c = 0, p = 0, q = 0;
+  int32_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int32_t taps = 0;
+  int32_t reserved = 0;
+  ConvTapArg tap[compiler::kMaxConvTaps];
+};
+static_assert(sizeof(ConvTapArg) == 8, "a tap is 8 bytes, as the kernel reads it");
+static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps, "ConvArgs as the kernel reads it");
+
+// `conv`'s parameter (conv_error(conv) must be "": sizes fit 32 bits, the
+// taps fit the table).
+ConvArgs make_conv_args(const compiler::Conv2d& conv);
+
+}  // namespace schedc::runtime
