@@ -151,6 +151,9 @@ void Analyzer::read(const Directive& d) {
     if (!first_time(k, d)) return;
     s_.tma_store = true;
     s_.tma_store_at = at(d);
+  } else if (k == "conv") {
+    if (!first_time(k, d)) return;
+    read_conv(d);
   } else if (k == "cluster") {
     if (!first_time(k, d)) return;
     std::vector<int64_t> v;
@@ -280,6 +283,7 @@ void Analyzer::presence_rules() {
   tensor_core_rules();
   tma_presence_rules();
   stream_k_rules();
+  conv_rules();
 }
 
 void Analyzer::stream_k_rules() {

@@ -15,6 +15,15 @@ namespace schedc::compiler {
 std::optional<Schedule> analyze(const dsl::Ast& ast, const std::string& file_name,
                                 const Target& target, dsl::Diagnostics& diags);
 
+// `--conv`'s text ("8x56x56x64 filter 64x3x3 stride 1 pad 1"), read as the
+// `conv` directive's arguments with the same grammar and checks: the
+// convolution, or nothing with the errors in `diags`, which must be made on
+// `source` = conv_option_source(text) (a source named "--conv" holding
+// "conv " + text, so carets point into the option).
+dsl::SourceFile conv_option_source(const std::string& text);
+std::optional<Conv2d> parse_conv_option(const dsl::SourceFile& source, const Target& target,
+                                        dsl::Diagnostics& diags);
+
 // Static resources of a valid schedule (what `schedc check` prints).
 struct Resources {
   int threads_per_block = 0;

@@ -63,6 +63,11 @@ class Analyzer {
     if (diags_.error_count() > errors_before) return std::nullopt;
     return s_;
   }
+  // `--conv`'s text as a `conv` directive (compiler::parse_conv_option).
+  std::optional<Conv2d> read_conv_only(const Directive& d) {
+    read_conv(d);
+    return s_.conv;
+  }
 
  private:
   const Target& target_;
@@ -194,6 +199,11 @@ class Analyzer {
   }
 
   void presence_rules();
+
+  // `conv` (compiler/analyze_conv.cpp): its arguments into a Conv2d, and
+  // what a convolution kernel needs and excludes.
+  void read_conv(const Directive& d);
+  void conv_rules();
 
   // `warp_specialize`, `persistent` and `tma_store` shape the wgmma kernel only.
   void hopper_presence_rules();

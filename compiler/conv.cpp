@@ -1,6 +1,7 @@
 #include "compiler/conv.h"
 
 #include <limits>
+#include <string>
 
 namespace schedc::compiler {
 
@@ -43,9 +44,13 @@ std::string conv_error(const Conv2d& v) {
     return "the filter is larger than the padded input: no output pixel";
   if (v.layout == ConvLayout::nchw32 && v.c % 32 != 0)
     return "NCHW32 needs C to be a multiple of 32 (C is " + std::to_string(v.c) + ")";
+  if (v.h + 2 * v.pad_h > kMaxConvExtent || v.w + 2 * v.pad_w > kMaxConvExtent ||
+      v.dil_h * (v.r - 1) > kMaxConvExtent || v.dil_w * (v.s - 1) > kMaxConvExtent)
+    return "H + 2 x pad, W + 2 x pad and the dilated filter must be at most " +
+           std::to_string(kMaxConvExtent) + " (the kernels hold window coordinates in 16 bits)";
   if (v.r * v.s > kMaxConvTaps)
-    return "the filter has " + std::to_string(v.r * v.s) + " taps (R x S); the kernels take at most " +
-           std::to_string(kMaxConvTaps);
+    return "the filter has " + std::to_string(v.r * v.s) +
+           " taps (R x S); the kernels take at most " + std::to_string(kMaxConvTaps);
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
   const double elements = double(v.n) * double(v.c) * double(v.h) * double(v.w);
   const double filters = double(v.k) * double(v.c) * double(v.r) * double(v.s);
@@ -53,6 +58,19 @@ std::string conv_error(const Conv2d& v) {
   if (elements > kMax || filters > kMax || outputs > kMax)
     return "a tensor of 2^31 elements or more (offsets are 32-bit)";
   return "";
+}
+
+std::string conv_text(const Conv2d& v) {
+  auto pair = [](int64_t a, int64_t b) {
+    return a == b ? std::to_string(a) : std::to_string(a) + "x" + std::to_string(b);
+  };
+  std::string t = std::to_string(v.n) + "x" + std::to_string(v.h) + "x" + std::to_string(v.w) +
+                  "x" + std::to_string(v.c) + " filter " + std::to_string(v.k) + "x" +
+                  std::to_string(v.r) + "x" + std::to_string(v.s) + " stride " +
+                  pair(v.stride_h, v.stride_w) + " pad " + pair(v.pad_h, v.pad_w);
+  if (v.dil_h != 1 || v.dil_w != 1) t += " dilation " + pair(v.dil_h, v.dil_w);
+  if (v.layout == ConvLayout::nchw32) t += " nchw32";
+  return t;
 }
 
 int64_t channel_offset(const Conv2d& conv, int64_t c) {

@@ -61,6 +61,11 @@ struct Conv2d {
 // offset below 2^31 elements (the kernels' offsets are 32-bit).
 std::string conv_error(const Conv2d& conv);
 
+// The convolution as the `conv` directive (and `--conv`) writes it, without
+// the keyword: "8x56x56x64 filter 64x3x3 stride 1 pad 1" (dilation when not
+// 1; two values where the axes differ; the layout word for NCHW32).
+std::string conv_text(const Conv2d& conv);
+
 // Offset of input element (n, c, h, w) in the input tensor, in elements.
 int64_t input_offset(const Conv2d& conv, int64_t n, int64_t c, int64_t h, int64_t w);
 // Offset of channel c inside a pixel (n, ., h, w): c for NHWC; for NCHW32
@@ -91,6 +96,9 @@ constexpr int64_t kKernelParamBytes = 4096, kGemmParamBytes = 512;
 // (codegen/generated_kernel.h) holds a table of this many, 2 KB, beside the
 // GEMM's parameters and tensor maps within the 4 KB.
 constexpr int64_t kMaxConvTaps = 256;
+// The largest padded input height or width and dilated filter extent: the
+// kernels keep a row's window origin (h0, w0) in two 16-bit halves.
+constexpr int64_t kMaxConvExtent = 16383;
 bool offset_table_fits_params(const Conv2d& conv);
 
 // Output pixel m's window origin (in input coordinates; h0, w0 may be

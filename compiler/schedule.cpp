@@ -50,10 +50,13 @@ std::string real_text(float x) {
 
 std::string to_sched_text(const Schedule& s) {
   std::ostringstream o;
-  o << "shape " << s.shape.m << "x" << s.shape.n << "x" << s.shape.k << "\n";
+  if (s.conv)  // the GEMM's shape and B's layout follow from it
+    o << "conv " << conv_text(*s.conv) << "\n";
+  else
+    o << "shape " << s.shape.m << "x" << s.shape.n << "x" << s.shape.k << "\n";
   o << "dtype " << to_string(s.dtype) << "\n";
   if (s.a_col) o << "layout A col\n";  // row-major, the default, goes unsaid
-  if (s.b_col) o << "layout B col\n";
+  if (s.b_col && !s.conv) o << "layout B col\n";
   if (s.c_col) o << "layout C col\n";
   if (s.batch > 0) o << "batch " << s.batch << "\n";
   if (s.is_naive()) {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "compiler/conv.h"
 #include "dsl/source.h"
 
 namespace schedc::compiler {
@@ -161,6 +162,15 @@ struct Schedule {
   Origin cluster_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
+  // `conv NxHxWxC filter KxRxS [stride S] [pad P] [dilation D] [nhwc]`
+  // (issue 21, docs/convolution.md): the kernel computes this 2-D
+  // convolution as an implicit GEMM (M = N·P·Q, N = K, K = C·R·S): the
+  // producer copies A from the input through the offset table, B is the
+  // filters (a column-major B, so b_col is set), C the NHWC output. `shape`
+  // is then the GEMM's; `run` and `bench` take this convolution by default,
+  // as `shape` (`--conv` gives others of the same layout).
+  std::optional<Conv2d> conv;
+  Origin conv_at;
   Epilogue epilogue;
   Origin epilogue_at;
 

@@ -44,7 +44,7 @@ inline const std::vector<std::string>& directive_keywords() {
       "shape",         "dtype",           "block",      "tile",      "thread",  "warp",
       "vectorize",     "layout",          "batch",      "transpose", "pad",     "swizzle",
       "double_buffer", "stages",          "tma",        "stream_k",  "wmma",    "mma",
-      "wgmma",         "warp_specialize", "persistent", "tma_store", "cluster", "epilogue"};
+      "wgmma",         "warp_specialize", "persistent", "tma_store", "cluster", "epilogue", "conv"};
   return k;
 }
 

@@ -58,12 +58,17 @@ struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
 struct kw_tma_store : TAO_PEGTL_KEYWORD("tma_store") {};
 struct kw_cluster : TAO_PEGTL_KEYWORD("cluster") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
+struct kw_conv : TAO_PEGTL_KEYWORD("conv") {};
 
 // ---- words inside directives ------------------------------------------------
 struct kw_split : TAO_PEGTL_KEYWORD("split") {};
 struct kw_swizzle_block : TAO_PEGTL_KEYWORD("block") {};
 struct kw_alpha : TAO_PEGTL_KEYWORD("alpha") {};
 struct kw_beta : TAO_PEGTL_KEYWORD("beta") {};
+struct kw_filter : TAO_PEGTL_KEYWORD("filter") {};
+struct kw_stride : TAO_PEGTL_KEYWORD("stride") {};
+struct kw_dilation : TAO_PEGTL_KEYWORD("dilation") {};
+struct kw_conv_pad : TAO_PEGTL_KEYWORD("pad") {};  // inside `conv` (not the `pad` directive)
 
 // ---- arguments (each its own rule, so each has its own error message) -------
 struct shape_extents : extents {};
@@ -95,6 +100,12 @@ struct cluster_extents : extents {};
 struct alpha_value : real {};
 struct beta_value : real {};
 struct epilogue_word : word {};  // bias, relu
+struct conv_input : extents {};     // NxHxWxC
+struct conv_filter : extents {};    // KxRxS
+struct conv_stride : extents {};    // S or SHxSW
+struct conv_pad : extents {};       // P or PHxPW
+struct conv_dilation : extents {};  // D or DHxDW
+struct conv_layout : word {};       // nhwc
 
 // ---- directives -------------------------------------------------------------
 struct thread_split : p::seq<sep, p::if_must<kw_split, ws, split_extents>> {};
@@ -126,6 +137,8 @@ struct persistent_directive : p::seq<kw_persistent> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
 struct cluster_directive : p::if_must<kw_cluster, ws, cluster_extents> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
+struct conv_item : p::sor<p::if_must<kw_stride, ws, conv_stride>, p::if_must<kw_conv_pad, ws, conv_pad>, p::if_must<kw_dilation, ws, conv_dilation>, conv_layout> {};
+struct conv_directive : p::if_must<kw_conv, ws, conv_input, sep, p::must<kw_filter>, ws, conv_filter, p::star<sep, conv_item>> {};
 // Any other word: the action reports it with a "did you mean".
 struct unknown_directive : word {};
 
@@ -133,7 +146,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, layout_directive, batch_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
-             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, cluster_directive, epilogue_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, cluster_directive, epilogue_directive, conv_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.
@@ -174,6 +187,12 @@ template <> inline constexpr const char* error_message<mma_type> = "expected the
 template <> inline constexpr const char* error_message<wgmma_type> = "expected the tensor-core type after 'wgmma': f16, bf16 or tf32";
 template <> inline constexpr const char* error_message<alpha_value> = "expected a number after 'alpha', e.g. 'alpha 0.5'";
 template <> inline constexpr const char* error_message<beta_value> = "expected a number after 'beta', e.g. 'beta 1'";
+template <> inline constexpr const char* error_message<conv_input> = "expected the input NxHxWxC after 'conv', e.g. 'conv 8x56x56x64 filter 64x3x3'";
+template <> inline constexpr const char* error_message<kw_filter> = "expected 'filter KxRxS' after the input, e.g. 'conv 8x56x56x64 filter 64x3x3'";
+template <> inline constexpr const char* error_message<conv_filter> = "expected the filters KxRxS after 'filter', e.g. 'filter 64x3x3'";
+template <> inline constexpr const char* error_message<conv_stride> = "expected the stride S or SHxSW after 'stride', e.g. 'stride 2'";
+template <> inline constexpr const char* error_message<conv_pad> = "expected the padding P or PHxPW after 'pad', e.g. 'pad 1'";
+template <> inline constexpr const char* error_message<conv_dilation> = "expected the dilation D or DHxDW after 'dilation', e.g. 'dilation 2'";
 template <> inline constexpr const char* error_message<epilogue_items> = "expected what the epilogue does after 'epilogue': alpha X, beta Y, bias, relu";
 template <> inline constexpr const char* error_message<statement_end> = "expected ';' or the end of the line after the directive";
 template <> inline constexpr const char* error_message<end_of_line> = "expected a directive, e.g. 'tile 128x128x8'";

@@ -139,7 +139,7 @@ struct extents_action {
       a.value_spans.push_back(st.span_of(in.begin() + start, x - start));
       start = x + 1;
     }
-    if (a.values.size() != Count) {
+    if (Count != 0 && a.values.size() != Count) {
       const std::string& kw = st.current().keyword;
       std::string form = kw == "shape"     ? "MxNxK"
                          : kw == "tile"    ? "BMxBNxBK"
@@ -147,6 +147,7 @@ struct extents_action {
                          : kw == "warp"    ? "WMxWN"
                          : kw == "block"   ? "XxY"
                          : kw == "cluster" ? "CMxCN"
+                         : kw == "conv"    ? (st.current().args.empty() ? "NxHxWxC" : "KxRxS")
                                            : "MxN";
       if (kw == "thread") form = st.current().args.empty() ? "TMxTN" : "PMxPN";
       throw SyntaxError{st.offset_of(in.begin()), uint32_t(in.size()),
@@ -225,12 +226,17 @@ template <> struct action<g::kw_persistent> : begin_directive {};
 template <> struct action<g::kw_tma_store> : begin_directive {};
 template <> struct action<g::kw_cluster> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};
+template <> struct action<g::kw_conv> : begin_directive {};
 template <> struct action<g::unknown_directive> : unknown_directive_action {};
 
 template <> struct action<g::kw_split> : word_arg {};
 template <> struct action<g::kw_swizzle_block> : word_arg {};
 template <> struct action<g::kw_alpha> : word_arg {};
 template <> struct action<g::kw_beta> : word_arg {};
+template <> struct action<g::kw_stride> : word_arg {};
+template <> struct action<g::kw_dilation> : word_arg {};
+template <> struct action<g::kw_conv_pad> : word_arg {};
+template <> struct action<g::conv_layout> : word_arg {};
 template <> struct action<g::dtype_name> : word_arg {};
 template <> struct action<g::transpose_operand> : word_arg {};
 template <> struct action<g::consumer_order> : word_arg {};
@@ -260,6 +266,11 @@ template <> struct action<g::split_extents> : extents_action<2> {};
 template <> struct action<g::warp_extents> : extents_action<2> {};
 template <> struct action<g::cluster_extents> : extents_action<2> {};
 template <> struct action<g::wmma_extents> : extents_action<3> {};
+template <> struct action<g::conv_input> : extents_action<4> {};
+template <> struct action<g::conv_filter> : extents_action<3> {};
+template <> struct action<g::conv_stride> : extents_action<0> {};  // 1 or 2: analyze counts
+template <> struct action<g::conv_pad> : extents_action<0> {};
+template <> struct action<g::conv_dilation> : extents_action<0> {};
 // clang-format on
 
 // ---- bytes ----------------------------------------------------------------------

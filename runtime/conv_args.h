@@ -10,7 +10,7 @@
 namespace schedc::runtime {
 
 struct ConvTapArg {
-  int32_t offset = 0;     // elements from the window origin
+  int32_t offset = 0;      // elements from the window origin
   int16_t dh = 0, dw = 0;  // the tap's displacement (r·dil_h, s·dil_w)
 };
 
@@ -22,7 +22,8 @@ struct ConvArgs {
   ConvTapArg tap[compiler::kMaxConvTaps];
 };
 static_assert(sizeof(ConvTapArg) == 8, "a tap is 8 bytes, as the kernel reads it");
-static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps, "ConvArgs as the kernel reads it");
+static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps,
+              "ConvArgs as the kernel reads it");
 
 // `conv`'s parameter (conv_error(conv) must be "": sizes fit 32 bits, the
 // taps fit the table).

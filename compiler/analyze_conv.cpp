@@ -1,0 +1,152 @@
+// `conv`: the directive's arguments (compiler/conv.h's Conv2d) and the rules
+// of a convolution kernel (docs/convolution.md). The kernel is the wgmma
+// GEMM with a producer that copies A from the input through the offset
+// table, so:
+//   - it needs `wgmma` f16, bf16 or s8 and `warp_specialize` (the producer
+//     warpgroup's 128 threads make the copies); tf32 and the other paths are
+//     not implemented yet;
+//   - it fixes the layouts (input NHWC as A, filters [K][R][S][C] as a
+//     column-major B, output NHWC as C) and the GEMM's shape, so `layout`,
+//     `shape` and `batch` do not apply; `cluster` (a multicast of A) is not
+//     implemented;
+//   - a copy is one 16-byte chunk of a pixel's channels: C·sizeof(T) must be
+//     a multiple of 16.
+#include "compiler/analyze.h"
+#include "compiler/analyzer.h"
+#include "compiler/conv.h"
+#include "dsl/parse.h"
+
+namespace schedc::compiler::analysis {
+
+void Analyzer::read_conv(const Directive& d) {
+  const std::vector<Arg>& a = d.args;
+  Conv2d v;
+  std::vector<int64_t> x;
+  bool ok = true;
+  ok &= extents(a[0], {"N", "H", "W", "C"}, 1, kMaxShape, x);
+  if (ok) v.n = x[0], v.h = x[1], v.w = x[2], v.c = x[3];
+  ok &= a.size() > 1 && extents(a[1], {"K", "R", "S"}, 1, kMaxShape, x);
+  if (ok) v.k = x[0], v.r = x[1], v.s = x[2];
+  // stride / pad / dilation: a word, then one extent (both axes) or two (H, W).
+  for (size_t i = 2; i < a.size(); ++i) {
+    if (a[i].kind == Arg::Kind::word && a[i].text != "stride" && a[i].text != "pad" &&
+        a[i].text != "dilation") {
+      if (a[i].text == "nhwc") continue;
+      if (a[i].text == "nchw32") {
+        bad_value(a[i].span,
+                  "'conv ... nchw32' is not implemented yet: the kernels read NHWC input "
+                  "(docs/convolution.md)");
+      } else {
+        bad_value(a[i].span, "unknown convolution layout '" + a[i].text +
+                                 "'; the layouts are nhwc (and nchw32, not implemented yet)");
+      }
+      ok = false;
+      continue;
+    }
+    if (a[i].kind != Arg::Kind::word || i + 1 >= a.size()) continue;
+    const std::string what = a[i].text;
+    const Arg& val = a[++i];
+    if (val.values.size() != 1 && val.values.size() != 2) {
+      bad_value(val.span, "'" + what + "' takes one value (both axes) or two (HxW), got " +
+                              std::to_string(val.values.size()));
+      ok = false;
+      continue;
+    }
+    const int64_t lo = what == "pad" ? 0 : 1;
+    std::vector<int64_t> y;
+    const std::string name = what == "pad" ? "the padding" : "the " + what;
+    if (!extents(val, std::vector<std::string>(val.values.size(), name), lo, kMaxExtent, y)) {
+      ok = false;
+      continue;
+    }
+    const int64_t hv = y[0], wv = y.size() > 1 ? y[1] : y[0];
+    if (what == "stride") v.stride_h = hv, v.stride_w = wv;
+    if (what == "pad") v.pad_h = hv, v.pad_w = wv;
+    if (what == "dilation") v.dil_h = hv, v.dil_w = wv;
+  }
+  s_.conv_at = at(d);
+  if (!ok) return;
+  if (std::string why = conv_error(v); !why.empty()) {
+    bad_value(d.span, "not a convolution schedc computes: " + why);
+    return;
+  }
+  if (v.gemm_m() > kMaxShape || v.gemm_k() > kMaxShape) {
+    bad_value(d.span, "the convolution's GEMM (" + std::to_string(v.gemm_m()) + "x" +
+                          std::to_string(v.gemm_n()) + "x" + std::to_string(v.gemm_k()) +
+                          ") is larger than a GEMM schedc takes (" + std::to_string(kMaxShape) +
+                          " per extent)");
+    return;
+  }
+  s_.conv = v;
+}
+
+void Analyzer::conv_rules() {
+  const Directive* d = given("conv");
+  if (!d) return;
+  auto refuse = [&](const std::string& other, const std::string& why) {
+    if (const Directive* o = given(other)) {
+      auto& e = error(o->keyword_span, "'" + other + "' does not apply with 'conv': " + why);
+      e.notes.push_back({d->keyword_span, "'conv' given here"});
+    }
+  };
+  refuse("shape", "the convolution gives the GEMM's shape (M = N·P·Q, N = K, K = C·R·S)");
+  for (const char* l : {"layout A", "layout B", "layout C"})
+    refuse(l,
+           "the convolution fixes the layouts: the NHWC input is A, the filters [K][R][S][C] a "
+           "column-major B, the NHWC output C");
+  refuse("batch", "the convolution's images are its batch (N of NxHxWxC)");
+  if (!s_.uses_wgmma()) {
+    auto& e = error(d->keyword_span,
+                    "'conv' is not implemented yet without 'wgmma': the convolution kernels are "
+                    "the Hopper ones so far (add 'wgmma s8' or 'wgmma f16', 'tma', "
+                    "'warp_specialize'; docs/convolution.md)");
+    if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+    return;
+  }
+  if (s_.mma->type == MmaType::tf32) {
+    auto& e = error(d->keyword_span,
+                    "'conv' is not implemented yet with 'wgmma tf32': use f16, bf16 or s8");
+    e.notes.push_back({mma_dir_->span, "'wgmma' given here"});
+  }
+  if (!given("warp_specialize"))
+    error(d->keyword_span,
+          "'conv' needs 'warp_specialize': the producer warpgroup's 128 threads copy A from "
+          "the input through the offset table");
+  refuse("cluster",
+         "not implemented yet (A is copied by the producer's threads, not multicast "
+         "by TMA)");
+  s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
+  if (!s_.conv) return;
+  const Conv2d& v = *s_.conv;
+  const int elem = size_of(s_.dtype);
+  if ((v.c * elem) % 16 != 0)
+    bad_value(d->span,
+              "'conv' copies 16-byte chunks of a pixel's channels: C must be a multiple of " +
+                  std::to_string(16 / elem) + " for " + to_string(s_.dtype) + " (C is " +
+                  std::to_string(v.c) + "; pad the channels with zeros)");
+  s_.shape = Shape{v.gemm_m(), v.gemm_n(), v.gemm_k()};
+  s_.shape_at = s_.conv_at;
+}
+
+}  // namespace schedc::compiler::analysis
+
+namespace schedc::compiler {
+
+dsl::SourceFile conv_option_source(const std::string& text) {
+  return dsl::SourceFile("--conv", "conv " + text);
+}
+
+std::optional<Conv2d> parse_conv_option(const dsl::SourceFile& source, const Target& target,
+                                        dsl::Diagnostics& diags) {
+  const std::optional<dsl::Ast> ast = dsl::parse(source, diags);
+  if (!ast) return std::nullopt;
+  if (ast->directives.size() != 1 || ast->directives[0].keyword != "conv") {
+    diags.error(ast->directives.size() > 1 ? ast->directives[1].span : dsl::SourceSpan{},
+                "--conv takes one convolution, e.g. --conv \"8x56x56x64 filter 64x3x3 stride 1 "
+                "pad 1\"");
+    return std::nullopt;
+  }
+  return analysis::Analyzer(target, diags).read_conv_only(ast->directives[0]);
+}
+
+}  // namespace schedc::compiler
