@@ -232,7 +232,13 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line("if (sA_u32 % 1024 != 0) __trap();");
   e.line("#pragma unroll");
   e.open_scope(format("for (int s = 0; s < %d; ++s)", w.stages));
-  e.line("mbar_init(full_bar + 8 * s, 1);  // the producer's expect_tx, then the bytes");
+  if (w.conv)
+    e.line(
+        format("mbar_init(full_bar + 8 * s, %d);  // the filters' expect_tx, the bytes, and the "
+               "producer's 128 threads once A's copies landed",
+               w.full_arrivals()));
+  else
+    e.line("mbar_init(full_bar + 8 * s, 1);  // the producer's expect_tx, then the bytes");
   e.line(format("mbar_init(empty_bar + 8 * s, %d);  // one arrival per consumer warp",
                 w.empty_arrivals()));
   e.close_scope();
@@ -245,11 +251,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
     e.line("__syncthreads();  // the barriers are ready for everyone");
 }
 
-namespace {
-
-// The origin (tile_m0, tile_n0) of the block's `step`-th tile of its
-// persistent walk (clusters: of its rank's tile of the step-th super-tile).
-void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
+void emit_wgmma_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
   if (p.wgmma->cluster_size() > 1) return emit_wgmma_cluster_tile(e, p, step);
   if (!walks_batch(p)) {
     e.line("const int tile = blockIdx.x + " + step + " * gridDim.x;");
@@ -265,13 +267,15 @@ void emit_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {
   emit_tile_origin(e, p, "tile");
 }
 
+namespace {
+
 // The copy of pipeline iteration `it` (an expression) into stage `stage`: its
 // tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
 void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const std::string& it) {
   const WgmmaPlan& w = *p.wgmma;
   std::string k_tile = p.stream_k_tail ? "(k_first + " + it + ")" : "(" + it + ")";
   if (w.persistent) {
-    emit_walk_tile(e, p, "(" + it + ") / num_k_tiles");
+    emit_wgmma_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";
   }
   e.line(
@@ -351,6 +355,7 @@ void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
     e.close_scope();
     return;
   }
+  if (w.conv) return emit_wgmma_conv_producer(e, p);
   e.comment(format("producer %s: one thread copies every iteration into its stage (it %% %d)",
                    origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(), S));
   e.comment("once the consumers have freed it");
@@ -412,13 +417,13 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   } else if (w.persistent) {
     e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("for (int t = 0; t < my_tiles; ++t)");
-    emit_walk_tile(e, p, "t");
+    emit_wgmma_walk_tile(e, p, "t");
   } else {
     e.line("int it = 0;  // pipeline iteration: stage it % S, phase it / S");
     e.open_scope("");
   }
   if (w.pingpong) {
-    emit_walk_tile(e, p, "t");
+    emit_wgmma_walk_tile(e, p, "t");
   }
   if (w.pingpong) {
     e.comment("wait for the turn: the other consumer has issued its tile t - 1 (its waits saw");

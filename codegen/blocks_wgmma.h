@@ -113,6 +113,17 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_cluster_walk(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_cluster_tile(Emitter& e, const compiler::KernelPlan& plan, const std::string& step);
 
+// conv (plan.wgmma->conv, codegen/blocks_wgmma_conv.cpp): ConvArgs, the
+// cp.async helpers and tma_copy_filters (B's TMA loads of one k-tile, in
+// place of tma_copy_tile); the producer warpgroup's loop, all 128 threads
+// copying A's stage from the input through the offset table.
+void emit_wgmma_conv_helpers(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_conv_producer(Emitter& e, const compiler::KernelPlan& plan);
+
+// The origin (tile_m0, tile_n0) of the block's `step`-th tile of its
+// persistent walk (clusters: of its rank's tile of the step-th super-tile).
+void emit_wgmma_walk_tile(Emitter& e, const compiler::KernelPlan& plan, const std::string& step);
+
 // extern "C" NAME_repack(src, rows, cols, ld, dst, dst_ld): rows x cols
 // elements from any pointer and leading dimension to dst, whose rows are
 // dst_ld elements (a multiple of 16 bytes) apart and 16-byte aligned; the

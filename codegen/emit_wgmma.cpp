@@ -57,9 +57,11 @@ std::string entry_params(const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   std::string params = "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b";
   if (w.tma_store || p.stream_k) params += ", const __grid_constant__ TmaMap tma_c";
-  if (p.stream_k_tail) return params + ", " + stream_k_params();
+  // conv: its geometry and offset table, the last parameter (generated_kernel.h).
+  const std::string conv = w.conv ? ", const __grid_constant__ ConvArgs conv" : "";
+  if (p.stream_k_tail) return params + ", " + stream_k_params() + conv;
   if (p.stream_k) params += ", int sk_whole_tiles";
-  return params;
+  return params + conv;
 }
 
 void emit_kernel_start(Emitter& e, const KernelPlan& p) {
@@ -155,7 +157,10 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   emit_header(e, p);
   emit_tma_helpers(e, p.schedule.batch > 0);
   emit_wgmma_helpers(e, p);
-  emit_wgmma_tma_copy(e, p);
+  if (w.conv)
+    emit_wgmma_conv_helpers(e, p);
+  else
+    emit_wgmma_tma_copy(e, p);
   emit_epilogue_helpers(e, p);
   if (!w.swapped) emit_wgmma_store_pair(e, p);
   if (p.stream_k) emit_stream_k_helpers(e, p);
@@ -218,6 +223,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (w.a_transposed || w.b_transposed) k.transpose = transpose;
   k.transposes_a = w.a_transposed;
   k.transposes_b = w.b_transposed;
+  if (w.conv) k.conv = "nhwc";
   return k;
 }
 

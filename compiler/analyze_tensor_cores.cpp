@@ -524,7 +524,15 @@ void Analyzer::wgmma_registers_rule() {
   // k-steps, 4 registers per 64 rows of that operand each.
   const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
   const int64_t frag = form.swapped ? 8 * (w.n / 64) : form.a_in_registers ? 8 * (w.m / 64) : 0;
-  const int64_t cap = target_.registers_per_thread(int(threads));
+  int64_t cap = target_.registers_per_thread(int(threads));
+  // conv: the producer keeps more registers (its rows' window origins), the
+  // consumers share what is left (compiler/lower_wgmma.cpp).
+  if (s_.conv && s_.warp_specialize && s_.tile) {
+    const int64_t consumers = (threads - 128) / 128;
+    const int64_t left =
+        target_.register_pool(int(threads)) - 128 * wgmma_conv_producer_regs(s_.tile->m);
+    if (consumers > 0) cap = std::min<int64_t>(cap, left / (128 * consumers) / 8 * 8);
+  }
   if (acc + frag + 26 <= cap) return;
   error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
                        std::to_string(acc) + " accumulator registers (+ " +

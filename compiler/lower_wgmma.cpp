@@ -67,6 +67,18 @@ KernelPlan wgmma_roles(KernelPlan p) {
   // setmaxnreg.inc waits until the pool holds what it asks for: asking for more hangs the kernel.
   // Seen: 4 consumers asked for 112 of a 640-thread block's 96 a thread (a pool of 61,440), and the
   // first candidate of a tune never finished.
+  if (s.conv) {
+    // The producer's threads copy A (WgmmaConvCopy): each keeps two words
+    // per row it copies (the window origin's offset and (h0, w0)) for a tile.
+    WgmmaConvCopy c;
+    c.vec = 16 / w.elem_bytes;
+    c.chunks = p.block_k * w.elem_bytes / 16;
+    c.row_step = 128 / c.chunks;
+    c.rows = p.block_m / c.row_step;
+    c.arrive_lag = std::clamp(std::max(2, s.stages) - 2, 0, 2);
+    w.conv = c;
+    w.producer_regs = wgmma_conv_producer_regs(p.block_m);
+  }
   if (w.warp_specialize) {
     const int left = p.target.register_pool(p.block_threads) - w.producer_regs * 128;
     w.consumer_regs = std::min(240, left / (128 * w.consumers()) / 8 * 8);

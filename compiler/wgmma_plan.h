@@ -28,6 +28,8 @@
 // only K-major: with a row-major B the kernel reads B not by descriptor but
 // into registers, and A as wgmma's k-major B operand (`swapped` below).
 
+#include <optional>
+
 #include "compiler/schedule.h"
 
 namespace schedc::compiler {
@@ -124,6 +126,32 @@ inline bool wgmma_n_valid(MmaType type, int n) {
   return type != MmaType::s8 || n <= 24 || n % 16 == 0;
 }
 
+// conv (Schedule::conv; docs/convolution.md): A's stage is copied from the
+// input by the producer warpgroup's 128 threads with 16-byte cp.async
+// (codegen/blocks_wgmma_conv.cpp), not by TMA. Thread t copies the 16-byte
+// chunk chunk_of(t) of the stage rows row_of(t, i), i < rows: the same chunk
+// column of every row_step-th row, so its swizzled column (chunk ^ row % 8)
+// is one number and its rows' window origins stay in registers for the
+// tile. A thread's copies of iteration it land before it arrives on that
+// stage's `full` barrier, arrive_lag iterations later (cp.async.wait_group,
+// then a proxy fence, so wgmma's reads see them); the lag keeps
+// arrive_lag + 1 k-tiles in flight per thread and stays below the stages.
+struct WgmmaConvCopy {
+  int chunks = 8;      // 16-byte chunks in a 128-byte row of A's stage
+  int row_step = 16;   // 128 / chunks: rows from one of a thread's rows to the next
+  int rows = 8;        // BM / row_step: the rows a thread copies each k-tile
+  int vec = 16;        // elements in a chunk
+  int arrive_lag = 2;  // stages - 2, at most 2
+  int chunk_of(int t) const { return t % chunks; }
+  int row_of(int t, int i) const { return t / chunks + i * row_step; }
+};
+
+// conv: the producer's registers (setmaxnreg): 40 as when it only issues TMA,
+// plus two words for each of its threads' BM / 16 rows, in steps of 8.
+inline int wgmma_conv_producer_regs(int block_m) {
+  return (40 + 4 * (block_m / 16) + 7) / 8 * 8;
+}
+
 struct WgmmaPlan {
   MmaType type = MmaType::f16;
   int elem_bytes = 2;
@@ -168,6 +196,10 @@ struct WgmmaPlan {
   // others consume; setmaxnreg moves registers from producer to consumers.
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
+  // conv: the producer's threads copy A (WgmmaConvCopy); every one of them
+  // arrives on `full` besides the expect_tx of the filters' TMA.
+  std::optional<WgmmaConvCopy> conv;
+  int full_arrivals() const { return conv ? 1 + 128 : 1; }
   // pingpong (`warp_specialize pingpong`, persistent): two consumers, each
   // computing whole block tiles (consumers_m = consumers_n = 1), take the
   // block's tiles in turn: consumer c the tiles t = c, c + 2, … of its walk.

@@ -1,0 +1,180 @@
+// The convolution's copies on the Hopper kernel (codegen/blocks_wgmma.h;
+// compiler/wgmma_plan.h, WgmmaConvCopy; docs/convolution.md): the producer
+// warpgroup's 128 threads copy A's stage from the NHWC input with 16-byte
+// cp.async, addressing each chunk as
+//   window origin of the row's output pixel   (per tile, in registers)
+//   + the filter tap's offset                 (the host's table, conv.tap)
+//   + the chunk's channel                     (advanced per k-tile)
+// with no division in the k loop, and zeros where the tap falls in the
+// padding, past the K of the GEMM or below its last row; B, the filters,
+// still comes by TMA.
+#include <string>
+
+#include "codegen/blocks_common.h"
+#include "codegen/blocks_wgmma.h"
+#include "compiler/conv.h"
+
+namespace schedc::codegen {
+
+using compiler::KernelPlan;
+using compiler::WgmmaPlan;
+
+void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("conv: the geometry and the offset table (runtime/conv_args.h is the host's copy):");
+  e.comment("tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, s * dil_w)");
+  e.lines(format(R"(struct ConvTapArg {
+  int offset;
+  short dh, dw;
+};
+struct ConvArgs {
+  int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
+  int taps;  // R * S
+  int reserved;
+  ConvTapArg tap[%lld];
+};
+// 16-byte global->shared copy; with src_bytes 0 it reads nothing and writes zeros.
+__device__ __forceinline__ void cp_async_16(unsigned dst_smem, const void* src_global, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%%0], [%%1], 16, %%2;\n" ::"r"(dst_smem), "l"(src_global),
+               "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Waits until at most N of this thread's committed groups are in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %%0;\n" ::"n"(N) : "memory");
+})",
+                 static_cast<long long>(compiler::kMaxConvTaps)));
+  if (!w.tma_store)  // else emit_wgmma_helpers has it
+    e.lines(
+        R"(// Makes this thread's shared-memory writes visible to the async proxy (wgmma's reads).
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+})");
+  e.line();
+  e.comment(format("tma %s: the filters' k-tile at column k0 -> one stage, %s of B's N x K map;",
+                   origin_note(p.schedule, p.schedule.tma_at).c_str(),
+                   wgmma_boxes_text(w.b).c_str()));
+  e.comment("`full` completes when its bytes have landed and the producer's 128 threads have");
+  e.comment("arrived, each once its copies of A's stage have");
+  e.open_scope(
+      "__device__ __forceinline__ void tma_copy_filters(const TmaMap& tma_b, unsigned sb, "
+      "unsigned full, int k0, int tile_n0)");
+  e.line(format("mbar_expect_tx(full, %du);", w.b.stage_bytes));
+  emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole, false);
+  e.close_scope();
+  e.line();
+}
+
+namespace {
+
+// A new tile (its first k-tile): each of the thread's rows' window origin,
+// and its chunk's tap and channel at the tile's first k-tile `k_tile0`.
+void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::string& k_tile0) {
+  e.comment("a new tile: the window origin (h0, w0) of each of this thread's rows' output pixel,");
+  e.comment("and its offset; a row past M gets h0 = w0 = -32768, which no tap brings inside");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", c.rows));
+  e.line(format("const int m = tile_m0 + row0 + i * %d;", c.row_step));
+  e.open_scope("if (m < M)");
+  e.line("const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
+  e.line("const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
+  e.line("origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
+  e.line("hw0[i] = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
+  e.close_scope();
+  e.open_scope("else");
+  e.line("origin[i] = 0;");
+  e.line("hw0[i] = (int)0x80008000u;");
+  e.close_scope();
+  e.close_scope();
+  e.comment("column kk = (r * S + s) * C + c of A: the chunk's tap and channel (once a tile)");
+  e.line(k_tile0 == "0" ? format("const int kk = chunk * %d;", c.vec)
+                        : format("const int kk = %s * BK + chunk * %d;", k_tile0.c_str(), c.vec));
+  e.line("tap = kk / conv.c;");
+  e.line("ch = kk - tap * conv.c;");
+}
+
+}  // namespace
+
+void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const compiler::WgmmaConvCopy& c = *w.conv;
+  const int S = w.stages, D = c.arrive_lag;
+  e.comment(format("producer %s, conv %s: the 128 threads copy A's stage from the input,",
+                   origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(),
+                   origin_note(p.schedule, p.schedule.conv_at).c_str()));
+  e.comment(
+      format("thread t the 16-byte chunk t %% %d of rows t / %d + %d i (i < %d); thread 0 also",
+             c.chunks, c.chunks, c.row_step, c.rows));
+  e.comment("loads the filters by TMA. A thread arrives on a stage's `full` once its copies into");
+  e.comment(
+      format("it have landed, %d iteration(s) later (arrive_lag: more copies in flight).", D));
+  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
+  e.line(
+      format("const int chunk = threadIdx.x %% %d, row0 = threadIdx.x / %d;", c.chunks, c.chunks));
+  e.comment("the 128-byte swizzle: chunk ^ (row % 8), the same for all of this thread's rows");
+  e.line(format("const unsigned a_dst = row0 * 128u + ((chunk ^ (row0 %% 8)) << 4);"));
+  e.line("const int pq = conv.p * conv.q;");
+  e.line(format("int origin[%d], hw0[%d];  // this thread's rows: window origin offset, (h0, w0)",
+                c.rows, c.rows));
+  e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
+  e.open_scope("for (int it = 0; it < iters; ++it)");
+  e.line(format("const int stage = it %% %d;", S));
+  e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
+  std::string k_tile = "it";
+  if (w.persistent) {
+    emit_wgmma_walk_tile(e, p, "it / num_k_tiles");
+    k_tile = "it % num_k_tiles";
+  }
+  e.line("const int k_tile = " + k_tile + ";  // of this tile" +
+         (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+  e.open_scope("if (k_tile == 0)");
+  emit_tile_rows(e, c, p.stream_k_tail ? "k_first" : "0");
+  e.close_scope();
+  e.line(format(
+      "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "
+      "%s, tile_n0);",
+      w.b.stage_bytes, (p.stream_k_tail ? "(k_first + k_tile) * BK" : "k_tile * BK")));
+  e.line("const bool in_k = tap < conv.taps;  // else past K: zeros");
+  e.line("const ConvTapArg t = conv.tap[in_k ? tap : 0];");
+  e.line(format("const unsigned dst = sA_u32 + stage * %du + a_dst;", w.a.stage_bytes));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", c.rows));
+  e.line("const int ih = (hw0[i] >> 16) + t.dh, iw = (int)(short)(hw0[i] & 0xFFFF) + t.dw;");
+  e.line(
+      "const bool inside = in_k && (unsigned)ih < (unsigned)conv.h && (unsigned)iw < "
+      "(unsigned)conv.w;");
+  e.line(
+      format("cp_async_16(dst + i * %du, inside ? A + (origin[i] + t.offset + ch) : A, "
+             "inside ? 16 : 0);",
+             c.row_step * 128));
+  e.close_scope();
+  e.line("cp_async_commit();");
+  e.comment("the next k-tile's tap and channel (BK columns on; no division)");
+  e.line("ch += BK;");
+  e.open_scope("while (ch >= conv.c)");
+  e.line("ch -= conv.c;");
+  e.line("++tap;");
+  e.close_scope();
+  e.comment(format("iteration it - %d's copies have landed: visible to wgmma, then arrive", D));
+  e.line(format("cp_async_wait<%d>();", D));
+  e.line("fence_proxy_async();");
+  if (D > 0)
+    e.line(format("if (it >= %d) mbar_arrive(full_bar + 8 * ((it - %d) %% %d));", D, D, S));
+  else
+    e.line(format("mbar_arrive(full_bar + 8 * stage);"));
+  e.close_scope("it");
+  if (D > 0) {
+    e.comment(format("the last %d iterations' arrivals", D));
+    e.line("cp_async_wait<0>();");
+    e.line("fence_proxy_async();");
+    e.line(
+        format("for (int it = iters > %d ? iters - %d : 0; it < iters; ++it) "
+               "mbar_arrive(full_bar + 8 * (it %% %d));",
+               D, D, S));
+  }
+}
+
+}  // namespace schedc::codegen

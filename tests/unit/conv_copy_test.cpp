@@ -1,0 +1,222 @@
+// The convolution kernel's copies of A (compiler/wgmma_plan.h, WgmmaConvCopy;
+// codegen/blocks_wgmma_conv.cpp) on the CPU:
+//  - the producer's threads cover every 16-byte chunk of A's stage once, and
+//    each writes its chunk where TMA's 128-byte swizzle puts it (the layout
+//    the wgmma descriptors read, checked in wgmma_plan_test);
+//  - the address walk the producer runs (a tile's window origins, the tap
+//    and channel advanced per k-tile without a division, the 16-bit (h0,
+//    w0), the padding predicate), replayed step by step as the emitted code
+//    does it, reads for every A(m, kk) of every tile the element
+//    compiler::gemm_a_offset names, and zeros where it names none or past
+//    M and K: on ragged, strided, dilated and padded convolutions, channels
+//    fewer than, more than and not dividing a k-tile, and slices starting
+//    mid-K (stream_k's tail).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "compiler/analyze.h"
+#include "compiler/conv.h"
+#include "compiler/lower.h"
+#include "dsl/diagnostics.h"
+#include "dsl/parse.h"
+
+namespace schedc {
+namespace {
+
+using compiler::Conv2d;
+using compiler::KernelPlan;
+
+std::optional<KernelPlan> plan_of(const std::string& text, std::string& diags) {
+  compiler::Target t;
+  compiler::target_for_arch("sm_90", t);
+  dsl::SourceFile src("conv.sched", text);
+  dsl::Diagnostics d(&src);
+  std::optional<dsl::Ast> ast = dsl::parse(src, d);
+  std::optional<compiler::Schedule> s;
+  if (ast) s = compiler::analyze(*ast, "conv.sched", t, d);
+  std::ostringstream o;
+  d.print(o);
+  diags = o.str();
+  if (!s) return std::nullopt;
+  return compiler::lower(*s, t);
+}
+
+std::string conv_schedule(const std::string& conv, const std::string& dtype, int bm, int stages) {
+  const int bk = dtype == "s8" ? 128 : 64;
+  std::ostringstream o;
+  o << "conv " << conv << "\ndtype " << dtype << "\ntile " << bm << "x128x" << bk << "\nwarp 64x128"
+    << "\nwgmma " << dtype << "\ntma\nstages " << stages
+    << "\nswizzle smem\nwarp_specialize\npersistent\n";
+  return o.str();
+}
+
+TEST(ConvCopy, ThreadsCoverAStageOnceWhereTmaWouldWriteIt) {
+  for (const char* dtype : {"s8", "f16", "bf16"})
+    for (int bm : {64, 128, 256})
+      for (int stages : {2, 3, 4}) {
+        SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
+                     std::to_string(stages));
+        std::string diags;
+        auto p = plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
+        if (!p) {  // a 256-row tile: four consumers' accumulators beside the producer's rows
+          EXPECT_EQ(bm, 256);
+          EXPECT_NE(diags.find("registers per thread"), std::string::npos) << diags;
+          continue;
+        }
+        const compiler::WgmmaPlan& w = *p->wgmma;
+        ASSERT_TRUE(w.conv);
+        const compiler::WgmmaConvCopy& c = *w.conv;
+        EXPECT_TRUE(p->schedule.b_col);  // the filters: N x K, k contiguous
+        EXPECT_FALSE(w.a.mn_major);
+        EXPECT_EQ(w.full_arrivals(), 129);
+        EXPECT_LT(c.arrive_lag, w.stages);  // else the producer waits on itself
+        EXPECT_EQ(c.chunks * 16, 128);
+        EXPECT_EQ(c.vec * w.elem_bytes, 16);
+        std::set<int> bytes;
+        for (int t = 0; t < 128; ++t) {
+          const int chunk = c.chunk_of(t), row0 = c.row_of(t, 0);
+          const int dst = row0 * 128 + ((chunk ^ (row0 % 8)) << 4);  // as emitted (a_dst)
+          for (int i = 0; i < c.rows; ++i) {
+            const int row = c.row_of(t, i);
+            ASSERT_LT(row, bm);
+            EXPECT_EQ(dst + i * c.row_step * 128, w.a.offset(row, chunk * c.vec));
+            for (int b = 0; b < 16; ++b)
+              EXPECT_TRUE(bytes.insert(dst + i * c.row_step * 128 + b).second);
+          }
+        }
+        EXPECT_EQ(int(bytes.size()), w.a.stage_bytes);
+        // Registers: the producer's grew for its rows, the consumers' still fit.
+        EXPECT_GE(w.producer_regs, 40 + 4 * c.rows);
+        EXPECT_GE(w.consumer_regs, w.accumulators + 40);
+      }
+}
+
+// One producer thread's reads, replayed as codegen/blocks_wgmma_conv.cpp
+// emits them, over the k-tiles [k_first, k_last) of the tile at tile_m0:
+// for each (row, k-tile), the input offset of the chunk's first element, or
+// -1 for a zero chunk.
+struct Reads {
+  std::vector<std::vector<int64_t>> at;  // [i][k-tile - k_first]
+};
+Reads replay_thread(const Conv2d& v, const std::vector<compiler::ConvTap>& taps, int t, int tile_m0,
+                    int k_first, int k_last, int bk, const compiler::WgmmaConvCopy& c, int64_t M) {
+  const int chunk = c.chunk_of(t), row0 = c.row_of(t, 0);
+  const int pq = int(v.p() * v.q());
+  std::vector<int> origin(c.rows), hw0(c.rows);
+  for (int i = 0; i < c.rows; ++i) {  // k_tile == 0: a new tile
+    const int m = tile_m0 + row0 + i * c.row_step;
+    if (m < M) {
+      const int img = m / pq, pix = m - img * pq, oh = pix / int(v.q()), ow = pix - oh * int(v.q());
+      const int h0 = oh * int(v.stride_h) - int(v.pad_h), w0 = ow * int(v.stride_w) - int(v.pad_w);
+      origin[i] = ((img * int(v.h) + h0) * int(v.w) + w0) * int(v.c);
+      hw0[i] = int((unsigned(h0) << 16) | (unsigned(w0) & 0xFFFFu));
+    } else {
+      origin[i] = 0;
+      hw0[i] = int(0x80008000u);
+    }
+  }
+  const int kk = k_first * bk + chunk * c.vec;
+  int tap = kk / int(v.c), ch = kk - tap * int(v.c);
+  Reads r;
+  r.at.assign(c.rows, {});
+  for (int k_tile = k_first; k_tile < k_last; ++k_tile) {
+    const bool in_k = tap < int(taps.size());
+    const compiler::ConvTap& tp = taps[in_k ? tap : 0];
+    for (int i = 0; i < c.rows; ++i) {
+      const int ih = (hw0[i] >> 16) + int(int16_t(tp.dh)),
+                iw = int(int16_t(hw0[i] & 0xFFFF)) + int(int16_t(tp.dw));
+      const bool inside = in_k && unsigned(ih) < unsigned(v.h) && unsigned(iw) < unsigned(v.w);
+      r.at[i].push_back(inside ? origin[i] + int(tp.offset) + ch : -1);
+    }
+    ch += bk;
+    while (ch >= int(v.c)) ch -= int(v.c), ++tap;
+  }
+  return r;
+}
+
+void check_walk(const Conv2d& v, const std::string& dtype, int bm, int k_first_step) {
+  SCOPED_TRACE(compiler::conv_text(v) + " " + dtype + " BM " + std::to_string(bm));
+  ASSERT_EQ(compiler::conv_error(v), "");
+  std::string diags;
+  auto p = plan_of(conv_schedule(compiler::conv_text(v), dtype, bm, 4), diags);
+  ASSERT_TRUE(p) << diags;
+  const compiler::WgmmaConvCopy& c = *p->wgmma->conv;
+  const int bk = p->block_k;
+  const int64_t M = v.gemm_m(), K = v.gemm_k();
+  const int k_tiles = int((K + bk - 1) / bk);
+  const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
+  int64_t checked = 0;
+  for (int tile_m0 = 0; tile_m0 < M; tile_m0 += bm)
+    for (int k_first = 0; k_first < k_tiles; k_first += k_first_step)
+      for (int t = 0; t < 128; ++t) {
+        const Reads r = replay_thread(v, taps, t, tile_m0, k_first, k_tiles, bk, c, M);
+        for (int i = 0; i < c.rows; ++i)
+          for (int kt = k_first; kt < k_tiles; ++kt) {
+            const int64_t m = tile_m0 + c.row_of(t, i);
+            const int64_t kk0 = int64_t(kt) * bk + c.chunk_of(t) * c.vec;
+            const int64_t got = r.at[i][kt - k_first];
+            for (int e = 0; e < c.vec; ++e) {  // the chunk's elements, contiguous in the input
+              const int64_t kk = kk0 + e;
+              std::optional<int64_t> want;
+              if (m < M && kk < K) want = compiler::gemm_a_offset(v, taps, m, kk);
+              if (want) {
+                ASSERT_EQ(got + e, *want) << "m " << m << " kk " << kk;
+              } else {
+                ASSERT_EQ(got, -1) << "m " << m << " kk " << kk << ": a zero read as " << got;
+              }
+              ++checked;
+            }
+          }
+      }
+  EXPECT_GE(checked, M * K);
+}
+
+Conv2d make(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+            int64_t stride, int64_t pad, int64_t dil = 1) {
+  Conv2d v;
+  v.n = n, v.h = h, v.w = w, v.c = c, v.k = k, v.r = r, v.s = s;
+  v.stride_h = v.stride_w = stride;
+  v.pad_h = v.pad_w = pad;
+  v.dil_h = v.dil_w = dil;
+  return v;
+}
+
+TEST(ConvCopy, ProducerWalkReadsWhatTheDefinitionReads) {
+  // s8: 128 channels a k-tile; C below it (16, 32), equal, above and not
+  // dividing it (48, 144); odd H, W; stride, padding, dilation; 1x1 stride 2.
+  check_walk(make(2, 7, 9, 16, 40, 3, 3, 1, 1), "s8", 128, 1);
+  check_walk(make(1, 9, 7, 32, 64, 3, 3, 2, 2, 2), "s8", 64, 1);
+  check_walk(make(2, 8, 8, 48, 64, 5, 5, 2, 2), "s8", 128, 2);
+  check_walk(make(1, 6, 6, 144, 64, 3, 3, 1, 1), "s8", 128, 1);
+  check_walk(make(3, 11, 11, 128, 64, 1, 1, 2, 0), "s8", 64, 1);
+  check_walk(make(1, 13, 11, 16, 64, 7, 7, 2, 3), "s8", 128, 3);  // the stem, C padded to 16
+  // f16 / bf16: 64 channels a k-tile, 8 a chunk.
+  check_walk(make(2, 7, 9, 8, 40, 3, 3, 1, 1), "f16", 128, 1);
+  check_walk(make(1, 15, 13, 24, 72, 5, 5, 2, 2), "bf16", 128, 1);
+  check_walk(make(1, 5, 5, 200, 64, 3, 3, 1, 4), "f16", 64, 2);  // pad wider than the filter
+}
+
+TEST(ConvCopy, RulesAreLocated) {
+  std::string diags;
+  EXPECT_FALSE(plan_of(conv_schedule("1x8x8x20 filter 16x3x3", "s8", 128, 4), diags));
+  EXPECT_NE(diags.find("conv.sched:1:1: error: 'conv' copies 16-byte chunks"), std::string::npos)
+      << diags;
+  EXPECT_FALSE(
+      plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "
+              "64x128\nwgmma s8\ntma\nstages 4\nswizzle smem\n",
+              diags));
+  EXPECT_NE(diags.find("'conv' needs 'warp_specialize'"), std::string::npos) << diags;
+  EXPECT_FALSE(
+      plan_of("conv 1x8x8x16 filter 16x3x3\ndtype f32\ntile 128x128x8\nthread 8x8\n", diags));
+  EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma'"), std::string::npos)
+      << diags;
+  EXPECT_FALSE(plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
+  EXPECT_NE(diags.find("'batch' does not apply with 'conv'"), std::string::npos) << diags;
+}
+
+}  // namespace
+}  // namespace schedc
