@@ -13,6 +13,8 @@
 
 #include "cli/batch_options.h"
 #include "cli/commands.h"
+#include "cli/conv_bench.h"
+#include "cli/conv_options.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
@@ -36,6 +38,7 @@ struct BenchArgs {
   Scalars scalars;     // --alpha, --beta
   std::string layout;  // --layout NN|NT|TN|TT ("" = each file's)
   BatchOptions batch;  // --batch, --stride-a/-b/-c: for every file and shape
+  ConvOptions conv;    // --conv: the convolutions of convolution modules
 };
 
 struct Row {
@@ -187,6 +190,8 @@ int bench_command(const BenchArgs& a) {
     std::cerr << "schedc bench: error: " << why << "\n";
     return kBadInput;
   }
+  const std::optional<std::vector<runtime::NamedConv>> given_convs = a.conv.parse(std::cerr);
+  if (!given_convs) return kBadInput;
   std::string why;
   std::optional<runtime::DeviceInfo> device = runtime::find_device(why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
@@ -200,6 +205,7 @@ int bench_command(const BenchArgs& a) {
     std::vector<compiler::Problem> problems;
   };
   std::vector<Bench> compiled;
+  std::vector<ConvBenchFile> conv_files;  // convolution modules (cli/conv_bench.h)
   for (const std::string& f : a.files) {
     std::optional<Compiled> c =
         compile_file_with(f, {a.layout, a.batch.directive()}, target, std::cerr);
@@ -213,6 +219,27 @@ int bench_command(const BenchArgs& a) {
         !why.empty()) {
       std::cerr << f << ": error: " << why << "\n";
       rc = std::max(rc, int(kBadInput));
+      continue;
+    }
+    if (a.conv.given() || !c->kernel.conv.empty()) {
+      const char* refused = !a.shapes.empty()                                            ? "--shapes"
+                            : !a.layout.empty()                                          ? "--layout"
+                            : a.batch.directive() || a.batch.stride_a || a.batch.stride_b ||
+                                      a.batch.stride_c                                   ? "--batch"
+                            : !a.plot.empty()                                            ? "--plot"
+                                                                                         : nullptr;
+      std::optional<std::vector<runtime::NamedConv>> convs;
+      if (refused)
+        std::cerr << f << ": error: " << refused
+                  << " does not apply to a convolution module (its problems are its "
+                     "convolutions: --conv SPEC, else its `conv`)\n";
+      else
+        convs = convs_for(f, *c, *given_convs, std::cerr);
+      if (!convs) {
+        rc = std::max(rc, int(kBadInput));
+        continue;
+      }
+      conv_files.push_back({f, std::move(*c), std::move(*convs)});
       continue;
     }
     std::vector<compiler::Problem> ps;
@@ -229,11 +256,24 @@ int bench_command(const BenchArgs& a) {
     }
     if (!ps.empty()) compiled.push_back({f, std::move(*c), std::move(ps)});
   }
+  if (!compiled.empty() && !conv_files.empty()) {
+    std::cerr << "schedc bench: error: " << conv_files.front().file
+              << " computes convolutions and " << compiled.front().file
+              << " GEMMs: bench one kind at a time\n";
+    return kBadInput;
+  }
+  // Nothing left to run: bad input, device or not (as a GPU machine would say).
+  if (compiled.empty() && conv_files.empty() && rc == kBadInput) return kBadInput;
   if (!device) {
-    std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() << " of "
+    std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() + conv_files.size()
+              << " of "
               << a.files.size() << " schedules checked and emitted; nothing can be timed here)\n";
     return kToolchain;
   }
+
+  if (!conv_files.empty())
+    return bench_convs(conv_files, {a.seed, a.scalars, a.json, a.csv, a.no_cache, a.flush_l2},
+                       *device, rc);
 
   std::string session_error;
   std::unique_ptr<runtime::GpuSession> session = runtime::start_session(*device, session_error);
@@ -334,6 +374,7 @@ Command add_bench_command(CLI::App& root) {
       "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
       "TT; N row-major, T column-major; a third letter gives C's (default: each file's)");
   a->batch.add_to(sub);
+  a->conv.add_to(sub, true);
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

@@ -120,17 +120,19 @@ void add_batch_json(report::Json& o, const compiler::Problem& p) {
   o["stride_c"] = p.c_stride();
 }
 
+report::Json timing_json(const TimingStats& t) {
+  using report::json_number;
+  return {{"median", json_number(t.median_ms)},
+          {"min", json_number(t.min_ms)},
+          {"max", json_number(t.max_ms)},
+          {"runs", t.runs}};
+}
+
 report::Json run_json(const std::string& file, const compiler::Problem& p,
                       const PreparedKernel& prepared, const RunReport& r,
                       const report::Json& extra) {
   using report::Json;
   using report::json_number;
-  auto timing = [](const TimingStats& t) {
-    return Json{{"median", json_number(t.median_ms)},
-                {"min", json_number(t.min_ms)},
-                {"max", json_number(t.max_ms)},
-                {"runs", t.runs}};
-  };
   Json o = {{"file", file},
             {"m", p.m},
             {"n", p.n},
@@ -179,9 +181,9 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
   }
   o["validations"] = std::move(validations);
   if (r.timed) {  // "tflops": int TOPS for s8
-    o["time_ms"] = timing(r.kernel);
+    o["time_ms"] = timing_json(r.kernel);
     const bool base = r.has_baseline();
-    o["cublas_ms"] = base ? timing(r.cublas) : Json(nullptr);
+    o["cublas_ms"] = base ? timing_json(r.cublas) : Json(nullptr);
     o["tflops"] = json_number(tflops(p, r.kernel.median_ms));
     o["cublas_tflops"] = base ? json_number(tflops(p, r.cublas.median_ms)) : Json(nullptr);
     o["percent_of_cublas"] = json_number(r.percent_of_cublas());

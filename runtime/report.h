@@ -38,6 +38,9 @@ void print_failure_details(std::ostream& os, const RunReport& r);
 // added to `o` when p.batch > 1.
 void add_batch_json(report::Json& o, const compiler::Problem& p);
 
+// {"median", "min", "max", "runs"} of one timed kernel (ms).
+report::Json timing_json(const TimingStats& t);
+
 // One JSON object for a run (report/json.h writes it). `extra` members are
 // added at the end (e.g. {"stages_ms": {…}}). A batch (p.batch > 1) adds
 // `batch` and the strides in elements, `stride_a`, `stride_b`, `stride_c`;
