@@ -220,6 +220,7 @@ TEST(ConvReport, BlockAndJsonCarryTheThreeTimings) {
   std::ostringstream block;
   runtime::print_conv_block(block, "conv.sched", "s8", r);
   const std::string text = block.str();
+  std::cout << text;
   EXPECT_NE(text.find("conv.sched  conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM "
                       "25088x64x576 s8"),
             std::string::npos)
