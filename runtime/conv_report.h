@@ -18,14 +18,13 @@ std::string conv_string(const compiler::Conv2d& conv);
 // "conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576".
 std::string conv_title(const compiler::Conv2d& conv);
 
-// The block of one run:
-//   conv_f16.sched  conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576 f16
-//     ok: bit-exact vs cuBLAS int8 in, int32 accumulate on the host's im2col
-//     (GPU im2col = host im2col)
-//     kernel            0.052 ms  55.6 TFLOP/s
-//     cuBLAS GEMM alone 0.048 ms  60.1 TFLOP/s  (kernel at 92.3% of it)
-//     im2col + cuBLAS   0.110 ms  26.3 TFLOP/s  (kernel 2.12x faster)
-// (TOPS for s8); a failure's details follow as GEMM runs print them.
+// The block of one run (docs/runtime.md, "Convolution"):
+//   conv.sched  conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576 s8
+//     ok: bit-exact vs cuBLAS int8 in, int32 accumulate on the host's im2col (GPU im2col = …)
+//     kernel               0.100 ms    18.5 TOPS
+//     cuBLAS GEMM alone    0.090 ms    20.6 TOPS  (kernel at 90.0% of it)
+//     im2col + cuBLAS      0.250 ms     7.4 TOPS  (kernel 2.50x faster)
+// (TFLOP/s for f16 and bf16); a failure's details follow as GEMM runs print them.
 void print_conv_block(std::ostream& os, const std::string& label, const std::string& dtype,
                       const ConvReport& r);
 
