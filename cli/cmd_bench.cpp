@@ -190,11 +190,11 @@ int bench_command(const BenchArgs& a) {
     std::cerr << "schedc bench: error: " << why << "\n";
     return kBadInput;
   }
-  const std::optional<std::vector<runtime::NamedConv>> given_convs = a.conv.parse(std::cerr);
-  if (!given_convs) return kBadInput;
   std::string why;
   std::optional<runtime::DeviceInfo> device = runtime::find_device(why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
+  const std::optional<std::vector<runtime::NamedConv>> given_convs = a.conv.parse(target, std::cerr);
+  if (!given_convs) return kBadInput;
 
   int rc = kOk;
   // Each file compiled, and its problems: its shape or --shapes, with the

@@ -214,7 +214,7 @@ std::optional<runtime::NamedConv> convolution_of(const RunArgs& a, const Compile
                  "leading dimensions are the convolution's (give --conv SPEC)\n";
     return std::nullopt;
   }
-  std::optional<std::vector<runtime::NamedConv>> given = a.conv.parse(std::cerr);
+  std::optional<std::vector<runtime::NamedConv>> given = a.conv.parse(c.target, std::cerr);
   if (!given) return std::nullopt;
   std::optional<std::vector<runtime::NamedConv>> convs = convs_for(a.file, c, *given, std::cerr);
   if (!convs) return std::nullopt;

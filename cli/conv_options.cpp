@@ -3,7 +3,7 @@
 #include <cctype>
 #include <iostream>
 
-#include "compiler/conv_spec.h"
+#include "compiler/analyze.h"
 #include "dsl/diagnostics.h"
 #include "runtime/conv_args.h"
 #include "runtime/conv_report.h"
@@ -42,7 +42,8 @@ void ConvOptions::add_to(CLI::App* sub, bool many) {
   }
 }
 
-std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(std::ostream& err) const {
+std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(const compiler::Target& target,
+                                                                  std::ostream& err) const {
   std::vector<runtime::NamedConv> out;
   bool ok = true;
   for (const std::string& text : texts) {
@@ -58,9 +59,9 @@ std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(std::ostream& 
       for (runtime::NamedConv& v : runtime::resnet50_convs(batch)) out.push_back(std::move(v));
       continue;
     }
-    dsl::SourceFile source("--conv", text);
+    const dsl::SourceFile source = compiler::conv_option_source(text);
     dsl::Diagnostics diags(&source);
-    std::optional<compiler::Conv2d> conv = compiler::parse_conv_option(text, diags);
+    std::optional<compiler::Conv2d> conv = compiler::parse_conv_option(source, target, diags);
     if (!conv || diags.has_errors()) {
       diags.print(err);
       ok = false;

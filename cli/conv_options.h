@@ -2,8 +2,8 @@
 // `run` and `bench`'s --conv (issue 21): the convolutions a convolution
 // module (GeneratedKernel::conv) computes. A value is the `conv`
 // directive's arguments ("8x56x56x64 filter 64x3x3 stride 1 pad 1", parsed
-// by compiler::parse_conv_option, errors located in a source named
-// "--conv"), or `resnet50[:B]`: ResNet-50's distinct layers at batch B
+// by compiler::parse_conv_option with the directive's grammar and checks,
+// errors located in a source named "--conv"), or `resnet50[:B]`: ResNet-50's distinct layers at batch B
 // (default 1; runtime/conv_layers.h). Without --conv a convolution module
 // computes its schedule's own `conv`; a GEMM module takes no --conv.
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/pipeline.h"
+#include "compiler/target.h"
 #include "runtime/conv_layers.h"
 
 namespace schedc::cli {
@@ -25,9 +26,10 @@ struct ConvOptions {
   // --conv SPEC, once (`many`: repeatable, bench's).
   void add_to(CLI::App* sub, bool many);
   bool given() const { return !texts.empty(); }
-  // The convolutions the values name, in order; nothing on bad input, the
-  // errors printed to `err` (exit 2).
-  std::optional<std::vector<runtime::NamedConv>> parse(std::ostream& err) const;
+  // The convolutions the values name, in order, checked for `target`;
+  // nothing on bad input, the errors printed to `err` (exit 2).
+  std::optional<std::vector<runtime::NamedConv>> parse(const compiler::Target& target,
+                                                       std::ostream& err) const;
 };
 
 // The convolutions `c` (compiled from `file`) computes: `given` (--conv)

@@ -174,10 +174,6 @@ struct Schedule {
   Epilogue epilogue;
   Origin epilogue_at;
 
-  // TEMPORARY (the conv-runtime branch, so the runtime and CLI build): the
-  // lead's `conv` directive adds this field; the merge keeps theirs.
-  std::optional<Conv2d> conv;
-
   bool is_naive() const { return !tile.has_value(); }
   bool uses_tensor_cores() const { return mma.has_value(); }
   bool uses_wgmma() const { return mma && mma->api == MmaApi::wgmma; }

@@ -15,20 +15,11 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// "1", or "1x2" where the two axes differ.
-std::string pair(int64_t h, int64_t w) {
-  return h == w ? std::to_string(h) : std::to_string(h) + "x" + std::to_string(w);
-}
-
 }  // namespace
 
 std::string conv_string(const compiler::Conv2d& c) {
-  std::ostringstream o;
-  o << c.n << "x" << c.h << "x" << c.w << "x" << c.c << " filter " << c.k << "x" << c.r << "x"
-    << c.s << " stride " << pair(c.stride_h, c.stride_w) << " pad " << pair(c.pad_h, c.pad_w);
-  if (c.dil_h != 1 || c.dil_w != 1) o << " dilation " << pair(c.dil_h, c.dil_w);
-  o << " " << compiler::to_string(c.layout);
-  return o.str();
+  // conv_text names NCHW32 itself (the directive's default is NHWC).
+  return compiler::conv_text(c) + (c.layout == compiler::ConvLayout::nhwc ? " NHWC" : "");
 }
 
 std::string conv_title(const compiler::Conv2d& c) {
