@@ -201,13 +201,13 @@ std::optional<compiler::Problem> gemm_problem(const RunArgs& a, const Compiled& 
 // --conv (a single convolution), else the schedule's own `conv`. The
 // options that shape a GEMM are refused: the convolution decides them.
 std::optional<runtime::NamedConv> convolution_of(const RunArgs& a, const Compiled& c) {
-  const char* refused = !a.shape.empty()                  ? "--shape"
-                        : a.lda || a.ldb || a.ldc         ? "--lda, --ldb and --ldc"
-                        : !a.layout.empty()               ? "--layout"
-                        : a.batch.directive()             ? "--batch"
+  const char* refused = !a.shape.empty()          ? "--shape"
+                        : a.lda || a.ldb || a.ldc ? "--lda, --ldb and --ldc"
+                        : !a.layout.empty()       ? "--layout"
+                        : a.batch.directive()     ? "--batch"
                         : a.batch.stride_a || a.batch.stride_b || a.batch.stride_c ? "--stride-*"
-                        : !a.save_dir.empty()             ? "--save"
-                                                          : nullptr;
+                        : !a.save_dir.empty()                                      ? "--save"
+                                                                                   : nullptr;
   if (refused) {
     std::cerr << "schedc run: error: " << refused
               << " does not apply to a convolution: its implicit GEMM's sizes, layouts and "
@@ -393,8 +393,8 @@ int run_command(const RunArgs& a) {
       if (r.timed && !r.has_baseline())
         v << "  time (schedc alone, " << r.kernel.runs << " runs) " << ms(r.time_ms) << "\n";
       else if (conv)
-        v << "  time (schedc, cuBLAS alone, im2col + cuBLAS: " << r.kernel.runs
-          << " runs each) " << ms(r.time_ms) << "\n";
+        v << "  time (schedc, cuBLAS alone, im2col + cuBLAS: " << r.kernel.runs << " runs each) "
+          << ms(r.time_ms) << "\n";
       else
         v << "  time (schedc + cuBLAS, " << r.kernel.runs << " + " << r.cublas.runs << " runs) "
           << ms(r.time_ms) << "\n";

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/exit_codes.h"
+#include "cli/bench_rows.h"
 #include "report/json.h"
 #include "report/text_table.h"
 #include "runtime/conv_report.h"
@@ -35,16 +35,21 @@ std::string shape(const compiler::Conv2d& v) {
 }
 
 void print_table(std::ostream& os, const std::vector<ConvRow>& rows) {
-  const bool any_s8 = std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.dtype == "s8"; });
-  const bool all_s8 = std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.dtype == "s8"; });
+  const bool any_s8 =
+      std::any_of(rows.begin(), rows.end(), [](auto& r) { return r.dtype == "s8"; });
+  const bool all_s8 =
+      std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.dtype == "s8"; });
   const std::string unit = all_s8 ? "TOPS" : any_s8 ? "TOPS|TFLOP/s" : "TFLOP/s";
   std::vector<std::vector<std::string>> cells = {
       {"schedule", "layer", "convolution", "GEMM", "dtype", "status", "median ms", unit,
        "cuBLAS GEMM ms", "% of GEMM", "im2col+cuBLAS ms", "x of im2col+cuBLAS"}};
   for (const ConvRow& r : rows) {
     const runtime::ConvReport& rep = r.report;
-    std::vector<std::string> c = {base_name(r.file), r.layer.empty() ? "-" : r.layer,
-                                  runtime::conv_string(rep.conv), shape(rep.conv), r.dtype,
+    std::vector<std::string> c = {base_name(r.file),
+                                  r.layer.empty() ? "-" : r.layer,
+                                  runtime::conv_string(rep.conv),
+                                  shape(rep.conv),
+                                  r.dtype,
                                   r.status};
     if (rep.timed) {
       c.push_back(report::number("%.3f", rep.kernel.median_ms));
@@ -78,8 +83,8 @@ void print_csv(std::ostream& os, const std::vector<ConvRow>& rows) {
     const compiler::Conv2d& v = rep.conv;
     os << r.file << "," << r.layer << "," << v.n << "," << v.h << "," << v.w << "," << v.c << ","
        << v.k << "," << v.r << "," << v.s << "," << v.stride_h << "," << v.stride_w << ","
-       << v.pad_h << "," << v.pad_w << "," << v.dil_h << "," << v.dil_w << "," << v.gemm_m()
-       << "," << v.gemm_n() << "," << v.gemm_k() << "," << r.dtype << "," << r.status;
+       << v.pad_h << "," << v.pad_w << "," << v.dil_h << "," << v.dil_w << "," << v.gemm_m() << ","
+       << v.gemm_n() << "," << v.gemm_k() << "," << r.dtype << "," << r.status;
     if (rep.timed)
       os << "," << report::number("%.6f", rep.kernel.min_ms) << ","
          << report::number("%.6f", rep.kernel.median_ms) << ","
@@ -101,14 +106,14 @@ void print_csv(std::ostream& os, const std::vector<ConvRow>& rows) {
 void print_json(std::ostream& os, const std::vector<ConvRow>& rows) {
   report::Json all = report::Json::array();
   for (const ConvRow& r : rows) {
-    const report::Json extra = {{"status", r.status},
-                                {"layer", r.layer},
-                                {"error", r.status == "ERROR" ? r.detail : ""}};
+    const report::Json extra = {
+        {"status", r.status}, {"layer", r.layer}, {"error", r.status == "ERROR" ? r.detail : ""}};
     if (r.prepared && r.status != "ERROR") {
       all.push_back(runtime::conv_json(r.file, *r.prepared, r.report, extra));
       continue;
     }
-    report::Json o = {{"file", r.file}, {"ok", false}, {"conv", runtime::conv_string(r.report.conv)}};
+    report::Json o = {
+        {"file", r.file}, {"ok", false}, {"conv", runtime::conv_string(r.report.conv)}};
     for (const auto& [key, value] : extra.items()) o[key] = value;
     all.push_back(std::move(o));
   }
@@ -118,15 +123,7 @@ void print_json(std::ostream& os, const std::vector<ConvRow>& rows) {
 }  // namespace
 
 int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions& o,
-                const runtime::DeviceInfo& device, int rc) {
-  std::string session_error;
-  std::unique_ptr<runtime::GpuSession> session = runtime::start_session(device, session_error);
-  if (!session) {
-    std::cerr << "schedc: error: " << session_error << "\n";
-    return kToolchain;
-  }
-  runtime::JitOptions jit;
-  jit.use_cache = !o.no_cache;
+                runtime::GpuSession& session, const runtime::JitOptions& jit, int rc) {
   // Every file's entries for every convolution into the cache first, side by side.
   std::vector<runtime::CompileJob> jobs;
   size_t total = 0;
@@ -137,47 +134,34 @@ int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions&
     jobs.push_back({&f.c.kernel, runtime::entries_for(f.c.kernel, problems)});
     total += f.convs.size();
   }
+  const runtime::DeviceInfo& device = session.device();
   runtime::precompile(jobs, device.arch(), jit);
 
   std::vector<ConvRow> rows;
   size_t done = 0;
   for (const ConvBenchFile& f : files) {
-    std::shared_ptr<runtime::PreparedKernel> prepared;
-    std::string prepare_error;
-    try {
-      prepared = session->prepare(f.c.kernel, jit);
-    } catch (const runtime::Error& e) {
-      prepare_error = e.what();
-    }
+    const PreparedSchedule prepared = prepare_schedule(session, f.c.kernel, jit);
     for (const runtime::NamedConv& v : f.convs) {
       ConvRow row;
       row.file = f.file;
       row.layer = v.name;
       row.dtype = f.c.kernel.dtype;
-      row.prepared = prepared;
+      row.prepared = prepared.kernel;
       row.report.conv = v.conv;
       std::cerr << "[" << ++done << "/" << total << "] " << base_name(f.file) << " "
-                << (v.name.empty() ? "" : v.name + ": ") << runtime::conv_string(v.conv)
-                << " ... " << std::flush;
-      if (!prepared) {
-        row.status = "ERROR";
-        row.detail = prepare_error;
-      } else {
-        try {
-          runtime::ConvRunOptions opt;
-          opt.conv = v.conv;
-          opt.epilogue = o.scalars.applied_to(f.c.schedule.epilogue);
-          opt.seed = o.seed;
-          opt.flush_l2 = o.flush_l2;
-          opt.jit = jit;
-          row.report = session->run_conv(*prepared, opt);
-          row.status = row.report.ok() ? "ok" : "FAILED";
-          row.detail = row.report.failure();
-        } catch (const runtime::Error& e) {
-          row.status = "ERROR";
-          row.detail = e.what();
-        }
-      }
+                << (v.name.empty() ? "" : v.name + ": ") << runtime::conv_string(v.conv) << " ... "
+                << std::flush;
+      const RowStatus status = measure_row(prepared, row.report, [&] {
+        runtime::ConvRunOptions opt;
+        opt.conv = v.conv;
+        opt.epilogue = o.scalars.applied_to(f.c.schedule.epilogue);
+        opt.seed = o.seed;
+        opt.flush_l2 = o.flush_l2;
+        opt.jit = jit;
+        return session.run_conv(*prepared.kernel, opt);
+      });
+      row.status = status.status;
+      row.detail = status.detail;
       const runtime::ConvReport& rep = row.report;
       if (row.status == "ok" && rep.timed && rep.has_baseline())
         std::cerr << "ok " << report::number("%.3f", rep.kernel.median_ms) << " ms, "
@@ -188,9 +172,7 @@ int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions&
                   << " ms, no cuBLAS baseline\n";
       else
         std::cerr << row.status << ": " << row.detail << "\n";
-      rc = std::max(rc, row.status == "ok"       ? int(kOk)
-                        : row.status == "FAILED" ? int(kWrongResult)
-                                                 : int(kToolchain));
+      rc = std::max(rc, status.exit_code());
       rows.push_back(std::move(row));
     }
   }

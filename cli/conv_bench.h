@@ -10,7 +10,7 @@
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
 #include "runtime/conv_layers.h"
-#include "runtime/device.h"
+#include "runtime/run.h"
 
 namespace schedc::cli {
 
@@ -23,13 +23,14 @@ struct ConvBenchFile {
 struct ConvBenchOptions {
   uint64_t seed = 1;
   Scalars scalars;
-  bool json = false, csv = false, no_cache = false, flush_l2 = false;
+  bool json = false, csv = false, flush_l2 = false;
 };
 
-// Runs every row on `device` and prints the table (--json: an array of
+// Compiles every file's entries (through `jit`'s cache, side by side), runs
+// every row on `session` and prints the table (--json: an array of
 // runtime::conv_json objects; --csv) on stdout, progress on stderr. Returns
 // the worst exit code of `rc` and the rows' (1 a wrong result, 3 an error).
 int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions& o,
-                const runtime::DeviceInfo& device, int rc);
+                runtime::GpuSession& session, const runtime::JitOptions& jit, int rc);
 
 }  // namespace schedc::cli

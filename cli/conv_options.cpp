@@ -73,10 +73,9 @@ std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(const compiler
   return out;
 }
 
-std::optional<std::vector<runtime::NamedConv>> convs_for(const std::string& file,
-                                                         const Compiled& c,
-                                                         const std::vector<runtime::NamedConv>& given,
-                                                         std::ostream& err) {
+std::optional<std::vector<runtime::NamedConv>> convs_for(
+    const std::string& file, const Compiled& c, const std::vector<runtime::NamedConv>& given,
+    std::ostream& err) {
   const codegen::GeneratedKernel& k = c.kernel;
   if (k.conv.empty() && !given.empty()) {
     err << file
@@ -104,10 +103,10 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(const std::string& file
 }
 
 std::string conv_summary(const compiler::Conv2d& conv) {
-  return "convolution " + runtime::conv_string(conv) + ": output " + std::to_string(conv.n) +
-         "x" + std::to_string(conv.p()) + "x" + std::to_string(conv.q()) + "x" +
-         std::to_string(conv.k) + ", GEMM " + std::to_string(conv.gemm_m()) + "x" +
-         std::to_string(conv.gemm_n()) + "x" + std::to_string(conv.gemm_k()) +
+  return "convolution " + runtime::conv_string(conv) + ": output " + std::to_string(conv.n) + "x" +
+         std::to_string(conv.p()) + "x" + std::to_string(conv.q()) + "x" + std::to_string(conv.k) +
+         ", GEMM " + std::to_string(conv.gemm_m()) + "x" + std::to_string(conv.gemm_n()) + "x" +
+         std::to_string(conv.gemm_k()) +
          " (A the input, B the filters column-major, C the output); offset table " +
          std::to_string(conv.r * conv.s) + " taps, " +
          std::to_string(compiler::offset_table_bytes(conv)) + " B";

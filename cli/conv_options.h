@@ -3,9 +3,9 @@
 // module (GeneratedKernel::conv) computes. A value is the `conv`
 // directive's arguments ("8x56x56x64 filter 64x3x3 stride 1 pad 1", parsed
 // by compiler::parse_conv_option with the directive's grammar and checks,
-// errors located in a source named "--conv"), or `resnet50[:B]`: ResNet-50's distinct layers at batch B
-// (default 1; runtime/conv_layers.h). Without --conv a convolution module
-// computes its schedule's own `conv`; a GEMM module takes no --conv.
+// errors located in a source named "--conv"), or `resnet50[:B]`: ResNet-50's distinct layers at
+// batch B (default 1; runtime/conv_layers.h). Without --conv a convolution module computes its
+// schedule's own `conv`; a GEMM module takes no --conv.
 
 #include <CLI/CLI.hpp>
 #include <iosfwd>
@@ -38,10 +38,9 @@ struct ConvOptions {
 // given --conv, a convolution module without any convolution, or one it
 // cannot compute (runtime::conv_run_error: C·sizeof(T) not a multiple of
 // 16 bytes, …).
-std::optional<std::vector<runtime::NamedConv>> convs_for(const std::string& file,
-                                                         const Compiled& c,
-                                                         const std::vector<runtime::NamedConv>& given,
-                                                         std::ostream& err);
+std::optional<std::vector<runtime::NamedConv>> convs_for(
+    const std::string& file, const Compiled& c, const std::vector<runtime::NamedConv>& given,
+    std::ostream& err);
 
 // "convolution 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: output
 // 8x56x56x64, GEMM 25088x64x576 (A the input, B the filters column-major,

@@ -30,17 +30,18 @@ void check_conv_launch(const codegen::GeneratedKernel& kernel, const EntryChoice
   const int64_t m = int64_t(conv->n) * conv->p * conv->q, k = int64_t(conv->c) * taps;
   if (p.m != m || p.k != k || p.a_col || !p.b_col || p.c_col)
     fail("the problem " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-         std::to_string(p.k) + " is not the convolution's implicit GEMM (M = N·P·Q = " +
-         std::to_string(m) + ", K = C·R·S = " + std::to_string(k) +
-         ", B column-major, A and C row-major)");
+         std::to_string(p.k) +
+         " is not the convolution's implicit GEMM (M = N·P·Q = " + std::to_string(m) +
+         ", K = C·R·S = " + std::to_string(k) + ", B column-major, A and C row-major)");
   const int es = elem_size(elem_type(kernel.dtype));
   if ((int64_t(conv->c) * es) % 16 != 0)
     fail("C = " + std::to_string(conv->c) + " channels of " + kernel.dtype + " are " +
          std::to_string(int64_t(conv->c) * es) +
          " bytes a pixel, not a multiple of 16 (the copies read 16-byte chunks)");
   if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0)
-    fail("the input tensor (A) is not 16-byte aligned; it is read in 16-byte chunks and never "
-         "repacked (it is a tensor, not a matrix)");
+    fail(
+        "the input tensor (A) is not 16-byte aligned; it is read in 16-byte chunks and never "
+        "repacked (it is a tensor, not a matrix)");
   if (choice.repack_a || choice.transpose_a)
     fail("the input tensor (A) cannot be " +
          std::string(choice.repack_a ? "repacked" : "transposed") + " (" + choice.why +

@@ -2,17 +2,23 @@
 
 namespace schedc::runtime {
 
-namespace {
-
-// One NHWC layer: `batch` images of h x w x c, k filters of r x r.
-compiler::Conv2d layer(int64_t batch, int64_t h, int64_t c, int64_t k, int64_t r, int64_t stride,
-                       int64_t pad) {
+compiler::Conv2d conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                        int64_t stride, int64_t pad, int64_t dilation) {
   compiler::Conv2d v;
-  v.n = batch, v.h = h, v.w = h, v.c = c;
-  v.k = k, v.r = r, v.s = r;
+  v.n = n, v.h = h, v.w = w, v.c = c;
+  v.k = k, v.r = r, v.s = s;
   v.stride_h = v.stride_w = stride;
   v.pad_h = v.pad_w = pad;
+  v.dil_h = v.dil_w = dilation;
   return v;
+}
+
+namespace {
+
+// One layer: `batch` square images of h x h x c, k square filters of r x r.
+compiler::Conv2d layer(int64_t batch, int64_t h, int64_t c, int64_t k, int64_t r, int64_t stride,
+                       int64_t pad) {
+  return conv2d(batch, h, h, c, k, r, r, stride, pad);
 }
 
 }  // namespace

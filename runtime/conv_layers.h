@@ -15,6 +15,11 @@ struct NamedConv {
   compiler::Conv2d conv;
 };
 
+// A convolution of `n` images of h x w x c, `k` filters of r x s, one
+// stride, padding and dilation on both axes, NHWC.
+compiler::Conv2d conv2d(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
+                        int64_t stride = 1, int64_t pad = 0, int64_t dilation = 1);
+
 // ResNet-50's distinct convolution layers (v1.5: a bottleneck's stride on its
 // 3x3; 224x224 input), NHWC, `batch` images each: the stem with its 3 input
 // channels padded to 16 (16 bytes of int8, two 16-byte chunks of f16), and

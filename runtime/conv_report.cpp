@@ -7,16 +7,6 @@
 
 namespace schedc::runtime {
 
-namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
-
 std::string conv_string(const compiler::Conv2d& c) {
   // conv_text names NCHW32 itself (the directive's default is NHWC).
   return compiler::conv_text(c) + (c.layout == compiler::ConvLayout::nhwc ? " NHWC" : "");
@@ -38,8 +28,9 @@ void print_conv_block(std::ostream& os, const std::string& label, const std::str
   } else {
     const ValidationResult& v = r.validations.front();
     os << "ok: "
-       << (v.bit_exact ? "bit-exact" : "rel err " + fmt("%.1e", v.rel_err) + " (tolerance " +
-                                           fmt("%.1e", v.tolerance) + ")")
+       << (v.bit_exact ? "bit-exact"
+                       : "rel err " + format_number("%.1e", v.rel_err) + " (tolerance " +
+                             format_number("%.1e", v.tolerance) + ")")
        << " vs " << to_string(r.ref_mode) << " on the host's im2col";
   }
   if (r.ok()) os << (r.im2col_checked ? " (GPU im2col = host im2col)" : "") << "\n";
@@ -48,8 +39,8 @@ void print_conv_block(std::ostream& os, const std::string& label, const std::str
   const char* unit = rate_unit(dtype);
   const compiler::Problem& p = r.problem;
   auto line = [&](const char* what, const TimingStats& t) {
-    os << "  " << what << fmt("%9.3f", t.median_ms) << " ms " << fmt("%7.1f", tflops(p, t.median_ms))
-       << " " << unit;
+    os << "  " << what << format_number("%9.3f", t.median_ms) << " ms "
+       << format_number("%7.1f", tflops(p, t.median_ms)) << " " << unit;
   };
   line("kernel           ", r.kernel);
   os << "\n";
@@ -58,9 +49,9 @@ void print_conv_block(std::ostream& os, const std::string& label, const std::str
     return;
   }
   line("cuBLAS GEMM alone", r.cublas);
-  os << "  (kernel at " << fmt("%.1f", r.percent_of_cublas()) << "% of it)\n";
+  os << "  (kernel at " << format_number("%.1f", r.percent_of_cublas()) << "% of it)\n";
   line("im2col + cuBLAS  ", r.explicit_pipeline);
-  os << "  (kernel " << fmt("%.2f", r.x_of_explicit()) << "x faster)\n";
+  os << "  (kernel " << format_number("%.2f", r.x_of_explicit()) << "x faster)\n";
 }
 
 report::Json conv_json(const std::string& file, const PreparedKernel& prepared, const ConvReport& r,

@@ -90,8 +90,9 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
   report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
-  GemmArgs args{dInput.get(), dFilters.get(), dOut.get(),
-                epi.alpha,    epi.beta,       epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,
+  GemmArgs args{dInput.get(), dFilters.get(),
+                dOut.get(),   epi.alpha,
+                epi.beta,     epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,
                 &conv_args};
   auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
   if (!im2col_) im2col_ = std::make_shared<Im2colKernel>(device_.arch(), options.jit);
@@ -174,13 +175,11 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       gemm_on(dA_gpu);
     };
     // cuBLAS int8 may reject the problem: then neither baseline is timed.
-    if (is_integer(out))
-      if (std::string why = try_cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dFilters.get(),
-                                            kernel_c(p, dCublas.get()), epi.alpha, epi.beta);
-          !why.empty())
-        report.no_baseline = "cuBLAS int8 rejects this problem: " + why;
+    report.no_baseline = int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(),
+                                               dFilters.get(), dCublas.get(), epi);
     std::vector<std::function<void()>> launches = {launch};
-    if (report.no_baseline.empty()) launches.insert(launches.end(), {gemm_alone, explicit_pipeline});
+    if (report.no_baseline.empty())
+      launches.insert(launches.end(), {gemm_alone, explicit_pipeline});
     const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);
     report.kernel = stats[0];
     if (stats.size() > 2) {
@@ -188,14 +187,8 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       report.explicit_pipeline = stats[2];
     }
     // With beta == 0 every run must write the same output: a change is a race.
-    const std::vector<char>& validated = scratch_.random_result;
-    if (options.validate && epi.beta == 0.0f) {
-      std::vector<char>& again = scratch_.again;
-      again.resize(dOut.bytes());
-      dOut.download(again.data(), again.size(), "the output after timing", stream);
-      if (again != validated)
-        report.race = "the result changed between runs on the same inputs (a race?)";
-    }
+    if (options.validate && epi.beta == 0.0f)
+      report.race = race_after_timing(dOut, scratch_.random_result, scratch_.again, stream);
     report.timed = true;
     report.time_ms = ms_since(t0);
   }

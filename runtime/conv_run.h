@@ -35,7 +35,7 @@ struct ConvRunOptions {
 // percent_of_cublas(): (b) / (a)) and what a convolution adds.
 struct ConvReport : RunReport {
   compiler::Conv2d conv;
-  compiler::Problem problem;   // the implicit GEMM: M = N·P·Q, N = K, K = C·R·S
+  compiler::Problem problem;      // the implicit GEMM: M = N·P·Q, N = K, K = C·R·S
   TimingStats explicit_pipeline;  // (c): GPU im2col + cuBLAS
   // The GPU im2col's A equalled the host's byte for byte (checked once a
   // run; a difference throws Error).

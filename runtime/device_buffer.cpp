@@ -32,6 +32,13 @@ void wait_or_hang(cudaStream_t s, double seconds, const std::string& what) {
   }
 }
 
+std::string race_after_timing(const DeviceBuffer& out, const std::vector<char>& validated,
+                              std::vector<char>& scratch, cudaStream_t s) {
+  scratch.resize(out.bytes());
+  out.download(scratch.data(), scratch.size(), "the output after timing", s);
+  return scratch == validated ? "" : "the result changed between runs on the same inputs (a race?)";
+}
+
 std::unique_ptr<DeviceBuffer> l2_flush_buffer(bool flush, size_t l2_bytes, TimingOptions& timing) {
   if (!flush || l2_bytes == 0) return nullptr;
   auto buffer = std::make_unique<DeviceBuffer>(2 * l2_bytes, "L2 flush");

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/problem.h"
 #include "runtime/error.h"
@@ -60,6 +61,13 @@ double seconds_allowed(const compiler::Problem& p);
 // then 1 ms steps), so it adds no more than a millisecond to a run. Throws
 // Error(hang) naming `what` and marks the process (note_kernel_hung).
 void wait_or_hang(cudaStream_t s, double seconds, const std::string& what);
+
+// After timing on inputs that make every run write the same output (beta
+// = 0): "" when `out` (downloaded into `scratch`) still holds `validated`
+// byte for byte, else "the result changed between runs on the same
+// inputs (a race?)".
+std::string race_after_timing(const DeviceBuffer& out, const std::vector<char>& validated,
+                              std::vector<char>& scratch, cudaStream_t s);
 
 // With `flush`, a buffer of twice the L2's `l2_bytes` that `timing` then
 // writes before each timed run (TimingOptions::flush_buffer); else nothing.

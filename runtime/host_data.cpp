@@ -368,7 +368,9 @@ ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t s
   if (bias) in.bias.resize(size_t(conv.k));
   const uint64_t s = seed * 2 + 1;  // random mode's seeds
   if (!is_integer(t)) {
-    auto draw = [&](uint64_t stream, uint64_t i) { return round_to(t, uniform_pm1(hash64(s, stream, i))); };
+    auto draw = [&](uint64_t stream, uint64_t i) {
+      return round_to(t, uniform_pm1(hash64(s, stream, i)));
+    };
     for (size_t i = 0; i < in.input.size(); ++i) in.input[i] = draw(0, i);
     for (size_t i = 0; i < in.filters.size(); ++i) in.filters[i] = draw(1, i);
     if (beta != 0.0f)
@@ -384,11 +386,11 @@ ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t s
     in.input[i] = float(int_in(hash64(s, 0, i), lo, hi, false));
   for (size_t i = 0; i < in.filters.size(); ++i) {
     const int64_t n = int64_t(i) / kk_count, kk = int64_t(i) % kk_count;
-    in.filters[i] =
-        (kk + n) % r.stride == 0 ? float(int_in(hash64(s, 1, i), lo, hi, false)) : 0.0f;
+    in.filters[i] = (kk + n) % r.stride == 0 ? float(int_in(hash64(s, 1, i), lo, hi, false)) : 0.0f;
   }
   if (beta != 0.0f)
-    for (size_t i = 0; i < in.z.size(); ++i) in.z[i] = float(int_in(hash64(s, 2, i), -r.c0, r.c0, false));
+    for (size_t i = 0; i < in.z.size(); ++i)
+      in.z[i] = float(int_in(hash64(s, 2, i), -r.c0, r.c0, false));
   for (size_t j = 0; j < in.bias.size(); ++j)
     in.bias[j] = float(int_in(hash64(s, 3, j), -r.bias, r.bias, false));
   return in;

@@ -22,7 +22,7 @@ std::vector<char> im2col_host(const compiler::Conv2d& conv, const std::vector<ch
           const int64_t ih = oh * conv.stride_h - conv.pad_h + r * conv.dil_h;
           const int64_t iw = ow * conv.stride_w - conv.pad_w + s * conv.dil_w;
           if (ih < 0 || ih >= conv.h || iw < 0 || iw >= conv.w) continue;  // padding: zeros
-          const int64_t kk = (r * conv.s + s) * conv.c;                     // c = 0
+          const int64_t kk = (r * conv.s + s) * conv.c;                    // c = 0
           std::memcpy(a.data() + size_t(m * K + kk) * size_t(elem),
                       input.data() + size_t(((n * conv.h + ih) * conv.w + iw) * conv.c) * elem,
                       run);
@@ -95,8 +95,8 @@ void Im2colKernel::launch(const compiler::Conv2d& conv, int elem, const void* in
   long long chunks = (long long)conv.gemm_m() * taps * vecs;
   const void* in = input;
   void* out = a;
-  void* params[] = {&in,   &out,  &chunks,   &h,        &w,     &vecs,  &p,     &q,
-                    &s,    &taps, &stride_h, &stride_w, &pad_h, &pad_w, &dil_h, &dil_w};
+  void* params[] = {&in, &out,  &chunks,   &h,        &w,     &vecs,  &p,     &q,
+                    &s,  &taps, &stride_h, &stride_w, &pad_h, &pad_w, &dil_h, &dil_w};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned((chunks + 255) / 256), 1, 1);
   config.blockDim = dim3(256, 1, 1);

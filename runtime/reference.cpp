@@ -93,8 +93,8 @@ void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaS
 
 }  // namespace
 
-void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle,
-                       cudaStream_t stream, const compiler::Problem& p, ElemType t, RefMode ref,
+void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
+                       const compiler::Problem& p, ElemType t, RefMode ref,
                        const compiler::Epilogue& epi, const DeviceBuffer& dA,
                        const DeviceBuffer& dB, const DeviceBuffer& dRef) {
   hc.ref = ref;
@@ -102,6 +102,15 @@ void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle,
     s8_reference(hc, in, cublas_handle, stream, p, epi, dA, dB, dRef);
   else
     float_reference(hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
+}
+
+std::string int8_baseline_refusal(void* cublas_handle, RefMode mode, ElemType t,
+                                  const compiler::Problem& p, const void* a, const void* b, void* c,
+                                  const compiler::Epilogue& epi) {
+  if (!is_integer(t)) return "";
+  const std::string why =
+      try_cublas_gemm(cublas_handle, mode, t, p, a, b, kernel_c(p, c), epi.alpha, epi.beta);
+  return why.empty() ? "" : "cuBLAS int8 rejects this problem: " + why;
 }
 
 }  // namespace schedc::runtime

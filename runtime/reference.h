@@ -26,9 +26,20 @@ std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& 
 // t). s8: into hc.expected_s32, by cuBLAS int8 (exact in int32) or, where
 // cuBLAS int8 rejects the problem, cublasDgemm on the same integers (exact
 // too; hc.ref = s8_via_f64). dRef holds batch x m x n 4-byte elements.
-void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle,
-                       cudaStream_t stream, const compiler::Problem& p, ElemType t, RefMode ref,
+void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
+                       const compiler::Problem& p, ElemType t, RefMode ref,
                        const compiler::Epilogue& epi, const DeviceBuffer& dA,
                        const DeviceBuffer& dB, const DeviceBuffer& dRef);
+
+// Whether the timed baseline of `p` runs: "" for a float type `t`, and for
+// s8 when cuBLAS int8 takes the problem with the kernel's C at `c` (one
+// call, which writes it); else "cuBLAS int8 rejects this problem: <the
+// call and cuBLAS's status>". cuBLAS int8 may reject the kernel's C (its
+// ldc, layout) even where it took the reference's packed one; without a
+// baseline the kernel is timed alone and no ratio is given, never one
+// against another kind of GEMM.
+std::string int8_baseline_refusal(void* cublas_handle, RefMode mode, ElemType t,
+                                  const compiler::Problem& p, const void* a, const void* b, void* c,
+                                  const compiler::Epilogue& epi);
 
 }  // namespace schedc::runtime

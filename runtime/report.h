@@ -11,6 +11,9 @@
 
 namespace schedc::runtime {
 
+// `v` printed by the printf format `f` ("%.1f", "%.3g").
+std::string format_number(const char* f, double v);
+
 // "4096x4096x4096"; a batch adds its size, and the strides when any was given
 // ("127x129x65 batch 3", "127x129x65 batch 3 (strides A 8390, B 8392, C 16400)").
 std::string shape_string(const compiler::Problem& p);

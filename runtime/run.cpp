@@ -318,28 +318,17 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
       cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
                   epi.alpha, epi.beta);
     };
-    // cuBLAS int8 may reject the kernel's C (its ldc, layout) even where it
-    // took the reference's packed one: one call says whether s8 has a
-    // baseline. Without one the kernel is timed alone and no ratio is given
-    // (never a baseline of another kind).
-    if (is_integer(out))
-      if (std::string why = try_cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(),
-                                            kernel_c(p, dCublas.get()), epi.alpha, epi.beta);
-          !why.empty())
-        report.no_baseline = "cuBLAS int8 rejects this problem: " + why;
+    // s8: one call says whether cuBLAS int8 takes the kernel's C.
+    report.no_baseline =
+        int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(), dB.get(), dCublas.get(), epi);
     std::vector<std::function<void()>> launches = {launch};
     if (report.no_baseline.empty()) launches.push_back(cublas_launch);
     const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);
     report.kernel = stats[0];
     if (stats.size() > 1) report.cublas = stats[1];
     // With beta == 0 every run must write the same C: a change is a race.
-    if (!random_result.empty() && epi.beta == 0.0f) {
-      std::vector<char>& again = scratch_.again;
-      again.resize(dC.bytes());
-      dC.download(again.data(), again.size(), "C after timing", stream);
-      if (again != random_result)
-        report.race = "the result changed between runs on the same inputs (a race?)";
-    }
+    if (!random_result.empty() && epi.beta == 0.0f)
+      report.race = race_after_timing(dC, random_result, scratch_.again, stream);
     report.timed = true;
     report.time_ms = ms_since(t0);
   }

@@ -22,19 +22,11 @@
 namespace schedc {
 namespace {
 
-compiler::Conv2d conv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
-                      int64_t stride = 1, int64_t pad = 0, int64_t dil = 1) {
-  compiler::Conv2d v;
-  v.n = n, v.h = h, v.w = w, v.c = c, v.k = k, v.r = r, v.s = s;
-  v.stride_h = v.stride_w = stride;
-  v.pad_h = v.pad_w = pad;
-  v.dil_h = v.dil_w = dil;
-  return v;
-}
+using runtime::conv2d;  // (n, h, w, c, k, r, s[, stride, pad, dilation])
 
 TEST(ConvArgs, FieldsAndTapsAreTheOffsetTable) {
-  for (const compiler::Conv2d& v : {conv(2, 17, 19, 32, 40, 3, 3, 1, 2, 2),  // 3x3 dilated
-                                    conv(8, 224, 224, 16, 64, 7, 7, 2, 3)}) {  // the stem
+  for (const compiler::Conv2d& v : {conv2d(2, 17, 19, 32, 40, 3, 3, 1, 2, 2),    // 3x3 dilated
+                                    conv2d(8, 224, 224, 16, 64, 7, 7, 2, 3)}) {  // the stem
     const runtime::ConvArgs a = runtime::make_conv_args(v);
     EXPECT_EQ(a.n, v.n);
     EXPECT_EQ(a.h, v.h);
@@ -57,26 +49,26 @@ TEST(ConvArgs, FieldsAndTapsAreTheOffsetTable) {
     }
   }
   // The last tap of the dilated 3x3: (2·2) rows and (2·2) pixels of 32 channels in.
-  const runtime::ConvArgs d = runtime::make_conv_args(conv(2, 17, 19, 32, 40, 3, 3, 1, 2, 2));
+  const runtime::ConvArgs d = runtime::make_conv_args(conv2d(2, 17, 19, 32, 40, 3, 3, 1, 2, 2));
   EXPECT_EQ(d.tap[8].offset, 4 * 19 * 32 + 4 * 32);
   EXPECT_EQ(d.tap[8].dh, 4);
   EXPECT_EQ(d.tap[8].dw, 4);
-  EXPECT_THROW(runtime::make_conv_args(conv(1, 1, 1, 16, 8, 3, 3)), runtime::Error);  // no output
+  EXPECT_THROW(runtime::make_conv_args(conv2d(1, 1, 1, 16, 8, 3, 3)), runtime::Error);  // no output
 }
 
 TEST(ConvRunError, ChannelsInWholeSixteenByteChunks) {
-  EXPECT_EQ(runtime::conv_run_error(conv(1, 7, 9, 16, 40, 3, 3, 1, 1), "s8"), "");
-  EXPECT_EQ(runtime::conv_run_error(conv(1, 7, 9, 8, 40, 3, 3, 1, 1), "f16"), "");
-  EXPECT_EQ(runtime::conv_run_error(conv(1, 7, 9, 8, 40, 3, 3, 1, 1), "bf16"), "");
-  const std::string s8 = runtime::conv_run_error(conv(1, 7, 9, 8, 40, 3, 3, 1, 1), "s8");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1), "s8"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "f16"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "bf16"), "");
+  const std::string s8 = runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "s8");
   EXPECT_NE(s8.find("not a multiple of 16"), std::string::npos) << s8;
   EXPECT_NE(s8.find("C a multiple of 16"), std::string::npos) << s8;
-  const std::string f16 = runtime::conv_run_error(conv(1, 7, 9, 3, 40, 3, 3, 1, 1), "f16");
+  const std::string f16 = runtime::conv_run_error(conv2d(1, 7, 9, 3, 40, 3, 3, 1, 1), "f16");
   EXPECT_NE(f16.find("C a multiple of 8"), std::string::npos) << f16;
-  compiler::Conv2d nchw = conv(1, 7, 9, 32, 40, 3, 3, 1, 1);
+  compiler::Conv2d nchw = conv2d(1, 7, 9, 32, 40, 3, 3, 1, 1);
   nchw.layout = compiler::ConvLayout::nchw32;
   EXPECT_NE(runtime::conv_run_error(nchw, "s8").find("NHWC"), std::string::npos);
-  EXPECT_NE(runtime::conv_run_error(conv(1, 7, 9, 16, 40, 0, 3), "s8"), "");  // conv_error's
+  EXPECT_NE(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 0, 3), "s8"), "");  // conv_error's
 }
 
 // The host im2col (the convolution's definition) and the compiler's
@@ -84,9 +76,9 @@ TEST(ConvRunError, ChannelsInWholeSixteenByteChunks) {
 // the same A: two independent derivations of every element.
 TEST(Im2colHost, MatchesTheOffsetTableArithmetic) {
   const compiler::Conv2d cases[] = {
-      conv(3, 7, 9, 16, 40, 3, 3, 1, 1),       conv(2, 13, 11, 32, 24, 1, 1, 2, 0),
-      conv(1, 15, 17, 16, 40, 3, 3, 1, 2, 2),  conv(2, 9, 7, 48, 72, 5, 5, 2, 3),
-      conv(1, 5, 5, 16, 8, 7, 7, 1, 4),        conv(1, 224, 224, 16, 64, 7, 7, 2, 3),
+      conv2d(3, 7, 9, 16, 40, 3, 3, 1, 1),      conv2d(2, 13, 11, 32, 24, 1, 1, 2, 0),
+      conv2d(1, 15, 17, 16, 40, 3, 3, 1, 2, 2), conv2d(2, 9, 7, 48, 72, 5, 5, 2, 3),
+      conv2d(1, 5, 5, 16, 8, 7, 7, 1, 4),       conv2d(1, 224, 224, 16, 64, 7, 7, 2, 3),
   };
   for (const compiler::Conv2d& v : cases) {
     SCOPED_TRACE(runtime::conv_string(v));
@@ -109,7 +101,7 @@ TEST(Im2colHost, MatchesTheOffsetTableArithmetic) {
     }
   }
   // Elements of two bytes (f16) move whole.
-  const compiler::Conv2d v = conv(1, 3, 3, 8, 4, 3, 3, 1, 1);
+  const compiler::Conv2d v = conv2d(1, 3, 3, 8, 4, 3, 3, 1, 1);
   std::vector<char> input(size_t(3 * 3 * 8 * 2));
   for (size_t i = 0; i < input.size(); ++i) input[i] = char(i + 1);
   const std::vector<char> a = runtime::im2col_host(v, input, 2);
@@ -122,7 +114,7 @@ TEST(Im2colHost, MatchesTheOffsetTableArithmetic) {
 
 TEST(ConvInputs, RangesFollowTheGemmRule) {
   // s8, K = 576: the full int8 range; z and bias as a GEMM's C0 and bias.
-  const compiler::Conv2d v = conv(2, 9, 7, 64, 40, 3, 3, 1, 1);
+  const compiler::Conv2d v = conv2d(2, 9, 7, 64, 40, 3, 3, 1, 1);
   runtime::ConvInputs in = runtime::make_conv_inputs(v, runtime::ElemType::s8, 1, 1, 1, true);
   ASSERT_EQ(in.input.size(), size_t(2 * 9 * 7 * 64));
   ASSERT_EQ(in.filters.size(), size_t(40 * 576));
@@ -178,14 +170,13 @@ TEST(ResNet50, TwentyThreeDistinctLayersEveryModuleComputes) {
 }
 
 TEST(ConvReport, NamesTheConvolutionAndItsGemm) {
-  compiler::Conv2d v = conv(8, 56, 56, 64, 64, 3, 3, 1, 1);
+  compiler::Conv2d v = conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1);
   EXPECT_EQ(runtime::conv_title(v),
             "conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576");
   v.stride_w = 2, v.pad_h = 2, v.dil_h = v.dil_w = 2;
-  EXPECT_EQ(runtime::conv_string(v),
-            "8x56x56x64 filter 64x3x3 stride 1x2 pad 2x1 dilation 2 NHWC");
-  const compiler::Problem p = runtime::conv_problem(conv(8, 56, 56, 64, 64, 3, 3, 1, 1),
-                                                    compiler::DType::s8);
+  EXPECT_EQ(runtime::conv_string(v), "8x56x56x64 filter 64x3x3 stride 1x2 pad 2x1 dilation 2 NHWC");
+  const compiler::Problem p =
+      runtime::conv_problem(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1), compiler::DType::s8);
   EXPECT_EQ(p.m, 25088);
   EXPECT_EQ(p.n, 64);
   EXPECT_EQ(p.k, 576);
@@ -197,7 +188,7 @@ TEST(ConvReport, NamesTheConvolutionAndItsGemm) {
 
 runtime::ConvReport timed_report() {
   runtime::ConvReport r;
-  r.conv = conv(8, 56, 56, 64, 64, 3, 3, 1, 1);
+  r.conv = conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1);
   r.problem = runtime::conv_problem(r.conv, compiler::DType::s8);
   r.entry.name = "schedc_conv";
   runtime::ValidationResult v;
@@ -262,7 +253,7 @@ TEST(ConvLaunch, RefusesWhatTheModuleCannotRun) {
   k.conv = "nhwc";
   k.b_col = true;
   k.main.name = "schedc_conv";
-  const compiler::Conv2d v = conv(2, 7, 9, 16, 40, 3, 3, 1, 1);
+  const compiler::Conv2d v = conv2d(2, 7, 9, 16, 40, 3, 3, 1, 1);
   const runtime::ConvArgs args = runtime::make_conv_args(v);
   const compiler::Problem p = runtime::conv_problem(v, compiler::DType::s8);
   runtime::EntryChoice choice;

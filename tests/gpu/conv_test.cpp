@@ -30,15 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-compiler::Conv2d conv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int64_t r, int64_t s,
-                      int64_t stride = 1, int64_t pad = 0, int64_t dil = 1) {
-  compiler::Conv2d v;
-  v.n = n, v.h = h, v.w = w, v.c = c, v.k = k, v.r = r, v.s = s;
-  v.stride_h = v.stride_w = stride;
-  v.pad_h = v.pad_w = pad;
-  v.dil_h = v.dil_w = dil;
-  return v;
-}
+using runtime::conv2d;  // (n, h, w, c, k, r, s[, stride, pad, dilation])
 
 // Ragged convolutions for channels of `cmin` elements a 16-byte chunk (16
 // for int8, 8 for f16): H and W odd, one chunk of channels, K (filters) not
@@ -46,13 +38,17 @@ compiler::Conv2d conv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t k, int
 // past the filter's reach, a rectangular filter with per-axis stride and
 // pad, a single output channel, 1x1 images.
 std::vector<compiler::Conv2d> ragged_convs(int64_t cmin) {
-  compiler::Conv2d rect = conv(2, 6, 10, 2 * cmin, 33, 1, 3);
+  compiler::Conv2d rect = conv2d(2, 6, 10, 2 * cmin, 33, 1, 3);
   rect.stride_w = 2, rect.pad_w = 1;
-  return {conv(3, 7, 9, cmin, 40, 3, 3, 1, 1),      conv(2, 13, 11, 2 * cmin, 24, 1, 1, 2, 0),
-          conv(1, 15, 17, cmin, 40, 3, 3, 1, 2, 2), conv(2, 9, 7, 3 * cmin, 72, 5, 5, 2, 3),
-          conv(1, 5, 5, cmin, 8, 7, 7, 1, 4),       conv(4, 1, 1, 4 * cmin, 40, 1, 1),
-          conv(1, 1, 1, cmin, 1, 1, 1),             rect,
-          conv(1, 31, 33, cmin, 40, 3, 3, 2, 1)};
+  return {conv2d(3, 7, 9, cmin, 40, 3, 3, 1, 1),
+          conv2d(2, 13, 11, 2 * cmin, 24, 1, 1, 2, 0),
+          conv2d(1, 15, 17, cmin, 40, 3, 3, 1, 2, 2),
+          conv2d(2, 9, 7, 3 * cmin, 72, 5, 5, 2, 3),
+          conv2d(1, 5, 5, cmin, 8, 7, 7, 1, 4),
+          conv2d(4, 1, 1, 4 * cmin, 40, 1, 1),
+          conv2d(1, 1, 1, cmin, 1, 1, 1),
+          rect,
+          conv2d(1, 31, 33, cmin, 40, 3, 3, 2, 1)};
 }
 
 // What a planted convolution kernel does wrong (or nothing).
@@ -203,7 +199,7 @@ TEST(PlantedConv, CorrectOnRaggedConvolutions) {
 TEST(PlantedConv, WrongKernelsFail) {
   SCHEDC_REQUIRE_GPU(s);
   for (const char* dtype : {"f16", "s8"}) {
-    const compiler::Conv2d v = conv(2, 7, 9, chunk_channels(dtype), 40, 3, 3, 1, 1);
+    const compiler::Conv2d v = conv2d(2, 7, 9, chunk_channels(dtype), 40, 3, 3, 1, 1);
     for (ConvPlant plant :
          {ConvPlant::skips_last_tap, ConvPlant::clamps_padding, ConvPlant::writes_nothing}) {
       auto prepared = s->prepare(naive_conv_kernel(dtype, plant), test_jit());
@@ -221,7 +217,7 @@ TEST(PlantedConv, TimesTheKernelCublasAloneAndTheExplicitPipeline) {
   for (const char* dtype : {"f16", "s8"}) {
     auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), test_jit());
     runtime::ConvRunOptions o;
-    o.conv = conv(2, 14, 14, 4 * chunk_channels(dtype), 64, 3, 3, 1, 1);
+    o.conv = conv2d(2, 14, 14, 4 * chunk_channels(dtype), 64, 3, 3, 1, 1);
     o.jit = test_jit();
     o.flush_l2 = true;
     o.timing.warmup_runs = 1;
@@ -250,7 +246,7 @@ TEST(PlantedConv, RefusesWhatCannotRun) {
   auto conv_module = s->prepare(naive_conv_kernel("s8", ConvPlant::correct), test_jit());
   auto gemm_module = s->prepare(testing::naive_kernel("f16"), test_jit());
   runtime::ConvRunOptions o;
-  o.conv = conv(1, 7, 9, 16, 40, 3, 3, 1, 1);
+  o.conv = conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1);
   o.jit = test_jit();
   EXPECT_THROW(s->run_conv(*gemm_module, o), runtime::Error);  // a GEMM module
   o.conv.c = 8;  // 8 bytes a pixel of int8: not whole 16-byte chunks
@@ -273,8 +269,8 @@ fs::path source_dir() {
 std::vector<std::string> conv_schedules() {
   std::vector<std::string> out;
   std::error_code ec;
-  for (const auto& [dir, prefix] : {std::pair{"examples/conv", ""},
-                                    std::pair{"tests/gpu/schedules", "conv_"}}) {
+  for (const auto& [dir, prefix] :
+       {std::pair{"examples/conv", ""}, std::pair{"tests/gpu/schedules", "conv_"}}) {
     const fs::path root = source_dir() / dir;
     if (!fs::is_directory(root, ec)) continue;
     for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
