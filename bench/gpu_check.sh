@@ -41,6 +41,15 @@
 #             bench/candidates/s8_*.sched ($INT8_FILES) at $INT8_SHAPES
 #             (default 4096,8192) beside cuBLAS int8, $INT8_ROUNDS (default 2)
 #             rounds, then torch._int_mm (cuBLASLt) by bench/int8_torch.py
+#   conv      issue 21's convolutions: schedc_gpu_tests' convolution tests
+#             ($CONV_FILTER: the planted kernel, every examples/conv and
+#             tests/gpu/schedules/conv_* schedule on ResNet-50 and ragged
+#             convolutions); schedc run of each examples/conv/*.sched on its
+#             own `conv` and on a ragged one; compute-sanitizer memcheck and
+#             racecheck of those; then schedc bench examples/conv/*.sched
+#             --conv $CONV_SPECS (';'-separated, default resnet50:8) beside
+#             cuBLAS's GEMM alone and im2col + cuBLAS, $CONV_ROUNDS (default 1)
+#             rounds
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -91,8 +100,9 @@ note() { SUMMARY+=("$(printf '%-9s %s' "$1" "$2")"); }
 elapsed() { echo $(( $(date +%s) - START )); }
 left() { local l=$(( BUDGET_S - $(elapsed) )); [ $l -lt 5 ] && l=5; echo $l; }
 
-# EXAMPLES: every example, ladder first.
-mapfile -t EXAMPLES < <(find examples -name '*.sched' 2>/dev/null | sort)
+# EXAMPLES: every GEMM example, ladder first (the conv section runs
+# examples/conv/: a convolution module takes a convolution, not --shape).
+mapfile -t EXAMPLES < <(find examples -name '*.sched' -not -path 'examples/conv/*' 2>/dev/null | sort)
 
 section_tests() {
   # TEST_SHARDS processes (default 4) share the one GPU: the examples'
@@ -498,6 +508,70 @@ section_int8() {
   note int8 "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/int8.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/int8.txt") FAILED/ERROR"
 }
 
+# A ragged convolution every convolution module computes (16 channels: one
+# 16-byte chunk of int8, two of f16).
+CONV_RAGGED=${CONV_RAGGED:-"3x7x9x16 filter 40x3x3 stride 1 pad 1"}
+
+section_conv() {
+  local log=$LOGS/conv-tests.log rc=0 r f
+  timeout "$(left)" "$GPU_TESTS" --gtest_color=no \
+    --gtest_filter="${CONV_FILTER:-PlantedConv*:ConvSchedules*:*ConvScheduleTest*}" >"$log" 2>&1
+  r=$?
+  note conv-tests "rc $r: $(grep -c '^\[       OK \]' "$log") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$log") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$log") skipped"
+  grep '^\[  FAILED  \] [A-Za-z].*(' "$log" | head -20 >>"$LOGS/tests.failed"
+  local files=()
+  for f in examples/conv/*.sched; do [ -f "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] || { note conv "no examples/conv/*.sched"; return; }
+  # schedc run on each file's own convolution and on the ragged one; the
+  # same under compute-sanitizer (cuBLAS's reference kernels may report
+  # racecheck hazards of their own: reference_races_only).
+  local ok=0 total=0 clean=0 checked=0 cs spec tool
+  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  : >"$LOGS/conv-run.log"
+  for f in "${files[@]}"; do
+    for spec in "" "$CONV_RAGGED"; do
+      [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break 2
+      local flag=()
+      [ -n "$spec" ] && flag=(--conv "$spec")
+      total=$((total + 1))
+      echo "\$ schedc run $f ${spec:+--conv \"$spec\"} --verbose" >>"$LOGS/conv-run.log"
+      if timeout "$(left)" "$SCHEDC" run "$f" "${flag[@]}" --verbose >>"$LOGS/conv-run.log" 2>&1; then
+        ok=$((ok + 1))
+      else
+        echo "exit code $?" >>"$LOGS/conv-run.log"
+      fi
+      [ -x "$cs" ] || continue
+      for tool in memcheck racecheck; do
+        checked=$((checked + 1))
+        echo "\$ compute-sanitizer --tool $tool schedc run $f ${spec:+--conv \"$spec\"} --no-time" >>"$LOGS/conv-run.log"
+        timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" "${flag[@]}" \
+          --no-time >"$LOGS/cs.tmp" 2>&1
+        r=$?
+        cat "$LOGS/cs.tmp" >>"$LOGS/conv-run.log"
+        if { [ $r -eq 0 ] && ! grep -qE "ERROR SUMMARY: [1-9]|[1-9][0-9]* errors?\)|Hazard" "$LOGS/cs.tmp"; } ||
+          reference_races_only "$LOGS/cs.tmp"; then
+          clean=$((clean + 1))
+        else
+          echo "NOT CLEAN (rc $r)" >>"$LOGS/conv-run.log"
+        fi
+      done
+    done
+  done
+  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck; own conv and $CONV_RAGGED)"
+  local rounds=${CONV_ROUNDS:-1} i specs=() list
+  IFS=';' read -r -a list <<<"${CONV_SPECS:-resnet50:8}"
+  for spec in "${list[@]}"; do specs+=(--conv "$spec"); done
+  : >"$LOGS/conv.txt"
+  for ((i = 0; i < rounds; i++)); do
+    echo "## round $i: schedc bench ${files[*]} ${CONV_SPECS:-resnet50:8}" >>"$LOGS/conv.txt"
+    timeout "$(left)" "$SCHEDC" bench "${files[@]}" "${specs[@]}" \
+      >>"$LOGS/conv.txt" 2>>"$LOGS/conv.progress"
+    r=$?; [ $r -gt $rc ] && rc=$r
+  done
+  cp "$LOGS/conv.txt" "$DEST/conv.txt" 2>/dev/null
+  note conv "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/conv.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/conv.txt") FAILED/ERROR"
+}
+
 section_stalls() {
   local ncu
   ncu=$(find_ncu) || { note stalls "ncu not found"; return; }
@@ -530,6 +604,7 @@ done
   if [ -s "$LOGS/bench.txt" ]; then echo "---- bench ----"; cat "$LOGS/bench.txt"; fi
   if [ -s "$LOGS/batch.txt" ]; then echo "---- batch ----"; cat "$LOGS/batch.txt"; fi
   if [ -s "$LOGS/int8.txt" ]; then echo "---- int8 ----"; cat "$LOGS/int8.txt"; fi
+  if [ -s "$LOGS/conv.txt" ]; then echo "---- conv ----"; cat "$LOGS/conv.txt"; fi
   if [ -s "$LOGS/variants.txt" ]; then echo "---- variants ----"; grep -vE '^round |FAILED: ' "$LOGS/variants.txt"; fi
   [ -s "$LOGS/tests.failed" ] && { echo "---- failed tests ----"; cat "$LOGS/tests.failed"; }
   echo "---- summary ($(elapsed) s) ----"

@@ -12,7 +12,10 @@
 #include <sstream>
 
 #include "cli/batch_options.h"
+#include "cli/bench_rows.h"
 #include "cli/commands.h"
+#include "cli/conv_bench.h"
+#include "cli/conv_options.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
@@ -36,6 +39,7 @@ struct BenchArgs {
   Scalars scalars;     // --alpha, --beta
   std::string layout;  // --layout NN|NT|TN|TT ("" = each file's)
   BatchOptions batch;  // --batch, --stride-a/-b/-c: for every file and shape
+  ConvOptions conv;    // --conv: the convolutions of convolution modules
 };
 
 struct Row {
@@ -190,6 +194,9 @@ int bench_command(const BenchArgs& a) {
   std::string why;
   std::optional<runtime::DeviceInfo> device = runtime::find_device(why);
   compiler::Target target = device ? runtime::target_for_device(*device) : compiler::Target{};
+  const std::optional<std::vector<runtime::NamedConv>> given_convs =
+      a.conv.parse(target, std::cerr);
+  if (!given_convs) return kBadInput;
 
   int rc = kOk;
   // Each file compiled, and its problems: its shape or --shapes, with the
@@ -200,6 +207,7 @@ int bench_command(const BenchArgs& a) {
     std::vector<compiler::Problem> problems;
   };
   std::vector<Bench> compiled;
+  std::vector<ConvBenchFile> conv_files;  // convolution modules (cli/conv_bench.h)
   for (const std::string& f : a.files) {
     std::optional<Compiled> c =
         compile_file_with(f, {a.layout, a.batch.directive()}, target, std::cerr);
@@ -213,6 +221,28 @@ int bench_command(const BenchArgs& a) {
         !why.empty()) {
       std::cerr << f << ": error: " << why << "\n";
       rc = std::max(rc, int(kBadInput));
+      continue;
+    }
+    if (a.conv.given() || !c->kernel.conv.empty()) {
+      const char* refused =
+          !a.shapes.empty()   ? "--shapes"
+          : !a.layout.empty() ? "--layout"
+          : a.batch.directive() || a.batch.stride_a || a.batch.stride_b || a.batch.stride_c
+              ? "--batch and --stride-*"
+          : !a.plot.empty() ? "--plot"
+                            : nullptr;
+      std::optional<std::vector<runtime::NamedConv>> convs;
+      if (refused)
+        std::cerr << f << ": error: " << refused
+                  << " does not apply to a convolution module (its problems are its "
+                     "convolutions: --conv SPEC, else its `conv`)\n";
+      else
+        convs = convs_for(f, *c, *given_convs, std::cerr);
+      if (!convs) {
+        rc = std::max(rc, int(kBadInput));
+        continue;
+      }
+      conv_files.push_back({f, std::move(*c), std::move(*convs)});
       continue;
     }
     std::vector<compiler::Problem> ps;
@@ -229,9 +259,17 @@ int bench_command(const BenchArgs& a) {
     }
     if (!ps.empty()) compiled.push_back({f, std::move(*c), std::move(ps)});
   }
+  if (!compiled.empty() && !conv_files.empty()) {
+    std::cerr << "schedc bench: error: " << conv_files.front().file << " computes convolutions and "
+              << compiled.front().file << " GEMMs: bench one kind at a time\n";
+    return kBadInput;
+  }
+  // Nothing left to run: bad input, device or not (as a GPU machine would say).
+  if (compiled.empty() && conv_files.empty() && rc == kBadInput) return kBadInput;
   if (!device) {
-    std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() << " of "
-              << a.files.size() << " schedules checked and emitted; nothing can be timed here)\n";
+    std::cerr << "schedc: no CUDA device: " << why << " (" << compiled.size() + conv_files.size()
+              << " of " << a.files.size()
+              << " schedules checked and emitted; nothing can be timed here)\n";
     return kToolchain;
   }
 
@@ -243,6 +281,9 @@ int bench_command(const BenchArgs& a) {
   }
   runtime::JitOptions jit;
   jit.use_cache = !a.no_cache;
+  if (!conv_files.empty())
+    return bench_convs(conv_files, {a.seed, a.scalars, a.json, a.csv, a.flush_l2}, *session, jit,
+                       rc);
 
   // Every schedule's entries for every shape compiled side by side into the
   // kernel cache first (runtime::precompile); then each is measured alone.
@@ -256,39 +297,25 @@ int bench_command(const BenchArgs& a) {
   total = compiled.size() * std::max<size_t>(1, shapes.size());
   size_t done = 0;
   for (const auto& [file, c, problems] : compiled) {
-    std::shared_ptr<runtime::PreparedKernel> prepared;
-    std::string prepare_error;
-    try {
-      prepared = session->prepare(c.kernel, jit);
-    } catch (const runtime::Error& e) {
-      prepare_error = e.what();
-    }
+    const PreparedSchedule prepared = prepare_schedule(*session, c.kernel, jit);
     for (const compiler::Problem& problem : problems) {
       Row row;
       row.file = file;
       row.problem = problem;
       row.dtype = c.kernel.dtype;
-      row.prepared = prepared;
+      row.prepared = prepared.kernel;
       std::cerr << "[" << ++done << "/" << total << "] " << base_name(file) << " "
                 << runtime::shape_string(row.problem) << " ... " << std::flush;
-      if (!prepared) {
-        row.status = "ERROR";
-        row.detail = prepare_error;
-      } else {
-        try {
-          runtime::RunOptions opt;
-          opt.problem = row.problem;
-          opt.epilogue = a.scalars.applied_to(c.schedule.epilogue);
-          opt.seed = a.seed;
-          opt.flush_l2 = a.flush_l2;
-          row.report = session->run(*prepared, opt);
-          row.status = row.report.ok() ? "ok" : "FAILED";
-          row.detail = row.report.failure();
-        } catch (const runtime::Error& e) {
-          row.status = "ERROR";
-          row.detail = e.what();
-        }
-      }
+      const RowStatus status = measure_row(prepared, row.report, [&] {
+        runtime::RunOptions opt;
+        opt.problem = row.problem;
+        opt.epilogue = a.scalars.applied_to(c.schedule.epilogue);
+        opt.seed = a.seed;
+        opt.flush_l2 = a.flush_l2;
+        return session->run(*prepared.kernel, opt);
+      });
+      row.status = status.status;
+      row.detail = status.detail;
       if (row.status == "ok" && row.report.timed && !row.report.has_baseline())
         std::cerr << "ok " << report::number("%.3f", row.report.kernel.median_ms)
                   << " ms, no cuBLAS baseline\n";
@@ -297,9 +324,7 @@ int bench_command(const BenchArgs& a) {
                   << report::number("%.1f", row.report.percent_of_cublas()) << "% of cuBLAS\n";
       else
         std::cerr << row.status << ": " << row.detail << "\n";
-      rc = std::max(rc, row.status == "ok"       ? int(kOk)
-                        : row.status == "FAILED" ? int(kWrongResult)
-                                                 : int(kToolchain));
+      rc = std::max(rc, status.exit_code());
       rows.push_back(std::move(row));
     }
   }
@@ -334,6 +359,7 @@ Command add_bench_command(CLI::App& root) {
       "A's and B's layouts for every file: NN, NT (B column-major: C = X·Wᵀ), TN or "
       "TT; N row-major, T column-major; a third letter gives C's (default: each file's)");
   a->batch.add_to(sub);
+  a->conv.add_to(sub, true);
   sub->add_option("--plot", a->plot,
                   "write % of cuBLAS (each schedule against cuBLAS in its own mode) against "
                   "problem size as an SVG chart");

@@ -10,10 +10,13 @@
 
 #include "cli/batch_options.h"
 #include "cli/commands.h"
+#include "cli/conv_options.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
 #include "cli/tuned.h"
+#include "runtime/conv_report.h"
+#include "runtime/conv_run.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/report.h"
@@ -36,6 +39,7 @@ struct RunArgs {
   std::string layout;         // --layout NN|NT|TN|TT ("" = the file's)
   int64_t lda = 0, ldb = 0, ldc = 0;
   BatchOptions batch;  // --batch, --stride-a, --stride-b, --stride-c
+  ConvOptions conv;    // --conv: a convolution module's convolution
 };
 
 std::string base_name(const std::string& path) {
@@ -73,17 +77,22 @@ void print_entry(std::ostream& os, const char* role, const codegen::KernelEntry&
   os << "\n";
 }
 
-// What would run, for a machine without a GPU.
-void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem& p) {
+// What would run, for a machine without a GPU (`conv`: the convolution
+// whose implicit GEMM `p` is).
+void print_summary(std::ostream& os, const Compiled& c, const compiler::Problem& p,
+                   const compiler::Conv2d* conv) {
   const compiler::Schedule& s = c.schedule;
   const compiler::KernelPlan& plan = c.plan;
   os << "schedule " << c.file->name() << ": dtype " << compiler::to_string(s.dtype) << ", "
      << (s.is_naive() ? "naive" : "tiled") << ", " << plan.block_threads << " threads/block, "
      << plan.smem_bytes << " B shared, target " << c.target.arch_name() << "\n";
-  os << "problem " << p.m << "x" << p.n << "x" << p.k << ", lda " << p.a_ld()
-     << (p.a_col ? " (A column-major)" : "") << ", ldb " << p.b_ld()
-     << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld()
-     << (p.c_col ? " (C column-major)" : "") << "\n";
+  if (conv)
+    os << conv_summary(*conv) << "\n";
+  else
+    os << "problem " << p.m << "x" << p.n << "x" << p.k << ", lda " << p.a_ld()
+       << (p.a_col ? " (A column-major)" : "") << ", ldb " << p.b_ld()
+       << (p.b_col ? " (B column-major)" : "") << ", ldc " << p.c_ld()
+       << (p.c_col ? " (C column-major)" : "") << "\n";
   if (c.kernel.batched)
     os << "batch of " << p.batch << " GEMM" << (p.batch == 1 ? "" : "s") << ", "
        << runtime::strides_string(p) << " elements"
@@ -161,6 +170,63 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
   return true;
 }
 
+// The GEMM `run` computes: --shape (else the schedule's), the leading
+// dimensions, the batch; nothing on bad input, the error printed.
+std::optional<compiler::Problem> gemm_problem(const RunArgs& a, const Compiled& c) {
+  compiler::Shape shape = c.schedule.shape;
+  if (!a.shape.empty() && !parse_shape(a.shape, shape)) {
+    std::cerr << "schedc run: error: bad --shape '" << a.shape << "' (expected MxNxK, each >= 1)\n";
+    return std::nullopt;
+  }
+  // The operands' layouts are the kernel's: lda, ldb and ldc are in them.
+  compiler::Problem p = c.kernel.in_layouts(
+      compiler::Problem{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c.schedule.dtype});
+  if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
+      (a.ldc && a.ldc < p.c_row_len())) {
+    std::cerr << "schedc run: error: leading dimensions must be at least the row length in "
+                 "memory (lda >= "
+              << (p.a_col ? "M: A is column-major" : "K")
+              << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N")
+              << ", ldc >= " << (p.c_col ? "M: C is column-major" : "N") << ")\n";
+    return std::nullopt;
+  }
+  if (std::string why = a.batch.apply(p, c.schedule.batch); !why.empty()) {
+    std::cerr << "schedc run: error: " << why << "\n";
+    return std::nullopt;
+  }
+  return p;
+}
+
+// The one convolution `run` computes, or nothing with the error printed:
+// --conv (a single convolution), else the schedule's own `conv`. The
+// options that shape a GEMM are refused: the convolution decides them.
+std::optional<runtime::NamedConv> convolution_of(const RunArgs& a, const Compiled& c) {
+  const char* refused = !a.shape.empty()          ? "--shape"
+                        : a.lda || a.ldb || a.ldc ? "--lda, --ldb and --ldc"
+                        : !a.layout.empty()       ? "--layout"
+                        : a.batch.directive()     ? "--batch"
+                        : a.batch.stride_a || a.batch.stride_b || a.batch.stride_c ? "--stride-*"
+                        : !a.save_dir.empty()                                      ? "--save"
+                                                                                   : nullptr;
+  if (refused) {
+    std::cerr << "schedc run: error: " << refused
+              << " does not apply to a convolution: its implicit GEMM's sizes, layouts and "
+                 "leading dimensions are the convolution's (give --conv SPEC)\n";
+    return std::nullopt;
+  }
+  std::optional<std::vector<runtime::NamedConv>> given = a.conv.parse(c.target, std::cerr);
+  if (!given) return std::nullopt;
+  std::optional<std::vector<runtime::NamedConv>> convs = convs_for(a.file, c, *given, std::cerr);
+  if (!convs) return std::nullopt;
+  if (convs->size() != 1) {
+    std::cerr << "schedc run: error: --conv names " << convs->size()
+              << " convolutions; run computes one (`schedc bench FILE --conv resnet50` runs a "
+                 "list)\n";
+    return std::nullopt;
+  }
+  return convs->front();
+}
+
 int run_command(const RunArgs& a) {
   using Clock = std::chrono::steady_clock;
   auto t_start = Clock::now();
@@ -175,11 +241,12 @@ int run_command(const RunArgs& a) {
   }
   std::optional<Compiled> c;
   if (a.tuned) {
-    if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive()) {
+    if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive() || a.conv.given()) {
       std::cerr << "schedc run: error: --tuned runs the tuned schedule as recorded; choose one "
                    "of --tuned and "
                 << (!a.layout.empty()     ? "--layout"
                     : a.batch.directive() ? "--batch (tunes are of one GEMM)"
+                    : a.conv.given()      ? "--conv (tunes are of GEMMs)"
                                           : "--kernel-source")
                 << "\n";
       return kBadInput;
@@ -194,27 +261,17 @@ int run_command(const RunArgs& a) {
   if (!a.kernel_source.empty() && !use_kernel_source(a.kernel_source, a.file, c->kernel))
     return kBadInput;
 
-  compiler::Shape shape = c->schedule.shape;
-  if (!a.shape.empty() && !parse_shape(a.shape, shape)) {
-    std::cerr << "schedc run: error: bad --shape '" << a.shape << "' (expected MxNxK, each >= 1)\n";
-    return kBadInput;
+  // A convolution module computes a convolution (--conv, else its
+  // schedule's `conv`); the problem is its implicit GEMM.
+  std::optional<runtime::NamedConv> conv;
+  if (a.conv.given() || !c->kernel.conv.empty()) {
+    conv = convolution_of(a, *c);
+    if (!conv) return kBadInput;
   }
-  // The operands' layouts are the kernel's: lda, ldb and ldc are in them.
-  compiler::Problem p = c->kernel.in_layouts(
-      compiler::Problem{shape.m, shape.n, shape.k, a.lda, a.ldb, a.ldc, c->schedule.dtype});
-  if ((a.lda && a.lda < p.a_row_len()) || (a.ldb && a.ldb < p.b_row_len()) ||
-      (a.ldc && a.ldc < p.c_row_len())) {
-    std::cerr << "schedc run: error: leading dimensions must be at least the row length in "
-                 "memory (lda >= "
-              << (p.a_col ? "M: A is column-major" : "K")
-              << ", ldb >= " << (p.b_col ? "K: B is column-major" : "N")
-              << ", ldc >= " << (p.c_col ? "M: C is column-major" : "N") << ")\n";
-    return kBadInput;
-  }
-  if (std::string why = a.batch.apply(p, c->schedule.batch); !why.empty()) {
-    std::cerr << "schedc run: error: " << why << "\n";
-    return kBadInput;
-  }
+  std::optional<compiler::Problem> problem =
+      conv ? runtime::conv_problem(conv->conv, c->schedule.dtype) : gemm_problem(a, *c);
+  if (!problem) return kBadInput;
+  const compiler::Problem& p = *problem;
   // s8 takes whole-number scalars (the kernel converts them with int()):
   // said here, before any device, so `--alpha 0.5` is bad input everywhere.
   const compiler::Epilogue epilogue = a.scalars.applied_to(c->schedule.epilogue);
@@ -250,7 +307,7 @@ int run_command(const RunArgs& a) {
     }
     if (!device) {
       // Show what would run, compile it for the default target, then say why it cannot.
-      print_summary(std::cout, *c, p);
+      print_summary(std::cout, *c, p, conv ? &conv->conv : nullptr);
       std::vector<std::string> names;
       runtime::JitResult j = compile_here(names);
       std::cout << "NVRTC " << target.arch_name() << (j.cache_hit ? " (cache hit)" : "")
@@ -280,26 +337,44 @@ int run_command(const RunArgs& a) {
 
     runtime::GpuSession session(*device);
     std::shared_ptr<runtime::PreparedKernel> prepared = session.prepare(c->kernel, jit_options, &p);
-    runtime::RunOptions opt;
-    opt.problem = p;
-    opt.epilogue = epilogue;
-    opt.seed = a.seed;
-    opt.flush_l2 = a.flush_l2;
-    opt.time = !a.no_time;
-    opt.save_dir = a.save_dir;
-    runtime::RunReport r = session.run(*prepared, opt);
-    double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
-
-    std::string label = base_name(a.file);
-    if (a.json) {
-      report::Json extra = {{"stages_ms", stage_times_json(c->times)}, {"device", device->name}};
-      if (!a.kernel_source.empty()) extra["kernel_source"] = a.kernel_source;
-      std::cout << report::json_text(runtime::run_json(a.file, p, *prepared, r, extra)) << "\n";
+    const std::string label = base_name(a.file);
+    report::Json extra = {{"stages_ms", stage_times_json(c->times)}, {"device", device->name}};
+    if (!a.kernel_source.empty()) extra["kernel_source"] = a.kernel_source;
+    std::unique_ptr<runtime::RunReport> report;
+    if (conv) {
+      runtime::ConvRunOptions opt;
+      opt.conv = conv->conv;
+      opt.epilogue = epilogue;
+      opt.seed = a.seed;
+      opt.flush_l2 = a.flush_l2;
+      opt.time = !a.no_time;
+      opt.jit = jit_options;
+      auto r = std::make_unique<runtime::ConvReport>(session.run_conv(*prepared, opt));
+      if (a.json)
+        std::cout << report::json_text(runtime::conv_json(a.file, *prepared, *r, extra)) << "\n";
+      else
+        runtime::print_conv_block(std::cout, label, c->kernel.dtype, *r);
+      report = std::move(r);
     } else {
-      std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
-      if (!r.ok()) runtime::print_failure_details(std::cout, r);
+      runtime::RunOptions opt;
+      opt.problem = p;
+      opt.epilogue = epilogue;
+      opt.seed = a.seed;
+      opt.flush_l2 = a.flush_l2;
+      opt.time = !a.no_time;
+      opt.save_dir = a.save_dir;
+      report = std::make_unique<runtime::RunReport>(session.run(*prepared, opt));
+      const runtime::RunReport& r = *report;
+      if (a.json) {
+        std::cout << report::json_text(runtime::run_json(a.file, p, *prepared, r, extra)) << "\n";
+      } else {
+        std::cout << runtime::run_line(label, p, c->kernel.dtype, r) << "\n";
+        if (!r.ok()) runtime::print_failure_details(std::cout, r);
+      }
+      for (const std::string& f : r.saved) std::cerr << "schedc: wrote " << f << "\n";
     }
-    for (const std::string& f : r.saved) std::cerr << "schedc: wrote " << f << "\n";
+    const runtime::RunReport& r = *report;
+    double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
     if (a.verbose) {
       std::ostream& v = std::cerr;
       const runtime::JitResult& j = prepared->jit;
@@ -312,9 +387,14 @@ int run_command(const RunArgs& a) {
         print_compile(v, r.late.jit, r.late.entries, device->arch(), !c->kernel.entry_guards);
         v << "  module load " << ms(r.late.load_ms) << "\n";
       }
-      v << "  validate (exact + random, with cuBLAS) " << ms(r.validate_ms) << "\n";
+      v << (conv ? "  validate (random inputs, with im2col + cuBLAS; the GPU im2col checked) "
+                 : "  validate (exact + random, with cuBLAS) ")
+        << ms(r.validate_ms) << "\n";
       if (r.timed && !r.has_baseline())
         v << "  time (schedc alone, " << r.kernel.runs << " runs) " << ms(r.time_ms) << "\n";
+      else if (conv)
+        v << "  time (schedc, cuBLAS alone, im2col + cuBLAS: " << r.kernel.runs << " runs each) "
+          << ms(r.time_ms) << "\n";
       else
         v << "  time (schedc + cuBLAS, " << r.kernel.runs << " + " << r.cublas.runs << " runs) "
           << ms(r.time_ms) << "\n";
@@ -328,8 +408,8 @@ int run_command(const RunArgs& a) {
         << r.entry.why << ")\n";
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
-      v << "scalars: alpha " << opt.epilogue.alpha << ", beta " << opt.epilogue.beta
-        << (opt.epilogue.bias ? ", bias" : "") << (opt.epilogue.relu ? ", relu" : "") << "\n";
+      v << "scalars: alpha " << epilogue.alpha << ", beta " << epilogue.beta
+        << (epilogue.bias ? ", bias" : "") << (epilogue.relu ? ", relu" : "") << "\n";
       for (const auto& [name, f] : j.functions)
         v << "ptxas: " << name << " "
           << (f.entry ? std::to_string(f.registers) + " registers, " : "(device function) ")
@@ -376,6 +456,7 @@ Command add_run_command(CLI::App& root) {
       "--ldc", a->ldc,
       "leading dimension of C (default: its row length in memory, N; M when C is column-major)");
   a->batch.add_to(sub);
+  a->conv.add_to(sub, false);
   sub->add_flag("--json", a->json, "print one JSON object on stdout");
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");

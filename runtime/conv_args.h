@@ -4,6 +4,7 @@
 // table, laid out as the generated `struct ConvArgs` is.
 
 #include <cstdint>
+#include <string>
 
 #include "compiler/conv.h"
 
@@ -25,8 +26,16 @@ static_assert(sizeof(ConvTapArg) == 8, "a tap is 8 bytes, as the kernel reads it
 static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps,
               "ConvArgs as the kernel reads it");
 
-// `conv`'s parameter (conv_error(conv) must be "": sizes fit 32 bits, the
-// taps fit the table).
+// `conv`'s parameter: the sizes, strides and padding, and the taps of
+// compiler::offset_table (r·S + s). Throws Error when conv_error(conv) is
+// not "" (a size past 32 bits, more taps than the table holds).
 ConvArgs make_conv_args(const compiler::Conv2d& conv);
+
+// Why a convolution module of `dtype` ("s8", "f16", "bf16") cannot compute
+// `conv`, or "" when it can: compiler::conv_error, a layout other than NHWC
+// (the modules' ABI), C·sizeof(T) not a multiple of 16 bytes (a copy of A
+// reads 16-byte chunks of a pixel's channels), a dilation or padding past
+// the 16 bits of a tap's displacement.
+std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype);
 
 }  // namespace schedc::runtime

@@ -356,4 +356,44 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
   return in;
 }
 
+ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed, float alpha,
+                            float beta, bool bias) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const int64_t kk_count = conv.c * conv.r * conv.s;
+  const int64_t outputs = conv.gemm_m() * conv.gemm_n();
+  ConvInputs in;
+  in.input.resize(size_t(conv.n * conv.h * conv.w * conv.c));
+  in.filters.resize(size_t(conv.k * kk_count));
+  in.z.assign(size_t(outputs), nan);
+  if (bias) in.bias.resize(size_t(conv.k));
+  const uint64_t s = seed * 2 + 1;  // random mode's seeds
+  if (!is_integer(t)) {
+    auto draw = [&](uint64_t stream, uint64_t i) {
+      return round_to(t, uniform_pm1(hash64(s, stream, i)));
+    };
+    for (size_t i = 0; i < in.input.size(); ++i) in.input[i] = draw(0, i);
+    for (size_t i = 0; i < in.filters.size(); ++i) in.filters[i] = draw(1, i);
+    if (beta != 0.0f)
+      for (size_t i = 0; i < in.z.size(); ++i) in.z[i] = draw(2, i);
+    for (size_t j = 0; j < in.bias.size(); ++j) in.bias[j] = uniform_pm1(hash64(s, 3, j));
+    return in;
+  }
+  const IntRanges r = int_ranges(kk_count, alpha, beta, bias);
+  in.range = r.ab;
+  in.stride = r.stride;
+  const int lo = r.ab == 128 ? -128 : -r.ab, hi = std::min(r.ab, 127);
+  for (size_t i = 0; i < in.input.size(); ++i)
+    in.input[i] = float(int_in(hash64(s, 0, i), lo, hi, false));
+  for (size_t i = 0; i < in.filters.size(); ++i) {
+    const int64_t n = int64_t(i) / kk_count, kk = int64_t(i) % kk_count;
+    in.filters[i] = (kk + n) % r.stride == 0 ? float(int_in(hash64(s, 1, i), lo, hi, false)) : 0.0f;
+  }
+  if (beta != 0.0f)
+    for (size_t i = 0; i < in.z.size(); ++i)
+      in.z[i] = float(int_in(hash64(s, 2, i), -r.c0, r.c0, false));
+  for (size_t j = 0; j < in.bias.size(); ++j)
+    in.bias[j] = float(int_in(hash64(s, 3, j), -r.bias, r.bias, false));
+  return in;
+}
+
 }  // namespace schedc::runtime

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/conv.h"
 #include "compiler/problem.h"
 
 namespace schedc::runtime {
@@ -95,5 +96,24 @@ struct GemmInputs {
 // uniform ones (zeros included), under other seeds.
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias);
+
+// The inputs of a convolution run (GpuSession::run_conv), drawn as random
+// mode draws a GEMM's whose K is C·R·S: the input tensor (N·H·W·C elements
+// in NHWC order), the filters ([K][R][S][C]: the implicit GEMM's B, column
+// n the filter n, row kk = (r·S + s)·C + c), z (the output's N·P·Q·K
+// elements, NHWC: C0, read when beta != 0; NaN otherwise, the output's
+// poison) and the bias (K, or empty). f16/bf16: uniform in [-1, 1] rounded
+// to the type (the bias in f32). s8: whole numbers under make_inputs' rule
+// for K = C·R·S (the full int8 range when C·R·S·128² fits the int32
+// budget, else [-R, R]; with even ±1 too large, a filter element nonzero
+// only where (kk + n) % stride == 0), z and the bias in s8's C0 and bias
+// ranges.
+struct ConvInputs {
+  std::vector<float> input, filters, z, bias;
+  int range = 0;   // s8: |input|, |filters| <= this (128: the full [-128, 127])
+  int stride = 1;  // s8: the filters' nonzero stride
+};
+ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed, float alpha,
+                            float beta, bool bias);
 
 }  // namespace schedc::runtime

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/lower_wgmma.h"
+#include "runtime/conv_launch.h"
 #include "runtime/error.h"
 #include "runtime/host_data.h"
 #include "runtime/tma_map.h"
@@ -450,6 +451,7 @@ int64_t Module::transpose(int which, const void* src, int64_t rows, int64_t cols
 void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
+  check_conv_launch(kernel_, choice, p, args);
   void* fn = handle_for(choice.entry);
   const codegen::Dim3 g = grid_for(choice, p);
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
@@ -524,6 +526,13 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (kernel_.batched) params.insert(params.end(), {&stride_a, &stride_b, &stride_c, &batch_count});
   const size_t common = params.size();  // what the stream_k tail takes before its own
   params.insert(params.end(), {&map_a, &map_b, &map_c, &sk_whole_tiles});
+  // A convolution module's entries take the ConvArgs right after the
+  // parameters they declare (runtime/conv_launch.h).
+  void* conv = const_cast<ConvArgs*>(args.conv);
+  if (conv) {
+    params.resize(common + entry_extra_params(e));
+    params.push_back(conv);
+  }
   if (!e.stream_k) {
     launch_kernel(fn, e.name, g, e, params.data(), stream, false);
     return;
@@ -546,6 +555,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (e.uses_tma()) sk_params.insert(sk_params.end(), {&map_a, &map_b, &map_c});
   sk_params.insert(sk_params.end(),
                    {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
+  if (conv) sk_params.push_back(conv);
   launch_kernel(handle(e.stream_k_tail), e.stream_k_tail,
                 codegen::Dim3{uint32_t(split.units()), 1, gemms}, e.tail_launch(), sk_params.data(),
                 stream, split.whole_tiles > 0 && cc_major_ >= 9);

@@ -30,6 +30,8 @@ struct EntryChoice {
   std::string why;  // "preconditions hold" / "lda = 1025 is not a multiple of 4" …
 };
 
+struct ConvArgs;  // runtime/conv_args.h
+
 // The device pointers and scalars of one launch.
 struct GemmArgs {
   const void* a = nullptr;
@@ -37,6 +39,9 @@ struct GemmArgs {
   void* c = nullptr;
   float alpha = 1.0f, beta = 0.0f;
   const float* bias = nullptr;  // N floats, or null
+  // A convolution module's last parameter (GeneratedKernel::conv; null for
+  // a GEMM module): A is then the input tensor, B the filters, C the output.
+  const ConvArgs* conv = nullptr;
 };
 
 // Main when its alignment preconditions hold for these pointers and leading
@@ -96,6 +101,11 @@ class Module {
 
   // Launches asynchronously on `stream` (a cudaStream_t). Throws Error on a
   // launch failure; execution errors appear at the next synchronization.
+  // A convolution module's entries (main, fallback, their stream_k tails)
+  // take *args.conv after their last GEMM parameter; it throws Error when
+  // args.conv is missing (or given to a GEMM module), when the input (A)
+  // breaks main's preconditions (it is never repacked: it is not a matrix),
+  // or when `p` is not the convolution's implicit GEMM.
   // A stream_k entry launches twice: itself on the split's whole tiles, then
   // its tail on the shared ones, with the module's workspace (allocated at
   // the first split launch, grown when a larger split needs more; its

@@ -8,12 +8,6 @@ namespace schedc::runtime {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 // "(5, 7)" for one GEMM, "C[2][5,7]" for GEMM 2 of a batch.
 std::string element_name(const Mismatch& m, bool batched) {
   if (batched)
@@ -26,7 +20,7 @@ std::string element_name(const Mismatch& m, bool batched) {
 // before (%.9g).
 std::string value_text(double v, bool integer) {
   if (integer && std::isfinite(v)) return std::to_string(int64_t(v));
-  return fmt("%.9g", v);
+  return format_number("%.9g", v);
 }
 
 // The same as JSON: an integer, or a number (null for NaN).
@@ -36,6 +30,12 @@ report::Json value_json(double v, bool integer) {
 }
 
 }  // namespace
+
+std::string format_number(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
 
 std::string shape_string(const compiler::Problem& p) {
   std::string s = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k);
@@ -62,15 +62,15 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
   std::ostringstream os;
   os << label << "  " << shape_string(p) << " " << dtype << "  ";
   if (r.ok())
-    os << "ok (rel err " << fmt("%.1e", r.rel_err())
+    os << "ok (rel err " << format_number("%.1e", r.rel_err())
        << (r.ref_mode == RefMode::s8_via_f64 ? " vs cuBLAS f64)" : " vs cuBLAS)");
   else
     os << "FAILED (" << r.failure() << ")";
   if (r.timed) {
-    os << "  " << fmt("%.3g", r.kernel.median_ms) << " ms  "
-       << fmt("%.1f", tflops(p, r.kernel.median_ms)) << " " << rate_unit(dtype);
+    os << "  " << format_number("%.3g", r.kernel.median_ms) << " ms  "
+       << format_number("%.1f", tflops(p, r.kernel.median_ms)) << " " << rate_unit(dtype);
     if (r.has_baseline())
-      os << "  " << fmt("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
+      os << "  " << format_number("%.1f", r.percent_of_cublas()) << "% of cuBLAS";
     else
       os << "  no cuBLAS baseline (" << r.no_baseline << ")";
   }
@@ -86,11 +86,11 @@ void print_failure_details(std::ostream& os, const RunReport& r) {
   for (const ValidationResult& v : r.validations) {
     if (v.ok) continue;
     os << "  " << to_string(v.mode) << " inputs: " << v.failure << "\n";
-    os << "    rel err " << fmt("%.2e", v.rel_err);
+    os << "    rel err " << format_number("%.2e", v.rel_err);
     if (v.bit_exact)
       os << " (bit-exact agreement required)";
     else
-      os << " (tolerance " << fmt("%.1e", v.tolerance) << ")";
+      os << " (tolerance " << format_number("%.1e", v.tolerance) << ")";
     const bool batched = v.batch > 1;
     os << "; worst element " << element_name(v.worst, batched) << ": got "
        << value_text(v.worst.got, v.integer) << ", expected "
@@ -120,17 +120,19 @@ void add_batch_json(report::Json& o, const compiler::Problem& p) {
   o["stride_c"] = p.c_stride();
 }
 
+report::Json timing_json(const TimingStats& t) {
+  using report::json_number;
+  return {{"median", json_number(t.median_ms)},
+          {"min", json_number(t.min_ms)},
+          {"max", json_number(t.max_ms)},
+          {"runs", t.runs}};
+}
+
 report::Json run_json(const std::string& file, const compiler::Problem& p,
                       const PreparedKernel& prepared, const RunReport& r,
                       const report::Json& extra) {
   using report::Json;
   using report::json_number;
-  auto timing = [](const TimingStats& t) {
-    return Json{{"median", json_number(t.median_ms)},
-                {"min", json_number(t.min_ms)},
-                {"max", json_number(t.max_ms)},
-                {"runs", t.runs}};
-  };
   Json o = {{"file", file},
             {"m", p.m},
             {"n", p.n},
@@ -179,9 +181,9 @@ report::Json run_json(const std::string& file, const compiler::Problem& p,
   }
   o["validations"] = std::move(validations);
   if (r.timed) {  // "tflops": int TOPS for s8
-    o["time_ms"] = timing(r.kernel);
+    o["time_ms"] = timing_json(r.kernel);
     const bool base = r.has_baseline();
-    o["cublas_ms"] = base ? timing(r.cublas) : Json(nullptr);
+    o["cublas_ms"] = base ? timing_json(r.cublas) : Json(nullptr);
     o["tflops"] = json_number(tflops(p, r.kernel.median_ms));
     o["cublas_tflops"] = base ? json_number(tflops(p, r.cublas.median_ms)) : Json(nullptr);
     o["percent_of_cublas"] = json_number(r.percent_of_cublas());

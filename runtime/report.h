@@ -11,6 +11,9 @@
 
 namespace schedc::runtime {
 
+// `v` printed by the printf format `f` ("%.1f", "%.3g").
+std::string format_number(const char* f, double v);
+
 // "4096x4096x4096"; a batch adds its size, and the strides when any was given
 // ("127x129x65 batch 3", "127x129x65 batch 3 (strides A 8390, B 8392, C 16400)").
 std::string shape_string(const compiler::Problem& p);
@@ -37,6 +40,9 @@ void print_failure_details(std::ostream& os, const RunReport& r);
 // The problem's batch members (`batch`, `stride_a`, `stride_b`, `stride_c`)
 // added to `o` when p.batch > 1.
 void add_batch_json(report::Json& o, const compiler::Problem& p);
+
+// {"median", "min", "max", "runs"} of one timed kernel (ms).
+report::Json timing_json(const TimingStats& t);
 
 // One JSON object for a run (report/json.h writes it). `extra` members are
 // added at the end (e.g. {"stages_ms": {…}}). A batch (p.batch > 1) adds

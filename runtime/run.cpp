@@ -16,6 +16,7 @@
 #include "runtime/error.h"
 #include "runtime/host_cases.h"
 #include "runtime/npy.h"
+#include "runtime/reference.h"
 
 namespace schedc::runtime {
 
@@ -30,42 +31,6 @@ constexpr size_t kHostCaseBytes = size_t(3) << 30;
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
-
-// Device memory owned for one run.
-class DeviceBuffer {
- public:
-  DeviceBuffer(size_t bytes, const char* what) : bytes_(bytes) {
-    if (bytes == 0) return;
-    check_cuda(
-        cudaMalloc(&ptr_, bytes),
-        (std::string("cudaMalloc(") + std::to_string(bytes) + " bytes for " + what + ")").c_str());
-  }
-  ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-  size_t bytes() const { return bytes_; }
-
-  // Copies go through the session's stream and wait for it: a plain
-  // cudaMemcpy from pageable memory may return before its DMA lands, and
-  // would not be ordered with the stream's kernels.
-  void upload(const void* src, size_t n, const char* what, cudaStream_t s) const {
-    std::string call = std::string("cudaMemcpyAsync to device (") + what + ")";
-    check_cuda(cudaMemcpyAsync(ptr_, src, n, cudaMemcpyHostToDevice, s), call.c_str());
-    check_cuda(cudaStreamSynchronize(s), call.c_str());
-  }
-  void download(void* dst, size_t n, const char* what, cudaStream_t s) const {
-    std::string call = std::string("cudaMemcpyAsync to host (") + what + ")";
-    check_cuda(cudaMemcpyAsync(dst, ptr_, n, cudaMemcpyDeviceToHost, s), call.c_str());
-    check_cuda(cudaStreamSynchronize(s), call.c_str());
-  }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
-};
 
 void check_problem(const compiler::Problem& p) {
   auto bad = [](const std::string& what) {
@@ -83,50 +48,6 @@ void check_problem(const compiler::Problem& p) {
   if (std::string why = batch_error(p, kStrideNames); !why.empty()) bad(why);
 }
 
-// The packed f32 copy of C0 cuBLAS's reference starts from (beta != 0).
-// C as stored (its layout, ldc and stride, compiler::Problem::c_index) as
-// packed row-major M x N matrices, one per GEMM of the batch.
-std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& p) {
-  std::vector<float> out(size_t(p.batch * p.m * p.n));
-  for (int64_t g = 0; g < p.batch; ++g)
-    for (int64_t i = 0; i < p.m; ++i)
-      for (int64_t j = 0; j < p.n; ++j)
-        out[size_t((g * p.m + i) * p.n + j)] = c[size_t(g * p.c_stride() + p.c_index(i, j))];
-  return out;
-}
-
-// How long one run of a kernel on `p` may take before it counts as a hang:
-// 10 s, plus the time at 100 GFLOP/s (a kernel slower than that is broken
-// anyway): 11.4 s at 4096^3.
-double seconds_allowed(const compiler::Problem& p) {
-  return 10.0 + p.flops() / 1e11;
-}
-
-// cudaStreamSynchronize that gives up after `seconds`: a kernel that
-// deadlocks (a barrier never reached, setmaxnreg asking for more registers
-// than the block owns) would otherwise stop schedc for good. Polls (20 us,
-// then 1 ms steps), so it adds no more than a millisecond to a run.
-void wait_or_hang(cudaStream_t s, double seconds, const std::string& what) {
-  const auto t0 = Clock::now();
-  for (int polls = 0;; ++polls) {
-    const cudaError_t e = cudaStreamQuery(s);
-    if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) check_cuda(e, what.c_str());
-    if (ms_since(t0) > 1000.0 * seconds) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", seconds);
-      note_kernel_hung();
-      throw Error(Error::Kind::hang, what + ": the kernel did not finish in " + buf +
-                                         " s (a hang: a deadlock in the generated kernel is a "
-                                         "schedc bug; the GPU may still be running it)");
-    }
-    if (polls < 100)
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
 // The case key: everything a HostCase depends on.
 std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputMode mode,
                      uint64_t seed, const compiler::Epilogue& epi) {
@@ -137,74 +58,6 @@ std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputM
     << p.b_stride() << ' ' << p.c_stride() << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
     << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu;
   return k.str();
-}
-
-// The reference of a float dtype into `hc` (its A and B already in dA and
-// dB): alpha*A*B + beta*C0 in f32 by cuBLAS in mode `ref`, then bias/relu
-// on the host and one rounding to the output type.
-void float_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
-                     const compiler::Problem& p, ElemType t, RefMode ref,
-                     const compiler::Epilogue& epi, const DeviceBuffer& dA, const DeviceBuffer& dB,
-                     const DeviceBuffer& dRef) {
-  if (epi.beta != 0.0f) {
-    std::vector<float> c0 = packed(in.c0, p);
-    dRef.upload(c0.data(), dRef.bytes(), "reference C0", stream);
-  } else {
-    check_cuda(cudaMemsetAsync(dRef.get(), 0, dRef.bytes(), stream), "cudaMemsetAsync");
-  }
-  cublas_gemm(cublas_handle, ref, t, p, dA.get(), dB.get(), reference_c(p, dRef.get()), epi.alpha,
-              epi.beta);
-  check_cuda(cudaStreamSynchronize(stream), "cuBLAS reference (cudaStreamSynchronize)");
-  std::vector<float> ref32(size_t(p.batch * p.m * p.n));
-  dRef.download(ref32.data(), dRef.bytes(), "reference", stream);
-  hc.expected = finish_reference(ref32, p, in.bias, epi.relu, t);
-}
-
-// dtype s8's reference into `hc` (its A and B already in dA and dB):
-// alpha*A*B + beta*C0 by cuBLAS int8, exact in int32; where cuBLAS int8
-// rejects the problem (it does not take every layout, leading dimension and
-// alignment), by cublasDgemm on the same integers as f64, exact too (the
-// inputs' rule keeps every sum below 2^31, far below f64's 2^53). Then bias
-// and relu on the host, as the kernel's epilogue (finish_reference_s32).
-void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
-                  const compiler::Problem& p, const compiler::Epilogue& epi, const DeviceBuffer& dA,
-                  const DeviceBuffer& dB, const DeviceBuffer& dRef) {
-  const size_t count = size_t(p.batch * p.m * p.n);
-  const std::vector<float> c0 =
-      epi.beta != 0.0f ? packed(in.c0, p) : std::vector<float>(count, 0.0f);
-  const std::vector<char> c0_s32 = encode(ElemType::s32, c0);
-  dRef.upload(c0_s32.data(), dRef.bytes(), "reference C0", stream);
-  std::vector<int64_t> acc(count);
-  const std::string int8_failed =
-      try_cublas_gemm(cublas_handle, RefMode::s8, ElemType::s8, p, dA.get(), dB.get(),
-                      reference_c(p, dRef.get()), epi.alpha, epi.beta);
-  if (int8_failed.empty()) {
-    check_cuda(cudaStreamSynchronize(stream), "cuBLAS int8 reference (cudaStreamSynchronize)");
-    std::vector<char> raw(dRef.bytes());
-    dRef.download(raw.data(), raw.size(), "reference", stream);
-    std::vector<int32_t> ref32;
-    decode_s32_into(raw, ref32);
-    std::copy(ref32.begin(), ref32.end(), acc.begin());
-    hc.ref = RefMode::s8;
-  } else {
-    // A and B as they lie (padding included, never read), C0 packed.
-    std::vector<double> a64(hc.a.size()), b64(hc.b.size()), c64(c0.begin(), c0.end());
-    for (size_t i = 0; i < a64.size(); ++i) a64[i] = double(int8_t(hc.a[i]));
-    for (size_t i = 0; i < b64.size(); ++i) b64[i] = double(int8_t(hc.b[i]));
-    DeviceBuffer dA64(a64.size() * 8, "A as f64"), dB64(b64.size() * 8, "B as f64"),
-        dC64(c64.size() * 8, "the f64 reference");
-    dA64.upload(a64.data(), dA64.bytes(), "A as f64", stream);
-    dB64.upload(b64.data(), dB64.bytes(), "B as f64", stream);
-    dC64.upload(c64.data(), dC64.bytes(), "reference C0 as f64", stream);
-    cublas_gemm_f64(cublas_handle, p, static_cast<const double*>(dA64.get()),
-                    static_cast<const double*>(dB64.get()), reference_c(p, dC64.get()),
-                    double(int32_t(epi.alpha)), double(int32_t(epi.beta)));
-    check_cuda(cudaStreamSynchronize(stream), "cuBLAS f64 reference (cudaStreamSynchronize)");
-    dC64.download(c64.data(), dC64.bytes(), "the f64 reference", stream);
-    for (size_t i = 0; i < count; ++i) acc[i] = std::llround(c64[i]);
-    hc.ref = RefMode::s8_via_f64;
-  }
-  hc.expected_s32 = finish_reference_s32(acc, p, in.bias, epi.relu);
 }
 
 // Draws the inputs and computes cuBLAS's reference (in dA, dB and dRef), or
@@ -229,11 +82,7 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   hc->ref = ref;
   dA.upload(hc->a.data(), dA.bytes(), "A", stream);
   dB.upload(hc->b.data(), dB.bytes(), "B", stream);
-  if (is_integer(out)) {
-    s8_reference(*hc, in, cublas_handle, stream, p, epi, dA, dB, dRef);
-  } else {
-    float_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
-  }
+  compute_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
   if (keep_inputs)
     hc->inputs = std::move(in);
   else
@@ -459,12 +308,8 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   if (options.time && report.ok()) {
     auto t0 = Clock::now();
     TimingOptions topt = options.timing;
-    std::unique_ptr<DeviceBuffer> flush;
-    if (options.flush_l2 && device_.l2_bytes) {
-      flush = std::make_unique<DeviceBuffer>(2 * device_.l2_bytes, "L2 flush");
-      topt.flush_buffer = flush->get();
-      topt.flush_bytes = flush->bytes();
-    }
+    const std::unique_ptr<DeviceBuffer> flush =
+        l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
     // cuBLAS writes its own C (kernel's type and ldc); its runs alternate with
     // the kernel's in one harness (runtime/timing.h says why).
     DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
@@ -473,28 +318,17 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
       cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
                   epi.alpha, epi.beta);
     };
-    // cuBLAS int8 may reject the kernel's C (its ldc, layout) even where it
-    // took the reference's packed one: one call says whether s8 has a
-    // baseline. Without one the kernel is timed alone and no ratio is given
-    // (never a baseline of another kind).
-    if (is_integer(out))
-      if (std::string why = try_cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(),
-                                            kernel_c(p, dCublas.get()), epi.alpha, epi.beta);
-          !why.empty())
-        report.no_baseline = "cuBLAS int8 rejects this problem: " + why;
+    // s8: one call says whether cuBLAS int8 takes the kernel's C.
+    report.no_baseline =
+        int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(), dB.get(), dCublas.get(), epi);
     std::vector<std::function<void()>> launches = {launch};
     if (report.no_baseline.empty()) launches.push_back(cublas_launch);
     const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);
     report.kernel = stats[0];
     if (stats.size() > 1) report.cublas = stats[1];
     // With beta == 0 every run must write the same C: a change is a race.
-    if (!random_result.empty() && epi.beta == 0.0f) {
-      std::vector<char>& again = scratch_.again;
-      again.resize(dC.bytes());
-      dC.download(again.data(), again.size(), "C after timing", stream);
-      if (again != random_result)
-        report.race = "the result changed between runs on the same inputs (a race?)";
-    }
+    if (!random_result.empty() && epi.beta == 0.0f)
+      report.race = race_after_timing(dC, random_result, scratch_.again, stream);
     report.timed = true;
     report.time_ms = ms_since(t0);
   }

@@ -27,6 +27,9 @@
 namespace schedc::runtime {
 
 class HostCaseCache;  // runtime/host_cases.h
+class Im2colKernel;   // runtime/im2col.h
+struct ConvRunOptions;
+struct ConvReport;  // runtime/conv_run.h
 
 struct RunOptions {
   // ld 0 = packed; batch > 1 (strides 0 = packed) needs a batched kernel.
@@ -101,6 +104,11 @@ class GpuSession {
   // batched); a strided batch is validated and timed whole, beside
   // cublasGemmStridedBatchedEx (docs/runtime.md, "Strided batch").
   RunReport run(const PreparedKernel& prepared, const RunOptions& options);
+  // A convolution module (GeneratedKernel::conv) on options.conv: validated
+  // against im2col + cuBLAS, timed beside cuBLAS's GEMM and the explicit
+  // im2col + cuBLAS pipeline (runtime/conv_run.h). Throws Error on a GEMM
+  // module and on a convolution it cannot compute (conv_run_error).
+  ConvReport run_conv(const PreparedKernel& prepared, const ConvRunOptions& options);
 
  private:
   DeviceInfo device_;
@@ -114,6 +122,8 @@ class GpuSession {
   // Inputs and references of earlier validations, reused by later runs of
   // the same problem (runtime/host_cases.h).
   std::unique_ptr<HostCaseCache> cases_;
+  // run_conv's GPU im2col, compiled and loaded at its first use.
+  std::shared_ptr<Im2colKernel> im2col_;
   // Host copies of C, kept from run to run: their pages are faulted in once,
   // not on every validation of a 64 MB C (a tune validates hundreds).
   struct Scratch {

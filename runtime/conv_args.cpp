@@ -1,0 +1,50 @@
+#include "runtime/conv_args.h"
+
+#include <limits>
+
+#include "runtime/error.h"
+#include "runtime/host_data.h"
+
+namespace schedc::runtime {
+
+ConvArgs make_conv_args(const compiler::Conv2d& conv) {
+  if (std::string why = compiler::conv_error(conv); !why.empty())
+    throw Error(Error::Kind::cuda, "internal error: ConvArgs of an invalid convolution: " + why);
+  ConvArgs a;
+  a.n = int32_t(conv.n), a.h = int32_t(conv.h), a.w = int32_t(conv.w), a.c = int32_t(conv.c);
+  a.p = int32_t(conv.p()), a.q = int32_t(conv.q());
+  a.stride_h = int32_t(conv.stride_h), a.stride_w = int32_t(conv.stride_w);
+  a.pad_h = int32_t(conv.pad_h), a.pad_w = int32_t(conv.pad_w);
+  const std::vector<compiler::ConvTap> taps = compiler::offset_table(conv);
+  a.taps = int32_t(taps.size());
+  for (size_t i = 0; i < taps.size(); ++i) {
+    a.tap[i].offset = int32_t(taps[i].offset);
+    a.tap[i].dh = int16_t(taps[i].dh);
+    a.tap[i].dw = int16_t(taps[i].dw);
+  }
+  return a;
+}
+
+std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype) {
+  if (std::string why = compiler::conv_error(conv); !why.empty()) return why;
+  if (conv.layout != compiler::ConvLayout::nhwc)
+    return std::string("the convolution modules compute NHWC convolutions (this one is ") +
+           compiler::to_string(conv.layout) + ")";
+  const int64_t bytes = conv.c * elem_size(elem_type(dtype));
+  if (bytes % 16 != 0)
+    return "C = " + std::to_string(conv.c) + " channels of " + dtype + " are " +
+           std::to_string(bytes) +
+           " bytes a pixel, not a multiple of 16 (a copy of the input reads 16-byte chunks of "
+           "a pixel's channels: C a multiple of " +
+           std::to_string(16 / elem_size(elem_type(dtype))) + ")";
+  constexpr int64_t kShort = std::numeric_limits<int16_t>::max();
+  if ((conv.r - 1) * conv.dil_h > kShort || (conv.s - 1) * conv.dil_w > kShort)
+    return "a tap's displacement (r·dilation) does not fit the table's 16 bits";
+  constexpr int64_t kInt = std::numeric_limits<int32_t>::max();
+  if (conv.pad_h > kInt || conv.pad_w > kInt) return "the padding does not fit 32 bits";
+  if ((conv.r - 1) * conv.dil_h * conv.w * conv.c + (conv.s - 1) * conv.dil_w * conv.c > kInt)
+    return "the last tap's offset does not fit 32 bits";
+  return "";
+}
+
+}  // namespace schedc::runtime

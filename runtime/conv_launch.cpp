@@ -1,0 +1,57 @@
+#include "runtime/conv_launch.h"
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/conv_args.h"
+#include "runtime/error.h"
+#include "runtime/host_data.h"
+
+namespace schedc::runtime {
+
+void check_conv_launch(const codegen::GeneratedKernel& kernel, const EntryChoice& choice,
+                       const compiler::Problem& p, const GemmArgs& args) {
+  auto fail = [&](const std::string& why) {
+    throw Error(Error::Kind::cuda, "convolution launch of " + choice.name + ": " + why);
+  };
+  if (kernel.conv.empty()) {
+    if (args.conv) fail("the module computes a GEMM; it takes no convolution (ConvArgs)");
+    return;
+  }
+  const ConvArgs* conv = args.conv;
+  if (!conv)
+    fail("the module computes a convolution (" + kernel.conv +
+         "): it needs the convolution's geometry and offset table (GemmArgs::conv)");
+  if (p.batch > 1) fail("a convolution module takes no batch of GEMMs (its N is the images)");
+  const int64_t taps = conv->taps;
+  if (taps < 1 || taps > compiler::kMaxConvTaps)
+    fail("ConvArgs has " + std::to_string(taps) + " taps; 1 to " +
+         std::to_string(compiler::kMaxConvTaps) + " are allowed");
+  const int64_t m = int64_t(conv->n) * conv->p * conv->q, k = int64_t(conv->c) * taps;
+  if (p.m != m || p.k != k || p.a_col || !p.b_col || p.c_col)
+    fail("the problem " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+         std::to_string(p.k) +
+         " is not the convolution's implicit GEMM (M = N·P·Q = " + std::to_string(m) +
+         ", K = C·R·S = " + std::to_string(k) + ", B column-major, A and C row-major)");
+  const int es = elem_size(elem_type(kernel.dtype));
+  if ((int64_t(conv->c) * es) % 16 != 0)
+    fail("C = " + std::to_string(conv->c) + " channels of " + kernel.dtype + " are " +
+         std::to_string(int64_t(conv->c) * es) +
+         " bytes a pixel, not a multiple of 16 (the copies read 16-byte chunks)");
+  if (reinterpret_cast<uintptr_t>(args.a) % 16 != 0)
+    fail(
+        "the input tensor (A) is not 16-byte aligned; it is read in 16-byte chunks and never "
+        "repacked (it is a tensor, not a matrix)");
+  if (choice.repack_a || choice.transpose_a)
+    fail("the input tensor (A) cannot be " +
+         std::string(choice.repack_a ? "repacked" : "transposed") + " (" + choice.why +
+         "): a convolution's input must meet main's preconditions as it lies");
+}
+
+size_t entry_extra_params(const codegen::KernelEntry& e) {
+  if (!e.uses_tma()) return 0;
+  const bool tma_stream_k = e.stream_k;
+  return 2 + (e.tma_c.box_rows > 0 || tma_stream_k ? 1 : 0) + (tma_stream_k ? 1 : 0);
+}
+
+}  // namespace schedc::runtime

@@ -1,0 +1,32 @@
+#pragma once
+// What Module::launch does differently for a convolution module
+// (GeneratedKernel::conv; codegen/generated_kernel.h, "A convolution
+// module"): the checks before it launches, and where the ConvArgs
+// parameter goes in each entry's parameter list.
+
+#include <cstddef>
+
+#include "codegen/generated_kernel.h"
+#include "compiler/problem.h"
+#include "runtime/launch.h"
+
+namespace schedc::runtime {
+
+// Throws Error when `args` cannot launch `kernel` on `p` as chosen: a
+// convolution module without args.conv, a GEMM module with one, the input
+// (A) not 16-byte aligned or sent to repack/transpose scratch (it is a
+// tensor, not a matrix with a leading dimension), C·sizeof(T) not a
+// multiple of 16 bytes, a problem other than the convolution's implicit
+// GEMM (M = N·P·Q, K = C·R·S), a batch. Does nothing for a GEMM module
+// without args.conv.
+void check_conv_launch(const codegen::GeneratedKernel& kernel, const EntryChoice& choice,
+                       const compiler::Problem& p, const GemmArgs& args);
+
+// How many parameters main or fallback `e` declares after the GEMM's (and
+// the batch's) common ones, by the ABI: tma_a, tma_b for a TMA entry; tma_c
+// with a TMA store or TMA stream_k; sk_whole_tiles with TMA stream_k.
+// ConvArgs comes right after them. (A stream_k tail declares all of the
+// parameters the launch passes it: ConvArgs follows its sk_counters.)
+size_t entry_extra_params(const codegen::KernelEntry& e);
+
+}  // namespace schedc::runtime

@@ -1,0 +1,39 @@
+#pragma once
+// How a convolution run is shown (`schedc run --conv`, `schedc bench
+// --conv`): its name, a readable block and the JSON object.
+
+#include <ostream>
+#include <string>
+
+#include "compiler/conv.h"
+#include "report/json.h"
+#include "runtime/conv_run.h"
+
+namespace schedc::runtime {
+
+// "8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC": the input N x H x W x C,
+// the filters K x R x S, stride and padding (AxB where they differ by
+// axis), the dilation when not 1, the layout.
+std::string conv_string(const compiler::Conv2d& conv);
+// "conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576".
+std::string conv_title(const compiler::Conv2d& conv);
+
+// The block of one run (docs/runtime.md, "Convolution"):
+//   conv.sched  conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576 s8
+//     ok: bit-exact vs cuBLAS int8 in, int32 accumulate on the host's im2col (GPU im2col = …)
+//     kernel               0.100 ms    18.5 TOPS
+//     cuBLAS GEMM alone    0.090 ms    20.6 TOPS  (kernel at 90.0% of it)
+//     im2col + cuBLAS      0.250 ms     7.4 TOPS  (kernel 2.50x faster)
+// (TFLOP/s for f16 and bf16); a failure's details follow as GEMM runs print them.
+void print_conv_block(std::ostream& os, const std::string& label, const std::string& dtype,
+                      const ConvReport& r);
+
+// run_json's object (the implicit GEMM's m, n, k; "cublas_ms" and
+// "percent_of_cublas" are timing (b), cuBLAS's GEMM alone) with "conv" (the
+// convolution's sizes and its text), "im2col_checked", and when timed
+// "explicit_ms", "explicit_tflops" and "x_of_explicit" (timing (c) and
+// (c) / (a); null without a baseline).
+report::Json conv_json(const std::string& file, const PreparedKernel& prepared, const ConvReport& r,
+                       const report::Json& extra = report::Json::object());
+
+}  // namespace schedc::runtime

@@ -1,0 +1,199 @@
+// GpuSession::run_conv (runtime/conv_run.h; docs/runtime.md, "Convolution").
+#include "runtime/conv_run.h"
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+
+#include "runtime/conv_args.h"
+#include "runtime/device_buffer.h"
+#include "runtime/error.h"
+#include "runtime/im2col.h"
+#include "runtime/reference.h"
+
+namespace schedc::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+compiler::DType dtype_of(const std::string& dtype) {
+  if (dtype == "s8") return compiler::DType::s8;
+  if (dtype == "f16") return compiler::DType::f16;
+  if (dtype == "bf16") return compiler::DType::bf16;
+  return compiler::DType::f32;
+}
+
+// Throws when the GPU im2col's A (`gpu`) is not the host's byte for byte,
+// naming the first element that differs.
+void check_im2col(const compiler::Problem& p, const std::vector<char>& host,
+                  const std::vector<char>& gpu, int elem) {
+  if (gpu == host) return;
+  size_t at = 0;
+  while (at < host.size() && at < gpu.size() && host[at] == gpu[at]) ++at;
+  const int64_t element = int64_t(at) / elem;
+  throw Error(Error::Kind::cuda,
+              "the GPU im2col's A differs from the host's at A(" + std::to_string(element / p.k) +
+                  ", " + std::to_string(element % p.k) +
+                  ") (a bug of schedc's explicit pipeline: its timing would mean nothing)");
+}
+
+}  // namespace
+
+double ConvReport::x_of_explicit() const {
+  if (timed && !no_baseline.empty()) return std::nan("");
+  return timed && kernel.median_ms > 0 ? explicit_pipeline.median_ms / kernel.median_ms : 0;
+}
+
+compiler::Problem conv_problem(const compiler::Conv2d& conv, compiler::DType dtype) {
+  compiler::Problem p{conv.gemm_m(), conv.gemm_n(), conv.gemm_k(), 0, 0, 0, dtype};
+  p.b_col = true;
+  return p;
+}
+
+ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOptions& options) {
+  const codegen::GeneratedKernel& kernel = prepared.kernel;
+  const compiler::Conv2d& conv = options.conv;
+  if (kernel.conv.empty())
+    throw Error(Error::Kind::cuda, kernel.main.name +
+                                       " computes a GEMM, not a convolution (its schedule has no "
+                                       "'conv' directive)");
+  if (std::string why = conv_run_error(conv, kernel.dtype); !why.empty())
+    throw Error(Error::Kind::cuda, kernel.main.name + " cannot compute this convolution: " + why);
+  const compiler::Epilogue& epi = options.epilogue;
+  if (std::string why = integer_scalars_error(kernel.dtype, epi.alpha, epi.beta); !why.empty())
+    throw Error(Error::Kind::cuda, why);
+  const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype);
+  const int es = elem_size(t), es_out = elem_size(out);
+  const compiler::Problem p = conv_problem(conv, dtype_of(kernel.dtype));
+  auto stream = static_cast<cudaStream_t>(stream_);
+  const ConvArgs conv_args = make_conv_args(conv);
+
+  ConvReport report;
+  report.conv = conv;
+  report.problem = p;
+  report.ref_mode = reference_mode(kernel);
+  const RefMode baseline_mode = report.ref_mode;
+
+  const size_t a_bytes = size_t(p.m * p.k) * size_t(es);
+  DeviceBuffer dInput(size_t(conv.n * conv.h * conv.w * conv.c) * size_t(es), "the input tensor"),
+      dFilters(size_t(p.n * p.k) * size_t(es), "the filters"),
+      dOut(size_t(p.m * p.n) * size_t(es_out), "the output"),
+      dA(a_bytes, "im2col's A (the host's)"), dA_gpu(a_bytes, "im2col's A (the GPU's)"),
+      dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference"),
+      dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
+  report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
+  report.late = prepared.module->require(entries_for(kernel, report.entry));
+  GemmArgs args{dInput.get(), dFilters.get(),
+                dOut.get(),   epi.alpha,
+                epi.beta,     epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,
+                &conv_args};
+  auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
+  if (!im2col_) im2col_ = std::make_shared<Im2colKernel>(device_.arch(), options.jit);
+  const Im2colKernel& im2col = *im2col_;
+
+  // The inputs, A from the convolution's definition and (validating) the
+  // reference. A relu can zero the whole reference of a tiny convolution;
+  // such inputs are drawn again with another seed, as GpuSession::run does.
+  auto t0 = Clock::now();
+  HostCase hc;
+  std::vector<char>& got_raw = scratch_.got_raw;
+  constexpr int kMaxDraws = 16;
+  for (int draw = 0;; ++draw) {
+    const uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
+    const ConvInputs in = make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
+    const std::vector<char> input = encode(t, in.input);
+    hc.a = im2col_host(conv, input, es);
+    hc.b = encode(t, in.filters);
+    hc.bias = in.bias;
+    hc.sent = encode(out, in.z);  // z where beta reads it, else the poison (NaN, INT32_MIN)
+    dInput.upload(input.data(), dInput.bytes(), "the input tensor", stream);
+    dFilters.upload(hc.b.data(), dFilters.bytes(), "the filters", stream);
+    dA.upload(hc.a.data(), dA.bytes(), "im2col's A", stream);
+    if (epi.bias) dBias.upload(hc.bias.data(), dBias.bytes(), "bias", stream);
+    dOut.upload(hc.sent.data(), dOut.bytes(), "the output (poisoned)", stream);
+    if (!options.validate) break;
+    GemmInputs ref_in;
+    ref_in.c0 = in.z;
+    ref_in.bias = in.bias;
+    compute_reference(hc, ref_in, cublas_, stream, p, t, baseline_mode, epi, dA, dFilters, dRef);
+    if (hc.ref != baseline_mode) report.ref_mode = hc.ref;  // s8 checked against f64
+
+    launch();
+    wait_or_hang(stream, seconds_allowed(p),
+                 "running " + report.entry.name + " (cudaStreamSynchronize)");
+    got_raw.resize(dOut.bytes());
+    dOut.download(got_raw.data(), got_raw.size(), "the output", stream);
+    ValidationResult v;
+    if (is_integer(out)) {  // s8: int32 values, bit for bit
+      decode_s32_into(got_raw, scratch_.got_s32);
+      v = compare_s32(p, InputMode::random, scratch_.got_s32, got_raw, hc.sent, hc.expected_s32);
+    } else {
+      decode_into(t, got_raw, scratch_.got);
+      v = compare(p, InputMode::random, t, scratch_.got, got_raw, hc.sent, hc.expected, false,
+                  random_tolerance(report.ref_mode, t, p.k));
+    }
+    if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;
+    report.validations.push_back(v);
+    scratch_.random_result.swap(got_raw);
+    break;
+  }
+  // The explicit pipeline's im2col, once, against the host's.
+  im2col.launch(conv, es, dInput.get(), dA_gpu.get(), stream);
+  wait_or_hang(stream, seconds_allowed(p), "running schedc_im2col (cudaStreamSynchronize)");
+  {
+    std::vector<char> gpu_a(a_bytes);
+    dA_gpu.download(gpu_a.data(), gpu_a.size(), "the GPU im2col's A", stream);
+    check_im2col(p, hc.a, gpu_a, es);
+    report.im2col_checked = true;
+  }
+  report.validate_ms = ms_since(t0);
+
+  // A wrong kernel is not worth timing.
+  if (options.time && report.ok()) {
+    t0 = Clock::now();
+    TimingOptions topt = options.timing;
+    const std::unique_ptr<DeviceBuffer> flush =
+        l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
+    // cuBLAS writes a C of its own, in the kernel's type.
+    DeviceBuffer dCublas(dOut.bytes(), "cuBLAS's C");
+    dCublas.upload(hc.sent.data(), dCublas.bytes(), "cuBLAS's C", stream);
+    auto gemm_on = [&](const DeviceBuffer& a) {
+      cublas_gemm(cublas_, baseline_mode, t, p, a.get(), dFilters.get(), kernel_c(p, dCublas.get()),
+                  epi.alpha, epi.beta);
+    };
+    // (b): cuBLAS on the A the host built; (c): the GPU im2col, then cuBLAS on its A.
+    auto gemm_alone = [&] { gemm_on(dA); };
+    auto explicit_pipeline = [&] {
+      im2col.launch(conv, es, dInput.get(), dA_gpu.get(), stream);
+      gemm_on(dA_gpu);
+    };
+    // cuBLAS int8 may reject the problem: then neither baseline is timed.
+    report.no_baseline = int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(),
+                                               dFilters.get(), dCublas.get(), epi);
+    std::vector<std::function<void()>> launches = {launch};
+    if (report.no_baseline.empty())
+      launches.insert(launches.end(), {gemm_alone, explicit_pipeline});
+    const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);
+    report.kernel = stats[0];
+    if (stats.size() > 2) {
+      report.cublas = stats[1];
+      report.explicit_pipeline = stats[2];
+    }
+    // With beta == 0 every run must write the same output: a change is a race.
+    if (options.validate && epi.beta == 0.0f)
+      report.race = race_after_timing(dOut, scratch_.random_result, scratch_.again, stream);
+    report.timed = true;
+    report.time_ms = ms_since(t0);
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (end of run_conv)");
+  return report;
+}
+
+}  // namespace schedc::runtime

@@ -1,0 +1,53 @@
+#pragma once
+// A convolution module's run (docs/runtime.md, "Convolution"):
+// GpuSession::run_conv draws the input, filters, z and bias, validates the
+// kernel against im2col (from the convolution's definition, on the host)
+// followed by cuBLAS, and times three things with the GEMM path's harness:
+//   (a) the convolution kernel;
+//   (b) cuBLAS's GEMM alone on the same (M, N, K), A already materialized:
+//       the GEMM without the im2col cost;
+//   (c) the explicit pipeline, a GPU im2col and the same cuBLAS GEMM, timed
+//       as one.
+
+#include <cstdint>
+
+#include "compiler/conv.h"
+#include "compiler/problem.h"
+#include "compiler/schedule.h"
+#include "runtime/run.h"
+
+namespace schedc::runtime {
+
+struct ConvRunOptions {
+  compiler::Conv2d conv;
+  // alpha, beta (on z, the output's prior content, drawn at random), bias
+  // (one per output channel: per GEMM column), relu.
+  compiler::Epilogue epilogue;
+  uint64_t seed = 1;
+  bool validate = true;
+  bool time = true;  // (a), (b) and (c)
+  bool flush_l2 = false;
+  TimingOptions timing;
+  JitOptions jit;  // for the im2col kernel
+};
+
+// A RunReport (validations: one, random inputs; `cublas`: timing (b);
+// percent_of_cublas(): (b) / (a)) and what a convolution adds.
+struct ConvReport : RunReport {
+  compiler::Conv2d conv;
+  compiler::Problem problem;      // the implicit GEMM: M = N·P·Q, N = K, K = C·R·S
+  TimingStats explicit_pipeline;  // (c): GPU im2col + cuBLAS
+  // The GPU im2col's A equalled the host's byte for byte (checked once a
+  // run; a difference throws Error).
+  bool im2col_checked = false;
+  // (c) / (a): how many times the explicit pipeline's time the kernel
+  // takes less; 0 when not timed, NaN when timed without a baseline.
+  double x_of_explicit() const;
+};
+
+// The implicit GEMM of `conv` as the convolution modules take it: M x N x K
+// with A the input (lda unused: packed), B column-major (the filters, ldb =
+// C·R·S), C row-major (the NHWC output, ldc = K).
+compiler::Problem conv_problem(const compiler::Conv2d& conv, compiler::DType dtype);
+
+}  // namespace schedc::runtime

@@ -1,0 +1,309 @@
+// The convolution runtime's host side (issue 21), no GPU needed: ConvArgs
+// against compiler::offset_table, the host im2col against the compiler's
+// address arithmetic, the inputs' ranges, ResNet-50's list, the launch's
+// refusals and the reports.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "report/json.h"
+#include "runtime/conv_args.h"
+#include "runtime/conv_launch.h"
+#include "runtime/conv_layers.h"
+#include "runtime/conv_report.h"
+#include "runtime/conv_run.h"
+#include "runtime/error.h"
+#include "runtime/host_data.h"
+#include "runtime/im2col.h"
+
+namespace schedc {
+namespace {
+
+using runtime::conv2d;  // (n, h, w, c, k, r, s[, stride, pad, dilation])
+
+TEST(ConvArgs, FieldsAndTapsAreTheOffsetTable) {
+  for (const compiler::Conv2d& v : {conv2d(2, 17, 19, 32, 40, 3, 3, 1, 2, 2),    // 3x3 dilated
+                                    conv2d(8, 224, 224, 16, 64, 7, 7, 2, 3)}) {  // the stem
+    const runtime::ConvArgs a = runtime::make_conv_args(v);
+    EXPECT_EQ(a.n, v.n);
+    EXPECT_EQ(a.h, v.h);
+    EXPECT_EQ(a.w, v.w);
+    EXPECT_EQ(a.c, v.c);
+    EXPECT_EQ(a.p, v.p());
+    EXPECT_EQ(a.q, v.q());
+    EXPECT_EQ(a.stride_h, v.stride_h);
+    EXPECT_EQ(a.stride_w, v.stride_w);
+    EXPECT_EQ(a.pad_h, v.pad_h);
+    EXPECT_EQ(a.pad_w, v.pad_w);
+    EXPECT_EQ(a.reserved, 0);
+    const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
+    ASSERT_EQ(a.taps, int32_t(taps.size()));
+    ASSERT_EQ(a.taps, v.r * v.s);
+    for (size_t i = 0; i < taps.size(); ++i) {
+      EXPECT_EQ(a.tap[i].offset, taps[i].offset) << i;
+      EXPECT_EQ(a.tap[i].dh, taps[i].dh) << i;
+      EXPECT_EQ(a.tap[i].dw, taps[i].dw) << i;
+    }
+  }
+  // The last tap of the dilated 3x3: (2·2) rows and (2·2) pixels of 32 channels in.
+  const runtime::ConvArgs d = runtime::make_conv_args(conv2d(2, 17, 19, 32, 40, 3, 3, 1, 2, 2));
+  EXPECT_EQ(d.tap[8].offset, 4 * 19 * 32 + 4 * 32);
+  EXPECT_EQ(d.tap[8].dh, 4);
+  EXPECT_EQ(d.tap[8].dw, 4);
+  EXPECT_THROW(runtime::make_conv_args(conv2d(1, 1, 1, 16, 8, 3, 3)), runtime::Error);  // no output
+}
+
+TEST(ConvRunError, ChannelsInWholeSixteenByteChunks) {
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1), "s8"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "f16"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "bf16"), "");
+  const std::string s8 = runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "s8");
+  EXPECT_NE(s8.find("not a multiple of 16"), std::string::npos) << s8;
+  EXPECT_NE(s8.find("C a multiple of 16"), std::string::npos) << s8;
+  const std::string f16 = runtime::conv_run_error(conv2d(1, 7, 9, 3, 40, 3, 3, 1, 1), "f16");
+  EXPECT_NE(f16.find("C a multiple of 8"), std::string::npos) << f16;
+  compiler::Conv2d nchw = conv2d(1, 7, 9, 32, 40, 3, 3, 1, 1);
+  nchw.layout = compiler::ConvLayout::nchw32;
+  EXPECT_NE(runtime::conv_run_error(nchw, "s8").find("NHWC"), std::string::npos);
+  EXPECT_NE(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 0, 3), "s8"), "");  // conv_error's
+}
+
+// The host im2col (the convolution's definition) and the compiler's
+// address arithmetic (pixel base + tap offset + channel, predicated) give
+// the same A: two independent derivations of every element.
+TEST(Im2colHost, MatchesTheOffsetTableArithmetic) {
+  const compiler::Conv2d cases[] = {
+      conv2d(3, 7, 9, 16, 40, 3, 3, 1, 1),      conv2d(2, 13, 11, 32, 24, 1, 1, 2, 0),
+      conv2d(1, 15, 17, 16, 40, 3, 3, 1, 2, 2), conv2d(2, 9, 7, 48, 72, 5, 5, 2, 3),
+      conv2d(1, 5, 5, 16, 8, 7, 7, 1, 4),       conv2d(1, 224, 224, 16, 64, 7, 7, 2, 3),
+  };
+  for (const compiler::Conv2d& v : cases) {
+    SCOPED_TRACE(runtime::conv_string(v));
+    std::vector<char> input(size_t(v.n * v.h * v.w * v.c));
+    for (size_t i = 0; i < input.size(); ++i) input[i] = char(1 + i % 251);  // never 0
+    const std::vector<char> a = runtime::im2col_host(v, input, 1);
+    ASSERT_EQ(a.size(), size_t(v.gemm_m() * v.gemm_k()));
+    const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
+    int64_t zeros = 0, bad = 0;
+    for (int64_t m = 0; m < v.gemm_m(); ++m)
+      for (int64_t kk = 0; kk < v.gemm_k(); ++kk) {
+        const std::optional<int64_t> at = compiler::gemm_a_offset(v, taps, m, kk);
+        const char want = at ? input[size_t(*at)] : 0;
+        zeros += !at;
+        bad += a[size_t(m * v.gemm_k() + kk)] != want;
+      }
+    EXPECT_EQ(bad, 0);
+    if (v.pad_h > 0) {
+      EXPECT_GT(zeros, 0);
+    }
+  }
+  // Elements of two bytes (f16) move whole.
+  const compiler::Conv2d v = conv2d(1, 3, 3, 8, 4, 3, 3, 1, 1);
+  std::vector<char> input(size_t(3 * 3 * 8 * 2));
+  for (size_t i = 0; i < input.size(); ++i) input[i] = char(i + 1);
+  const std::vector<char> a = runtime::im2col_host(v, input, 2);
+  // Output pixel (0, 1, 1) (m = 4) reads the whole input: A(4, kk) is input element kk.
+  EXPECT_EQ(std::memcmp(a.data() + 4 * 72 * 2, input.data(), input.size()), 0);
+  // Output pixel (0, 0, 0): its first tap (r = s = 0) lies in the padding.
+  EXPECT_EQ(a[0], 0);
+  EXPECT_EQ(a[15], 0);
+}
+
+TEST(ConvInputs, RangesFollowTheGemmRule) {
+  // s8, K = 576: the full int8 range; z and bias as a GEMM's C0 and bias.
+  const compiler::Conv2d v = conv2d(2, 9, 7, 64, 40, 3, 3, 1, 1);
+  runtime::ConvInputs in = runtime::make_conv_inputs(v, runtime::ElemType::s8, 1, 1, 1, true);
+  ASSERT_EQ(in.input.size(), size_t(2 * 9 * 7 * 64));
+  ASSERT_EQ(in.filters.size(), size_t(40 * 576));
+  ASSERT_EQ(in.z.size(), size_t(v.gemm_m() * 40));
+  ASSERT_EQ(in.bias.size(), 40u);
+  EXPECT_EQ(in.range, 128);
+  float lo = 0, hi = 0;
+  for (float x : in.input) lo = std::min(lo, x), hi = std::max(hi, x);
+  EXPECT_EQ(lo, -128);
+  EXPECT_EQ(hi, 127);
+  for (float x : in.z) EXPECT_TRUE(std::isfinite(x) && x == std::nearbyint(x));
+  // alpha 2^16 leaves too small a budget for the full range at K = 576.
+  in = runtime::make_conv_inputs(v, runtime::ElemType::s8, 1, 65536, 0, false);
+  EXPECT_LT(in.range, 128);
+  EXPECT_GE(in.range, 1);
+  for (float x : in.filters) EXPECT_LE(std::fabs(x), in.range);
+  for (float x : in.z) EXPECT_TRUE(std::isnan(x));  // beta 0: the output's poison
+  EXPECT_TRUE(in.bias.empty());
+  // f16: [-1, 1] in f16 values; drawn alike for the same seed, not for another.
+  in = runtime::make_conv_inputs(v, runtime::ElemType::f16, 3, 1, 0, false);
+  for (float x : in.input) {
+    EXPECT_LE(std::fabs(x), 1.0f);
+    EXPECT_EQ(x, runtime::round_to(runtime::ElemType::f16, x));
+  }
+  EXPECT_EQ(in.input, runtime::make_conv_inputs(v, runtime::ElemType::f16, 3, 1, 0, false).input);
+  EXPECT_NE(in.input, runtime::make_conv_inputs(v, runtime::ElemType::f16, 4, 1, 0, false).input);
+}
+
+TEST(ResNet50, TwentyThreeDistinctLayersEveryModuleComputes) {
+  for (int64_t batch : {1, 8, 32}) {
+    const std::vector<runtime::NamedConv> layers = runtime::resnet50_convs(batch);
+    ASSERT_EQ(layers.size(), 23u);
+    std::set<std::string> seen;
+    for (const runtime::NamedConv& l : layers) {
+      EXPECT_TRUE(seen.insert(runtime::conv_string(l.conv)).second) << l.name;
+      EXPECT_EQ(l.conv.n, batch);
+      for (const char* dtype : {"s8", "f16", "bf16"})
+        EXPECT_EQ(runtime::conv_run_error(l.conv, dtype), "") << l.name << " " << dtype;
+    }
+    // The stem: 224 -> 112; stage 5: 7x7.
+    EXPECT_EQ(layers.front().conv.p(), 112);
+    EXPECT_EQ(layers.front().conv.gemm_k(), 16 * 49);
+    EXPECT_EQ(layers.back().conv.p(), 7);
+    // Each stage's stride-2 3x3 and projection halve the size.
+    int stride2 = 0;
+    for (const runtime::NamedConv& l : layers)
+      if (l.conv.stride_h == 2) {
+        ++stride2;
+        EXPECT_EQ(l.conv.p() * 2, l.conv.h) << l.name;
+      }
+    EXPECT_EQ(stride2, 7);  // the stem, three 3x3/2 and three 1x1/2 projections
+  }
+}
+
+TEST(ConvReport, NamesTheConvolutionAndItsGemm) {
+  compiler::Conv2d v = conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1);
+  EXPECT_EQ(runtime::conv_title(v),
+            "conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM 25088x64x576");
+  v.stride_w = 2, v.pad_h = 2, v.dil_h = v.dil_w = 2;
+  EXPECT_EQ(runtime::conv_string(v), "8x56x56x64 filter 64x3x3 stride 1x2 pad 2x1 dilation 2 NHWC");
+  const compiler::Problem p =
+      runtime::conv_problem(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1), compiler::DType::s8);
+  EXPECT_EQ(p.m, 25088);
+  EXPECT_EQ(p.n, 64);
+  EXPECT_EQ(p.k, 576);
+  EXPECT_TRUE(p.b_col);
+  EXPECT_FALSE(p.a_col || p.c_col);
+  EXPECT_EQ(p.b_ld(), 576);
+  EXPECT_EQ(p.c_ld(), 64);
+}
+
+runtime::ConvReport timed_report() {
+  runtime::ConvReport r;
+  r.conv = conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1);
+  r.problem = runtime::conv_problem(r.conv, compiler::DType::s8);
+  r.entry.name = "schedc_conv";
+  runtime::ValidationResult v;
+  v.ok = true;
+  v.bit_exact = true;
+  r.validations.push_back(v);
+  r.ref_mode = runtime::RefMode::s8;
+  r.im2col_checked = true;
+  r.timed = true;
+  r.kernel.median_ms = 0.1;
+  r.cublas.median_ms = 0.09;
+  r.explicit_pipeline.median_ms = 0.25;
+  return r;
+}
+
+TEST(ConvReport, BlockAndJsonCarryTheThreeTimings) {
+  const runtime::ConvReport r = timed_report();
+  EXPECT_DOUBLE_EQ(r.percent_of_cublas(), 90.0);
+  EXPECT_DOUBLE_EQ(r.x_of_explicit(), 2.5);
+  std::ostringstream block;
+  runtime::print_conv_block(block, "conv.sched", "s8", r);
+  const std::string text = block.str();
+  std::cout << text;
+  EXPECT_NE(text.find("conv.sched  conv 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: GEMM "
+                      "25088x64x576 s8"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ok: bit-exact vs cuBLAS int8"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU im2col = host im2col"), std::string::npos) << text;
+  EXPECT_NE(text.find("(kernel at 90.0% of it)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(kernel 2.50x faster)"), std::string::npos) << text;
+  EXPECT_NE(text.find("TOPS"), std::string::npos) << text;
+
+  runtime::PreparedKernel prepared;
+  prepared.kernel.dtype = "s8";
+  const report::Json j = report::Json::parse(
+      report::json_text(runtime::conv_json("conv.sched", prepared, r, {{"layer", "res2 3x3"}})));
+  EXPECT_EQ(j["m"], 25088);
+  EXPECT_EQ(j["conv"]["text"], "8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC");
+  EXPECT_EQ(j["conv"]["p"], 56);
+  EXPECT_EQ(j["conv"]["stride"][1], 1);
+  EXPECT_EQ(j["percent_of_cublas"], 90.0);
+  EXPECT_EQ(j["x_of_explicit"], 2.5);
+  EXPECT_EQ(j["explicit_ms"]["median"], 0.25);
+  EXPECT_TRUE(j["im2col_checked"].get<bool>());
+  EXPECT_EQ(j["layer"], "res2 3x3");
+
+  // Without a baseline (cuBLAS int8 rejected the problem): no ratios.
+  runtime::ConvReport n = r;
+  n.no_baseline = "cuBLAS int8 rejects this problem";
+  EXPECT_TRUE(std::isnan(n.x_of_explicit()));
+  const report::Json k =
+      report::Json::parse(report::json_text(runtime::conv_json("conv.sched", prepared, n)));
+  EXPECT_TRUE(k["x_of_explicit"].is_null());
+  EXPECT_TRUE(k["explicit_ms"].is_null());
+}
+
+// The launch's refusals need no device: check_conv_launch is host logic.
+TEST(ConvLaunch, RefusesWhatTheModuleCannotRun) {
+  codegen::GeneratedKernel k;
+  k.dtype = "s8";
+  k.conv = "nhwc";
+  k.b_col = true;
+  k.main.name = "schedc_conv";
+  const compiler::Conv2d v = conv2d(2, 7, 9, 16, 40, 3, 3, 1, 1);
+  const runtime::ConvArgs args = runtime::make_conv_args(v);
+  const compiler::Problem p = runtime::conv_problem(v, compiler::DType::s8);
+  runtime::EntryChoice choice;
+  choice.entry = &k.main;
+  choice.name = k.main.name;
+  const void* aligned = reinterpret_cast<const void*>(uintptr_t(256));
+  runtime::GemmArgs good{aligned, aligned, const_cast<void*>(aligned), 1, 0, nullptr, &args};
+  EXPECT_NO_THROW(runtime::check_conv_launch(k, choice, p, good));
+  auto refused = [&](const runtime::EntryChoice& ch, const compiler::Problem& pr,
+                     const runtime::GemmArgs& a, const std::string& words) {
+    try {
+      runtime::check_conv_launch(k, ch, pr, a);
+      ADD_FAILURE() << "not refused: " << words;
+    } catch (const runtime::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  runtime::GemmArgs no_conv = good;
+  no_conv.conv = nullptr;
+  refused(choice, p, no_conv, "needs the convolution's geometry");
+  runtime::GemmArgs odd = good;
+  odd.a = reinterpret_cast<const void*>(uintptr_t(264));
+  refused(choice, p, odd, "not 16-byte aligned");
+  runtime::EntryChoice repack = choice;
+  repack.repack_a = true;
+  refused(repack, p, good, "cannot be repacked");
+  compiler::Problem other = p;
+  other.k += 1;
+  refused(choice, other, good, "not the convolution's implicit GEMM");
+  // A GEMM module takes no ConvArgs, and launches as before without one.
+  k.conv.clear();
+  refused(choice, p, good, "takes no convolution");
+  EXPECT_NO_THROW(runtime::check_conv_launch(k, choice, p, no_conv));
+}
+
+// Where ConvArgs goes: right after the parameters each entry declares.
+TEST(ConvLaunch, ConvArgsFollowTheEntrysOwnParameters) {
+  codegen::KernelEntry e;
+  EXPECT_EQ(runtime::entry_extra_params(e), 0u);  // SIMT, mma.sync: the GEMM's alone
+  e.stream_k = true;
+  EXPECT_EQ(runtime::entry_extra_params(e), 0u);  // SIMT stream_k: the split is its grid
+  e.stream_k = false;
+  e.tma_a = e.tma_b = {64, 64};
+  EXPECT_EQ(runtime::entry_extra_params(e), 2u);  // tma_a, tma_b
+  e.tma_c = {64, 64};
+  EXPECT_EQ(runtime::entry_extra_params(e), 3u);  // and tma_c (tma_store)
+  e.tma_c = {};
+  e.stream_k = true;
+  EXPECT_EQ(runtime::entry_extra_params(e), 4u);  // tma_a, tma_b, tma_c, sk_whole_tiles
+}
+
+}  // namespace
+}  // namespace schedc
