@@ -44,9 +44,10 @@
 #   conv      issue 21's convolutions: schedc_gpu_tests' convolution tests
 #             ($CONV_FILTER: the planted kernel, every examples/conv and
 #             tests/gpu/schedules/conv_* schedule on ResNet-50 and ragged
-#             convolutions); schedc run of each examples/conv/*.sched on its
-#             own `conv` and on a ragged one; compute-sanitizer memcheck and
-#             racecheck of those; then schedc bench examples/conv/*.sched
+#             convolutions); schedc run of each examples/conv/*.sched and
+#             tests/gpu/schedules/conv_*.sched on its
+#             own `conv` and on a ragged one; compute-sanitizer memcheck,
+#             racecheck and synccheck of those; then schedc bench examples/conv/*.sched
 #             --conv $CONV_SPECS (';'-separated, default resnet50:8) beside
 #             cuBLAS's GEMM alone and im2col + cuBLAS, $CONV_ROUNDS (default 1)
 #             rounds
@@ -522,13 +523,15 @@ section_conv() {
   local files=()
   for f in examples/conv/*.sched; do [ -f "$f" ] && files+=("$f"); done
   [ ${#files[@]} -gt 0 ] || { note conv "no examples/conv/*.sched"; return; }
-  # schedc run on each file's own convolution and on the ragged one; the
-  # same under compute-sanitizer (cuBLAS's reference kernels may report
-  # racecheck hazards of their own: reference_races_only).
-  local ok=0 total=0 clean=0 checked=0 cs spec tool
+  # schedc run on each file's own convolution and on the ragged one (the
+  # examples and the GPU test schedules); the same under compute-sanitizer
+  # (cuBLAS's reference kernels may report racecheck hazards of their own:
+  # reference_races_only).
+  local ok=0 total=0 clean=0 checked=0 cs spec tool run_files=("${files[@]}")
+  for f in tests/gpu/schedules/conv_*.sched; do [ -f "$f" ] && run_files+=("$f"); done
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : >"$LOGS/conv-run.log"
-  for f in "${files[@]}"; do
+  for f in "${run_files[@]}"; do
     for spec in "" "$CONV_RAGGED"; do
       [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break 2
       local flag=()
@@ -541,7 +544,7 @@ section_conv() {
         echo "exit code $?" >>"$LOGS/conv-run.log"
       fi
       [ -x "$cs" ] || continue
-      for tool in memcheck racecheck; do
+      for tool in memcheck racecheck synccheck; do
         checked=$((checked + 1))
         echo "\$ compute-sanitizer --tool $tool schedc run $f ${spec:+--conv \"$spec\"} --no-time" >>"$LOGS/conv-run.log"
         timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" "${flag[@]}" \
@@ -557,7 +560,7 @@ section_conv() {
       done
     done
   done
-  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck; own conv and $CONV_RAGGED)"
+  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv and $CONV_RAGGED)"
   local rounds=${CONV_ROUNDS:-1} i specs=() list
   IFS=';' read -r -a list <<<"${CONV_SPECS:-resnet50:8}"
   for spec in "${list[@]}"; do specs+=(--conv "$spec"); done
