@@ -23,6 +23,7 @@
 #include "compiler/lower.h"
 #include "dsl/diagnostics.h"
 #include "dsl/parse.h"
+#include "plan_test_util.h"
 
 namespace schedc {
 namespace {
@@ -31,18 +32,7 @@ using compiler::Conv2d;
 using compiler::KernelPlan;
 
 std::optional<KernelPlan> plan_of(const std::string& text, std::string& diags) {
-  compiler::Target t;
-  compiler::target_for_arch("sm_90", t);
-  dsl::SourceFile src("conv.sched", text);
-  dsl::Diagnostics d(&src);
-  std::optional<dsl::Ast> ast = dsl::parse(src, d);
-  std::optional<compiler::Schedule> s;
-  if (ast) s = compiler::analyze(*ast, "conv.sched", t, d);
-  std::ostringstream o;
-  d.print(o);
-  diags = o.str();
-  if (!s) return std::nullopt;
-  return compiler::lower(*s, t);
+  return plantest::plan_of_text(text, &diags);
 }
 
 std::string conv_schedule(const std::string& conv, const std::string& dtype, int bm, int stages) {
@@ -203,7 +193,7 @@ TEST(ConvCopy, ProducerWalkReadsWhatTheDefinitionReads) {
 TEST(ConvCopy, RulesAreLocated) {
   std::string diags;
   EXPECT_FALSE(plan_of(conv_schedule("1x8x8x20 filter 16x3x3", "s8", 128, 4), diags));
-  EXPECT_NE(diags.find("conv.sched:1:1: error: 'conv' copies 16-byte chunks"), std::string::npos)
+  EXPECT_NE(diags.find("test.sched:1:1: error: 'conv' copies 16-byte chunks"), std::string::npos)
       << diags;
   EXPECT_FALSE(
       plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "

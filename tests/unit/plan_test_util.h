@@ -6,18 +6,44 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "compiler/analyze.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/lower.h"
 #include "compiler/schedule.h"
+#include "dsl/diagnostics.h"
+#include "dsl/parse.h"
+#include "dsl/source.h"
 
 namespace schedc::plantest {
 
 using compiler::KernelPlan;
 using compiler::Schedule;
+
+// The plan of a .sched text for sm_90 (parse, analyze, lower), or nothing;
+// `diags`, when given, gets the diagnostics as schedc prints them.
+inline std::optional<KernelPlan> plan_of_text(const std::string& text,
+                                              std::string* diags = nullptr) {
+  compiler::Target t;
+  compiler::target_for_arch("sm_90", t);
+  dsl::SourceFile src("test.sched", text);
+  dsl::Diagnostics d(&src);
+  std::optional<dsl::Ast> ast = dsl::parse(src, d);
+  std::optional<Schedule> s;
+  if (ast) s = compiler::analyze(*ast, "test.sched", t, d);
+  if (diags) {
+    std::ostringstream o;
+    d.print(o);
+    *diags = o.str();
+  }
+  if (!s) return std::nullopt;
+  return compiler::lower(*s, t);
+}
 
 struct SimtParams {
   int bm, bn, bk, tm, tn, split_m = 1, split_n = 1;

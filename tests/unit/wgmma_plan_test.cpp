@@ -16,6 +16,7 @@
 #include "dsl/diagnostics.h"
 #include "dsl/parse.h"
 #include "dsl/source.h"
+#include "plan_test_util.h"
 
 namespace schedc {
 namespace {
@@ -25,22 +26,7 @@ using compiler::WgmmaPlan;
 
 // The plan of a schedule text for sm_90, or nullopt with the diagnostics.
 std::optional<KernelPlan> plan_of(const std::string& text, std::string* diags = nullptr) {
-  compiler::Target t;
-  compiler::target_for_arch("sm_90", t);
-  dsl::SourceFile src("test.sched", text);
-  dsl::Diagnostics d(&src);
-  std::optional<dsl::Ast> ast = dsl::parse(src, d);
-  std::optional<compiler::Schedule> s;
-  if (ast) s = compiler::analyze(*ast, "test.sched", t, d);
-  if (!s) {
-    if (diags) {
-      std::ostringstream o;
-      d.print(o);
-      *diags = o.str();
-    }
-    return std::nullopt;
-  }
-  return compiler::lower(*s, t);
+  return plantest::plan_of_text(text, diags);
 }
 
 std::string schedule(const std::string& dtype, int bm, int bn, int wm, int wn, int stages,
