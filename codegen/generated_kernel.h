@@ -52,7 +52,8 @@
 // A convolution module (`conv`, GeneratedKernel::conv; docs/convolution.md)
 // computes the implicit GEMM of a 2-D convolution: M = N·P·Q output pixels,
 // N = K filters, K = C·R·S. Its entries take the GEMM's parameters with
-//   A = the input tensor (NHWC: [N][H][W][C]; lda is not read),
+//   A = the input tensor (NHWC: [N][H][W][C]; lda and tma_a, passed as
+//       zeros, are not read),
 //   B = the filters [K][R][S][C]: a column-major B (N x K) with ldb = C·R·S,
 //       read by tensor map as for `layout B col`,
 //   C = the output [N][P][Q][K]: a row-major C (M x N), ldc = K,

@@ -507,7 +507,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const int64_t map_batch = kernel_.batched ? p.batch : 0;
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
-    map_a = encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
+    // A convolution's A is its input, which the producer's threads copy: its
+    // map stays zeros, unread (codegen/generated_kernel.h).
+    if (!args.conv)
+      map_a =
+          encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
     map_b = encode_tma_map(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }
   const int elem = c_bytes(kernel_.dtype);
