@@ -5,8 +5,12 @@ namespace schedc::codegen {
 void emit_cp_async_helpers(Emitter& e) {
   e.lines(R"(__device__ __forceinline__ unsigned smem_u32(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
+})");
+  emit_cp_async_copy_helpers(e);
 }
-// 16-byte global->shared copy; bytes past src_bytes (0..16) are zero-filled.
+
+void emit_cp_async_copy_helpers(Emitter& e) {
+  e.lines(R"(// 16-byte global->shared copy; bytes past src_bytes (0..16) are zero-filled.
 __device__ __forceinline__ void cp_async_16(unsigned dst_smem, const void* src_global, int src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst_smem), "l"(src_global),
                "r"(src_bytes));

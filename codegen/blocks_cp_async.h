@@ -15,6 +15,8 @@ namespace schedc::codegen {
 // bytes past src_bytes zero-filled, nothing read when src_bytes == 0),
 // cp_async_commit, cp_async_wait<N>.
 void emit_cp_async_helpers(Emitter& e);
+// The same without smem_u32 (for a module that has it already).
+void emit_cp_async_copy_helpers(Emitter& e);
 
 // The stage loop. `load(e, stage, k_tile)` emits the copy of k-tile `k_tile`
 // (an expression) into shared stage `stage` (an expression) as cp.async

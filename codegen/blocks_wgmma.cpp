@@ -120,6 +120,14 @@ template <int R>
 __device__ __forceinline__ void setmaxnreg_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
 })");
+  // Orders this thread's shared-memory writes (st.shared, cp.async) before the
+  // async proxy's reads of them (TMA stores, wgmma).
+  const std::string fence =
+      R"(// Makes this thread's shared-memory stores visible to TMA (the async proxy).
+__device__ __forceinline__ void fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+)";
   if (w.tma_store) {
     const bool batched = p.schedule.batch > 0;
     const TmaCoords at = tma_coords(batched, 2, 4);
@@ -152,11 +160,7 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
 }
 )";
     const char* rest =
-        R"(// Makes this thread's shared-memory stores visible to TMA (the async proxy).
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-}
-// Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).
+        R"(// Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).
 __device__ __forceinline__ void named_barrier(int id, int count) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })";
@@ -169,7 +173,9 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
                ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 )";
-    e.lines(store + (w.c_col ? trans : "") + rest);
+    e.lines(store + (w.c_col ? trans : "") + fence + rest);
+  } else if (w.conv) {  // the producer's cp.async copies, read by wgmma
+    e.lines(fence);
   }
   if (w.pingpong) {
     e.comment(

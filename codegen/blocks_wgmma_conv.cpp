@@ -11,6 +11,7 @@
 #include <string>
 
 #include "codegen/blocks_common.h"
+#include "codegen/blocks_cp_async.h"
 #include "codegen/blocks_wgmma.h"
 #include "compiler/conv.h"
 
@@ -32,28 +33,9 @@ struct ConvArgs {
   int taps;  // R * S
   int reserved;
   ConvTapArg tap[%lld];
-};
-// 16-byte global->shared copy; with src_bytes 0 it reads nothing and writes zeros.
-__device__ __forceinline__ void cp_async_16(unsigned dst_smem, const void* src_global, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%%0], [%%1], 16, %%2;\n" ::"r"(dst_smem), "l"(src_global),
-               "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Waits until at most N of this thread's committed groups are in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %%0;\n" ::"n"(N) : "memory");
-})",
+};)",
                  static_cast<long long>(compiler::kMaxConvTaps)));
-  if (!w.tma_store)  // else emit_wgmma_helpers has it
-    e.lines(
-        R"(// Makes this thread's shared-memory writes visible to the async proxy (wgmma's reads).
-__device__ __forceinline__ void fence_proxy_async() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-})");
-  e.line();
+  emit_cp_async_copy_helpers(e);  // (fence_proxy_async: emit_wgmma_helpers)
   e.comment(format("tma %s: the filters' k-tile at column k0 -> one stage, %s of B's N x K map;",
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),
                    wgmma_boxes_text(w.b).c_str()));

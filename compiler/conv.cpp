@@ -57,6 +57,8 @@ std::string conv_error(const Conv2d& v) {
   const double outputs = double(v.n) * double(v.k) * double(v.p()) * double(v.q());
   if (elements > kMax || filters > kMax || outputs > kMax)
     return "a tensor of 2^31 elements or more (offsets are 32-bit)";
+  if ((v.r - 1) * v.dil_h * v.w * v.c + (v.s - 1) * v.dil_w * v.c > kMax)
+    return "the last filter tap's offset does not fit 32 bits";
   return "";
 }
 

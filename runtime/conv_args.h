@@ -34,8 +34,8 @@ ConvArgs make_conv_args(const compiler::Conv2d& conv);
 // Why a convolution module of `dtype` ("s8", "f16", "bf16") cannot compute
 // `conv`, or "" when it can: compiler::conv_error, a layout other than NHWC
 // (the modules' ABI), C·sizeof(T) not a multiple of 16 bytes (a copy of A
-// reads 16-byte chunks of a pixel's channels), a dilation or padding past
-// the 16 bits of a tap's displacement.
+// reads 16-byte chunks of a pixel's channels). (conv_error bounds the
+// taps' 16-bit displacements and 32-bit offsets.)
 std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype);
 
 }  // namespace schedc::runtime

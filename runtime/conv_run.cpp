@@ -19,10 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 compiler::DType dtype_of(const std::string& dtype) {
   if (dtype == "s8") return compiler::DType::s8;
   if (dtype == "f16") return compiler::DType::f16;

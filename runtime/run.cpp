@@ -28,10 +28,6 @@ using Clock = std::chrono::steady_clock;
 // mode's case is 256 MB, so the three shapes of a tune (both modes) fit.
 constexpr size_t kHostCaseBytes = size_t(3) << 30;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 void check_problem(const compiler::Problem& p) {
   auto bad = [](const std::string& what) {
     throw Error(Error::Kind::cuda, "invalid problem: " + what);

@@ -7,10 +7,16 @@
 // and temperature: timed one after the other, whichever ran second met a
 // card that the first had heated for 100 ms or more.
 
+#include <chrono>
 #include <functional>
 #include <vector>
 
 namespace schedc::runtime {
+
+// Host wall-clock milliseconds since t0 (the phases a run reports).
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct TimingOptions {
   int warmup_runs = 3;
