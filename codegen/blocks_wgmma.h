@@ -44,6 +44,10 @@ std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 // epilogue of two neighbours in a row; a 4-byte pair store when `pairs`
 // (C and ldc allow it, checked once per launch), else element by element.
 void emit_wgmma_store_pair(Emitter& e, const compiler::KernelPlan& plan);
+// Whether the direct stores of `plan` write quads of 4-byte columns (16-byte
+// stores) where a consumer tile lies inside C (blocks_wgmma_epilogue.cpp),
+// besides pairs elsewhere; emit_wgmma_store_pair then emits store_quad too.
+bool wgmma_quad_stores(const compiler::KernelPlan& plan);
 
 // Inside the kernel: `smem`, sA/sB base addresses, full/empty barriers
 // initialized by thread 0, and a __syncthreads.
