@@ -126,7 +126,7 @@ void close_pair_loops(Emitter& e) {
 // closes it after its `else`.
 void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  const std::string V = accumulator_type(p.dtype), TC = c_t(p);
+  const std::string V = accumulator_type(p.dtype);
   e.comment("inside C with 16-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair");
   e.line(format(
       "const bool quads = ldc %% 4 == 0 && reinterpret_cast<unsigned long long>(C) %% 16 == 0 && "
