@@ -31,7 +31,8 @@ namespace {
 // emit_quad_stores).
 void emit_store_quad(Emitter& e, const KernelPlan& p) {
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
-  e.comment("C[row][col .. col + 3] through epilogue_value, one 16-byte store: dst 16-byte aligned,");
+  e.comment(
+      "C[row][col .. col + 3] through epilogue_value, one 16-byte store: dst 16-byte aligned,");
   e.comment("the four columns inside C.");
   e.open_scope("__device__ __forceinline__ void store_quad(" + TC + "* dst, int col, " + V +
                " v0, " + V + " v1, " + V + " v2, " + V +
@@ -140,15 +141,17 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int h = 0; h < 2; ++h)");
   e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
   e.line(format("const %s x0 = acc[i][j][r + 2 * h], x1 = acc[i][j][r + 2 * h + 1];", V.c_str()));
-  e.line(format("const %s y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];",
-                V.c_str()));
+  e.line(
+      format("const %s y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];", V.c_str()));
   e.line(format("const %s t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);", V.c_str()));
   e.line(format("const %s t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);", V.c_str()));
-  e.line(format("const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + "
-                "(odd ? 6 : 0);",
-                w.inst_n));
-  e.line("store_quad(C + (size_t)row * ldc + col, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : "
-         "t0, odd ? y1 : t1, alpha, beta, bias);");
+  e.line(
+      format("const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + "
+             "(odd ? 6 : 0);",
+             w.inst_n));
+  e.line(
+      "store_quad(C + (size_t)row * ldc + col, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : "
+      "t0, odd ? y1 : t1, alpha, beta, bias);");
   e.close_scope("h");
   close_pair_loops(e);
   e.close_scope();
