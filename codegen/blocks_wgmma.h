@@ -43,11 +43,9 @@ std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 // store_pair(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias, pairs): the
 // epilogue of two neighbours in a row; a 4-byte pair store when `pairs`
 // (C and ldc allow it, checked once per launch), else element by element.
+// With WgmmaPlan::direct_quads it emits store_quad too (four adjacent
+// columns of a 4-byte C as one 16-byte store).
 void emit_wgmma_store_pair(Emitter& e, const compiler::KernelPlan& plan);
-// Whether the direct stores of `plan` write quads of 4-byte columns (16-byte
-// stores) where a consumer tile lies inside C (blocks_wgmma_epilogue.cpp),
-// besides pairs elsewhere; emit_wgmma_store_pair then emits store_quad too.
-bool wgmma_quad_stores(const compiler::KernelPlan& plan);
 
 // Inside the kernel: `smem`, sA/sB base addresses, full/empty barriers
 // initialized by thread 0, and a __syncthreads.

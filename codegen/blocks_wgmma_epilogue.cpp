@@ -20,11 +20,6 @@ std::string c_t(const KernelPlan& p) {
 
 }  // namespace
 
-bool wgmma_quad_stores(const KernelPlan& p) {
-  const WgmmaPlan& w = *p.wgmma;
-  return !w.swapped && !w.c_col && compiler::c_size_of(p.dtype) == 4 && (w.inst_n / 8) % 2 == 0;
-}
-
 namespace {
 
 // store_quad: four adjacent columns of one row as one 16-byte store (see
@@ -51,7 +46,7 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
 }  // namespace
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
-  if (wgmma_quad_stores(p)) emit_store_quad(e, p);
+  if (p.wgmma->direct_quads()) emit_store_quad(e, p);
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
     e.comment("C(row, col), C(row, col + 1) through epilogue_value; out-of-range ones skipped.");
@@ -159,10 +154,10 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
 }
 
 // The accumulators straight to C: pairs (4 bytes; 8 of f32) where C allows
-// them, quads of 4-byte columns where wgmma_quad_stores.
+// them, quads of 4-byte columns where WgmmaPlan::direct_quads.
 void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  const bool quads = wgmma_quad_stores(p);
+  const bool quads = w.direct_quads();
   if (quads) emit_quad_stores(e, p);
   e.line(format(
       "const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",

@@ -257,6 +257,15 @@ struct WgmmaPlan {
     return (x / per_row) * c_stage_rows() * 128 + r * 128 +
            ((((c * c_elem_bytes) / 16) ^ (r % 8)) * 16) + (c * c_elem_bytes) % 16;
   }
+  // The direct (not staged) stores of a 4-byte row-major C (s8's int32, the
+  // f32 of tf32 with both operands k-major) write quads of adjacent columns
+  // with 16-byte stores where a consumer tile lies inside C with 16-byte
+  // rows: lanes 2q and 2q + 1 swap one pair of each two 8-column blocks, so
+  // the instruction's N must hold an even number of them
+  // (codegen/blocks_wgmma_epilogue.cpp).
+  bool direct_quads() const {
+    return !swapped && !c_col && c_elem_bytes == 4 && (inst_n / 8) % 2 == 0;
+  }
   int accumulators = 0;  // f32 (s8: s32) registers per consumer thread
   // The accumulators' (D's) PTX type: s32 for s8's exact integer sums.
   bool integer() const { return type == MmaType::s8; }

@@ -519,6 +519,36 @@ TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
   EXPECT_LE(two->smem_bytes, compiler::kWgmmaSmemLimit);
 }
 
+TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteC) {
+  const std::string s8 =
+      "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize\npersistent\n";
+  std::optional<KernelPlan> p = plan_of(s8);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->wgmma->direct_quads());
+  // Column-major C: a pair's two elements lie ldc apart, no quads.
+  std::optional<KernelPlan> col = plan_of(s8 + "layout C col\n");
+  ASSERT_TRUE(col);
+  EXPECT_FALSE(col->wgmma->direct_quads());
+  // 16-bit C stores pairs (4 bytes); tf32 with a row-major B computes C^T.
+  std::optional<KernelPlan> f16 = plan_of(schedule("f16", 128, 256, 64, 256, 4, ""));
+  ASSERT_TRUE(f16);
+  EXPECT_FALSE(f16->wgmma->direct_quads());
+  std::optional<KernelPlan> tf32 = plan_of(
+      "dtype f32\ntile 256x128x32\nwarp 256x64\nwgmma tf32\ntma\nstages 4\nswizzle "
+      "smem\nwarp_specialize\npersistent\n");
+  ASSERT_TRUE(tf32);
+  ASSERT_TRUE(tf32->wgmma->swapped);
+  EXPECT_FALSE(tf32->wgmma->direct_quads());
+  // An instruction N of 24 (three 8-column blocks) leaves one unpaired.
+  std::optional<KernelPlan> n24 = plan_of(
+      "dtype s8\nlayout B col\ntile 64x24x128\nwarp 64x24\nwgmma s8\ntma\nstages "
+      "4\nswizzle smem\n");
+  ASSERT_TRUE(n24);
+  EXPECT_EQ(n24->wgmma->inst_n, 24);
+  EXPECT_FALSE(n24->wgmma->direct_quads());
+}
+
 TEST(WgmmaPlan, S8RulesAreLocated) {
   std::string diags;
   auto refused = [&](const std::string& text, const std::string& want) {
