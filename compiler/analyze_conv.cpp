@@ -118,12 +118,9 @@ void Analyzer::conv_rules() {
   s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
   if (!s_.conv) return;
   const Conv2d& v = *s_.conv;
-  const int elem = size_of(s_.dtype);
-  if ((v.c * elem) % 16 != 0)
-    bad_value(d->span,
-              "'conv' copies 16-byte chunks of a pixel's channels: C must be a multiple of " +
-                  std::to_string(16 / elem) + " for " + to_string(s_.dtype) + " (C is " +
-                  std::to_string(v.c) + "; pad the channels with zeros)");
+  if (std::string why = conv_channels_error(v, size_of(s_.dtype), to_string(s_.dtype));
+      !why.empty())
+    bad_value(d->span, "'conv': " + why);
   s_.shape = Shape{v.gemm_m(), v.gemm_n(), v.gemm_k()};
   s_.shape_at = s_.conv_at;
 }

@@ -26,6 +26,16 @@ const char* to_string(ConvLayout l) {
   return l == ConvLayout::nhwc ? "NHWC" : "NCHW32";
 }
 
+std::string conv_channels_error(const Conv2d& conv, int elem_bytes, const std::string& dtype) {
+  const int64_t bytes = int64_t(conv.c) * elem_bytes;
+  if (bytes % 16 == 0) return "";
+  return "C = " + std::to_string(conv.c) + " channels of " + dtype + " are " +
+         std::to_string(bytes) +
+         " bytes a pixel, not a multiple of 16 (a copy of the input reads 16-byte chunks of a "
+         "pixel's channels: C a multiple of " +
+         std::to_string(16 / elem_bytes) + "; pad the channels with zeros)";
+}
+
 std::string conv_error(const Conv2d& v) {
   for (auto [value, name] : {std::pair{v.n, "N"},
                              {v.c, "C"},

@@ -60,6 +60,10 @@ struct Conv2d {
 // at least one pixel, C a multiple of 32 for NCHW32, and every
 // offset below 2^31 elements (the kernels' offsets are 32-bit).
 std::string conv_error(const Conv2d& conv);
+// Why the NHWC kernels cannot copy `conv`'s input whose elements are
+// `elem_bytes` bytes of `dtype` ("s8", "f16"…): they copy 16-byte chunks of
+// a pixel's channels, so C·elem_bytes must be a multiple of 16; "" when it is.
+std::string conv_channels_error(const Conv2d& conv, int elem_bytes, const std::string& dtype);
 
 // The convolution as the `conv` directive (and `--conv`) writes it, without
 // the keyword: "8x56x56x64 filter 64x3x3 stride 1 pad 1" (dilation when not

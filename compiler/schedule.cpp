@@ -15,6 +15,12 @@ const char* to_string(DType t) {
   return "?";
 }
 
+std::optional<DType> dtype_from_string(const std::string& name) {
+  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::s8})
+    if (name == to_string(t)) return t;
+  return std::nullopt;
+}
+
 const char* to_string(MmaType t) {
   switch (t) {
     case MmaType::tf32: return "tf32";

@@ -30,6 +30,7 @@ enum class MmaType { tf32, f16, bf16, s8 };
 enum class Tf32Rounding { nearest, truncate };
 
 const char* to_string(DType);
+std::optional<DType> dtype_from_string(const std::string& name);  // to_string's inverse
 const char* to_string(MmaType);
 const char* to_string(Tf32Rounding);  // "nearest", "truncate"
 int size_of(DType);                   // bytes per element of A and B in global memory

@@ -28,14 +28,7 @@ std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtyp
   if (conv.layout != compiler::ConvLayout::nhwc)
     return std::string("the convolution modules compute NHWC convolutions (this one is ") +
            compiler::to_string(conv.layout) + ")";
-  const int64_t bytes = conv.c * elem_size(elem_type(dtype));
-  if (bytes % 16 != 0)
-    return "C = " + std::to_string(conv.c) + " channels of " + dtype + " are " +
-           std::to_string(bytes) +
-           " bytes a pixel, not a multiple of 16 (a copy of the input reads 16-byte chunks of "
-           "a pixel's channels: C a multiple of " +
-           std::to_string(16 / elem_size(elem_type(dtype))) + ")";
-  return "";
+  return compiler::conv_channels_error(conv, elem_size(elem_type(dtype)), dtype);
 }
 
 }  // namespace schedc::runtime

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 
+#include "dsl/diagnostics.h"
 #include "runtime/conv_args.h"
 #include "runtime/device_buffer.h"
 #include "runtime/error.h"
@@ -20,10 +21,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 compiler::DType dtype_of(const std::string& dtype) {
-  if (dtype == "s8") return compiler::DType::s8;
-  if (dtype == "f16") return compiler::DType::f16;
-  if (dtype == "bf16") return compiler::DType::bf16;
-  return compiler::DType::f32;
+  const std::optional<compiler::DType> t = compiler::dtype_from_string(dtype);
+  SCHEDC_INTERNAL_ASSERT(t.has_value(), "a module of an unknown dtype '" + dtype + "'");
+  return *t;
 }
 
 // Throws when the GPU im2col's A (`gpu`) is not the host's byte for byte,

@@ -12,6 +12,8 @@
 #include <map>
 #include <random>
 
+#include "compiler/schedule.h"
+
 namespace schedc::compiler {
 namespace {
 
@@ -183,6 +185,24 @@ TEST(Conv, ErrorsNameWhatIsWrong) {
   v = conv(1, 3, 4, 4, 1, 1, 2);
   EXPECT_EQ(conv_error(v), "");
   check_against_definition(v);
+}
+
+TEST(Conv, ChannelsMustFillWhole16ByteChunks) {
+  Conv2d v = conv(1, 3, 8, 4, 3, 1, 1);
+  v.c = 16;
+  EXPECT_EQ(conv_channels_error(v, 1, "s8"), "");
+  v.c = 8;
+  EXPECT_EQ(conv_channels_error(v, 2, "f16"), "");
+  EXPECT_EQ(conv_channels_error(v, 1, "s8"),
+            "C = 8 channels of s8 are 8 bytes a pixel, not a multiple of 16 (a copy of the input "
+            "reads 16-byte chunks of a pixel's channels: C a multiple of 16; pad the channels "
+            "with zeros)");
+}
+
+TEST(Conv, DtypeNamesReadBack) {
+  for (DType t : {DType::f32, DType::f16, DType::bf16, DType::s8})
+    EXPECT_EQ(dtype_from_string(to_string(t)), t);
+  EXPECT_EQ(dtype_from_string("tf32"), std::nullopt);
 }
 
 }  // namespace
