@@ -193,7 +193,9 @@ TEST(ConvCopy, ProducerWalkReadsWhatTheDefinitionReads) {
 TEST(ConvCopy, RulesAreLocated) {
   std::string diags;
   EXPECT_FALSE(plan_of(conv_schedule("1x8x8x20 filter 16x3x3", "s8", 128, 4), diags));
-  EXPECT_NE(diags.find("test.sched:1:1: error: 'conv' copies 16-byte chunks"), std::string::npos)
+  EXPECT_NE(diags.find("test.sched:1:1: error: 'conv': C = 20 channels of s8 are 20 bytes a "
+                       "pixel, not a multiple of 16"),
+            std::string::npos)
       << diags;
   EXPECT_FALSE(
       plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "
