@@ -28,6 +28,43 @@ void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
   emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; ++r)", w.inst_n / 2));
 }
 
+// The stores of a consumer tile inside a row-major C with beta 0, no checks.
+// Register r = 4g + 2c + h holds C's row 8g + 2p + h and column q + 8c
+// (p = lane % 4, q = lane / 4), so a store of every lane's r is 4 rows of
+// 32 bytes. Lanes p and p ^ 2 trade one value of each pair (c = 0, 1): then
+// lanes p < 2 hold columns q of rows 2p + h and 2p + 4 + h, lanes p >= 2
+// columns q + 8 of rows 2(p - 2) + h and 2p + h, and a store is 2 rows of
+// 64 bytes. Where ldc is not a multiple of 8 floats, a 32-byte run spans two
+// sectors: 2 runs a store instead of 4 took 10-13 µs off tf32_best at
+// 4096x4097x1024 with ldc 4097 or 4100 on an H100 (bench/NOTES.md,
+// session 21).
+void emit_row_pair_stores(Emitter& e, const WgmmaPlan& w) {
+  e.comment(
+      "inside C and C unread (beta 0): no checks; lanes p and p ^ 2 (p = lane % 4) trade one "
+      "value");
+  e.comment("of each pair of 8-column blocks, so that a warp's store is 2 rows of 64 bytes");
+  e.line("const bool lo = threadIdx.x % 4 < 2;");
+  e.line(
+      "float* const cp = C + (size_t)(m0 - dm + 2 * (threadIdx.x % 2)) * ldc + n0 + (lo ? 0 : "
+      "8);");
+  emit_wgmma_instruction_loops(e, w, format("for (int g = 0; g < %d; ++g)", w.inst_n / 8));
+  e.line("#pragma unroll");
+  e.open_scope("for (int h = 0; h < 2; ++h)");
+  e.line(format(
+      "const float v0 = epilogue_value(acc[i][j][4 * g + h], C, n0 + i * %d, alpha, 0.0f, bias);",
+      w.inst_m));
+  e.line(
+      format("const float v1 = epilogue_value(acc[i][j][4 * g + 2 + h], C, n0 + i * %d + 8, alpha, "
+             "0.0f, bias);",
+             w.inst_m));
+  e.line("const float traded = __shfl_xor_sync(0xffffffffu, lo ? v1 : v0, 2);");
+  e.line(format("float* const c = cp + (size_t)(j * %d + 8 * g + h) * ldc + i * %d;", w.inst_n,
+                w.inst_m));
+  e.line("c[0] = lo ? v0 : traded;");
+  e.line("c[(size_t)4 * ldc] = lo ? traded : v1;");
+  for (int i = 0; i < 4; ++i) e.close_scope();
+}
+
 }  // namespace
 
 // wgmma's A (here B^T) from four registers, its B (here A) k-major from
@@ -177,17 +214,23 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
       "const int dn = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, dm = 2 * (threadIdx.x % "
       "4);");
   e.line("const int n0 = tile_n0" + part_n + " + dn, m0 = tile_m0" + part_m + " + dm;");
-  e.comment("inside C and C unread (beta 0): no checks; a warp's store is 4 rows of 32 bytes");
-  e.open_scope(
-      format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
-  open_accumulator_loops(e, w);
-  e.line(format(
-      "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
-      w.inst_n, w.inst_m));
   // C column-major: (m, n) at n * ldc + m, so a warp's store is 8 columns of 32 bytes.
   const std::string at = w.c_col ? "(size_t)n * ldc + m" : "(size_t)m * ldc + n";
-  e.line("C[" + at + "] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
-  for (int i = 0; i < 4; ++i) e.close_scope();
+  if (w.c_col)
+    e.comment("inside C and C unread (beta 0): no checks; a warp's store is 4 rows of 32 bytes");
+  e.open_scope(
+      format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
+  if (w.c_col) {
+    open_accumulator_loops(e, w);
+    e.line(format(
+        "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+        w.inst_n, w.inst_m));
+    e.line("C[" + at + "] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
+    for (int i = 0; i < 3; ++i) e.close_scope();
+  } else {
+    emit_row_pair_stores(e, w);
+  }
+  e.close_scope();
   e.open_scope("else");
   open_accumulator_loops(e, w);
   e.line(format(
