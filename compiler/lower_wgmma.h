@@ -15,10 +15,14 @@ KernelPlan lower_wgmma_stream_k_tail(const KernelPlan& main);
 
 // The repack kernel of a wgmma module copies an operand whose pointer or
 // leading dimension TMA cannot take into a scratch matrix whose rows start
-// every wgmma_repack_ld(cols) elements (16-byte multiples).
+// every wgmma_repack_ld(cols) elements: whole 128-byte lines. TMA takes any
+// 16-byte multiple, but a box row that starts off a 128-byte line costs
+// another line: tf32_best at 4096^3 took 0.655 ms with lda = ldb = 4100
+// (16400-byte rows) against 0.42 with 4096, and at 4095x4097x1023 a B
+// repacked to ldb 4128 ran 2-7 µs faster than to 4100 (H100, session 21).
 inline long long wgmma_repack_ld(long long cols, int elem_bytes) {
-  const long long per16 = 16 / elem_bytes;
-  return (cols + per16 - 1) / per16 * per16;
+  const long long per_line = 128 / elem_bytes;
+  return (cols + per_line - 1) / per_line * per_line;
 }
 
 }  // namespace schedc::compiler

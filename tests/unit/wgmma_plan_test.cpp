@@ -582,13 +582,15 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
       "dtype s8 computes in s32: alpha must be an integer, got 0.5");
 }
 
-TEST(WgmmaPlan, RepackLeadingDimensionIsAWhole16Bytes) {
-  EXPECT_EQ(compiler::wgmma_repack_ld(1, 1), 16);
+TEST(WgmmaPlan, RepackLeadingDimensionIsWhole128ByteLines) {
+  EXPECT_EQ(compiler::wgmma_repack_ld(1, 1), 128);
   EXPECT_EQ(compiler::wgmma_repack_ld(1023, 1), 1024);
-  EXPECT_EQ(compiler::wgmma_repack_ld(1, 2), 8);
+  EXPECT_EQ(compiler::wgmma_repack_ld(1, 2), 64);
   EXPECT_EQ(compiler::wgmma_repack_ld(1023, 2), 1024);
   EXPECT_EQ(compiler::wgmma_repack_ld(4096, 2), 4096);
-  EXPECT_EQ(compiler::wgmma_repack_ld(4097, 2), 4104);
+  EXPECT_EQ(compiler::wgmma_repack_ld(4097, 2), 4160);
+  EXPECT_EQ(compiler::wgmma_repack_ld(4097, 4), 4128);
+  EXPECT_EQ(compiler::wgmma_repack_ld(1023, 4), 1024);
 }
 
 }  // namespace
