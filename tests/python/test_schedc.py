@@ -16,7 +16,7 @@ def test_check_returns_the_resolved_schedule():
     text = schedc.check(SGEMM)
     assert "tile 64x64x8\n" in text
     assert "vectorize 4\n" in text
-    assert schedc.__version__ == "0.2.0"
+    assert schedc.__version__ == "0.2.1"
 
 
 def test_emit_returns_cuda_named_after_the_text():
