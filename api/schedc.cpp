@@ -1,21 +1,15 @@
 // The library API (include/schedc/schedc.h) over the pipeline the command
 // line runs (cli/pipeline.h) and the runtime's JIT and launch
-// (runtime/jit.h, runtime/launch.h).
+// (api/kernel_impl.h); a convolution's launch is api/convolution.cpp.
 #include "schedc/schedc.h"
 
-#include <cuda_runtime.h>
-
-#include <map>
-#include <mutex>
 #include <sstream>
 
+#include "api/kernel_impl.h"
 #include "cli/pipeline.h"
 #include "compiler/schedule.h"
 #include "compiler/target.h"
 #include "runtime/batch.h"
-#include "runtime/error.h"
-#include "runtime/jit.h"
-#include "runtime/launch.h"
 
 namespace schedc {
 
@@ -52,92 +46,39 @@ void batch_of(const Gemm& g, const codegen::GeneratedKernel& kernel, compiler::P
   p.stride_c = g.stride_c;
   static const char* const kStrideNames[3] = {"stride_a", "stride_b", "stride_c"};
   if (std::string why = runtime::batch_error(p, kStrideNames); !why.empty())
-    throw Error("schedc: " + why);
+    throw ArgumentError("schedc: " + why);
   if (g.batch > 1 && !kernel.batched)
-    throw Error("schedc: a batch of " + std::to_string(g.batch) +
-                " GEMMs: the kernel computes one GEMM; its schedule has no 'batch' directive");
+    throw ArgumentError(
+        "schedc: a batch of " + std::to_string(g.batch) +
+        " GEMMs: the kernel computes one GEMM; its schedule has no 'batch' directive");
 }
 
 // The problem's sizes and leading dimensions as the kernels' ABI takes them
 // (int), and its batch, checked.
 compiler::Problem problem_of(const Gemm& g, compiler::DType dtype,
                              const codegen::GeneratedKernel& kernel) {
-  auto check = [](int64_t v, const char* what, int64_t least) {
-    if (v < least || v > 2147483647)
-      throw Error(std::string("schedc: ") + what + " = " + std::to_string(v) +
-                  " is out of range (" + std::to_string(least) + " .. 2^31-1)");
-  };
-  check(g.m, "M", 1);
-  check(g.n, "N", 1);
-  check(g.k, "K", 1);
-  check(g.lda, "lda", 0);
-  check(g.ldb, "ldb", 0);
-  check(g.ldc, "ldc", 0);
+  check_range(g.m, "M", 1);
+  check_range(g.n, "N", 1);
+  check_range(g.k, "K", 1);
+  check_range(g.lda, "lda", 0);
+  check_range(g.ldb, "ldb", 0);
+  check_range(g.ldc, "ldc", 0);
   // The schedule's layouts: lda, ldb and ldc are in them.
   compiler::Problem p =
       kernel.in_layouts(compiler::Problem{g.m, g.n, g.k, g.lda, g.ldb, g.ldc, dtype});
   const bool a_col = p.a_col, b_col = p.b_col, c_col = p.c_col;
   if (p.a_ld() < p.a_row_len() || p.b_ld() < p.b_row_len() || p.c_ld() < p.c_row_len())
-    throw Error(
+    throw ArgumentError(
         std::string("schedc: a leading dimension is smaller than its row in memory (lda >= ") +
         (a_col ? "M, A column-major" : "K") + ", ldb >= " + (b_col ? "K, B column-major" : "N") +
         ", ldc >= " + (c_col ? "M, C column-major" : "N") + ")");
   batch_of(g, kernel, p);
-  if (!g.a || !g.b || !g.c) throw Error("schedc: A, B and C must be device pointers, not null");
+  if (!g.a || !g.b || !g.c)
+    throw ArgumentError("schedc: A, B and C must be device pointers, not null");
   return p;
 }
 
-int current_device() {
-  int device = 0;
-  runtime::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  return device;
-}
-
 }  // namespace
-
-// What a Kernel holds: the pipeline's result and, per device, the loaded module.
-class KernelImpl {
- public:
-  explicit KernelImpl(cli::Compiled c) : c_(std::move(c)) {}
-
-  static std::shared_ptr<const Kernel> make(cli::Compiled c) {
-    return std::shared_ptr<const Kernel>(new Kernel(std::make_unique<KernelImpl>(std::move(c))));
-  }
-
-  const cli::Compiled& compiled() const { return c_; }
-
-  // The module of the current device, compiled and loaded at its first use.
-  const runtime::Module& module(int device) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = modules_.find(device);
-    if (it != modules_.end()) return *it->second;
-    int major = 0, minor = 0;
-    runtime::check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-                        "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
-    runtime::check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device),
-                        "cudaDeviceGetAttribute(ComputeCapabilityMinor)");
-    const int sm = major * 10 + minor;
-    const int want = c_.target.sm;
-    // A kernel for one architecture runs on its own; one of sm_80's family
-    // (no wgmma) on any later device.
-    if (sm < want || (c_.kernel.arch_specific && sm != want))
-      throw Error(
-          "schedc: the kernel was generated for sm_" + std::to_string(want) + " and device " +
-          std::to_string(device) + " is sm_" + std::to_string(sm) +
-          (c_.kernel.arch_specific ? " (wgmma and setmaxnreg run on that architecture only)" : ""));
-    // Main (and its stream_k tail) now; the fallback and the repack entry
-    // when a launch first needs them (runtime/module_load.cpp).
-    auto m = std::make_unique<runtime::Module>(c_.kernel, device, "sm_" + std::to_string(sm),
-                                               runtime::JitOptions{});
-    m->require(runtime::main_entries(c_.kernel));
-    return *modules_.emplace(device, std::move(m)).first->second;
-  }
-
- private:
-  cli::Compiled c_;
-  mutable std::mutex mutex_;
-  mutable std::map<int, std::unique_ptr<runtime::Module>> modules_;
-};
 
 Kernel::Kernel(std::unique_ptr<KernelImpl> impl) : impl_(std::move(impl)) {}
 Kernel::~Kernel() = default;
@@ -170,15 +111,12 @@ int64_t Kernel::shared_memory_bytes() const {
 
 void Kernel::launch(const Gemm& gemm, void* stream) const {
   const cli::Compiled& c = impl_->compiled();
+  if (is_convolution())
+    throw ArgumentError("schedc: " + entry_name() +
+                        " computes a convolution (its schedule has 'conv'): launch it with a "
+                        "schedc::Conv, not a schedc::Gemm");
   const compiler::Problem p = problem_of(gemm, c.schedule.dtype, c.kernel);
-  try {
-    const runtime::Module& module = impl_->module(current_device());
-    const runtime::EntryChoice choice = runtime::choose_entry(c.kernel, p, gemm.a, gemm.b, gemm.c);
-    runtime::GemmArgs args{gemm.a, gemm.b, gemm.c, gemm.alpha, gemm.beta, gemm.bias};
-    module.launch(choice, p, args, stream);
-  } catch (const runtime::Error& e) {
-    throw Error(e.what());
-  }
+  impl_->launch(p, {gemm.a, gemm.b, gemm.c, gemm.alpha, gemm.beta, gemm.bias}, stream);
 }
 
 namespace {

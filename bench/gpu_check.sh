@@ -129,16 +129,19 @@ section_tests() {
   [ $rc -eq 124 ] && s="$s (TIMED OUT)"
   note tests "$s"
   grep '^\[  FAILED  \] [A-Za-z].*(' "$log" | head -20 >"$LOGS/tests.failed"
-  # The library API's tests (tests/api/), linked against libschedc.
-  local api=$BIN/schedc_api_tests
-  [ -x "$api" ] || api=$BIN/tests/schedc_api_tests
-  if [ -x "$api" ]; then
-    local alog=$LOGS/api_tests.log
+  # The library API's tests (tests/api/), linked against libschedc (api_conv:
+  # convolutions through it, against the runtime's reference).
+  local name api alog arc
+  for name in api api_conv; do
+    api=$BIN/schedc_${name}_tests
+    [ -x "$api" ] || api=$BIN/tests/schedc_${name}_tests
+    [ -x "$api" ] || continue
+    alog=$LOGS/${name}_tests.log
     LD_LIBRARY_PATH="$BIN:$BIN/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$(left)" "$api" \
       --gtest_color=no --gtest_filter="${API_FILTER:-*}" >"$alog" 2>&1
-    local arc=$?
-    note api "rc $arc: $(grep -c '^\[       OK \]' "$alog") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$alog") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$alog") skipped"
-  fi
+    arc=$?
+    note "$name" "rc $arc: $(grep -c '^\[       OK \]' "$alog") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$alog") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$alog") skipped"
+  done
 }
 
 section_lit() {

@@ -7,12 +7,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)" --target schedc schedc_gpu_tests schedc_api_tests
+cmake --build "$BUILD_DIR" -j"$(nproc)" --target schedc schedc_gpu_tests schedc_api_tests \
+  schedc_api_conv_tests
 mkdir -p build-gpu
 strip -o build-gpu/schedc "$BUILD_DIR/cli/schedc"
 strip -o build-gpu/schedc_gpu_tests "$BUILD_DIR/tests/schedc_gpu_tests"
 # The library API's tests and libschedc (run with LD_LIBRARY_PATH=build-gpu).
 strip -o build-gpu/schedc_api_tests "$BUILD_DIR/tests/schedc_api_tests"
+strip -o build-gpu/schedc_api_conv_tests "$BUILD_DIR/tests/schedc_api_conv_tests"
 strip -o build-gpu/libschedc.so.0.2 "$BUILD_DIR/api/libschedc.so.0.2"
 # The header-only libraries and their CMake files, for building the Python
 # module there (gpu_check.sh python): that machine has no package registry.

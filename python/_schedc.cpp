@@ -2,10 +2,15 @@
 // bound with nanobind. python/schedc/__init__.py builds the Python interface
 // (exceptions, tensors) on top of it.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/string_view.h>
 #include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <iterator>
+#include <string>
 
 #include "schedc/schedc.h"
 
@@ -31,6 +36,27 @@ NB_MODULE(_schedc, m) {
       .def_ro("where", &schedc::Diagnostic::where)
       .def_ro("message", &schedc::Diagnostic::message)
       .def_ro("notes", &schedc::Diagnostic::notes);
+
+  // ConvGeometry's fields (each an int64_t), and their names in Python: the C++ ones.
+  using G = schedc::ConvGeometry;
+  static int64_t G::*const kFields[] = {
+      &G::n,        &G::h,        &G::w,     &G::c,     &G::k,          &G::r,         &G::s,
+      &G::stride_h, &G::stride_w, &G::pad_h, &G::pad_w, &G::dilation_h, &G::dilation_w};
+  static const char* const kFieldNames[] = {"n",     "h",          "w",         "c",        "k",
+                                            "r",     "s",          "stride_h",  "stride_w", "pad_h",
+                                            "pad_w", "dilation_h", "dilation_w"};
+  static_assert(std::size(kFields) == std::size(kFieldNames));
+  nb::class_<G> geometry(m, "ConvGeometry");
+  geometry.def(nb::init<>())
+      .def("p", &G::p, "The output's height")
+      .def("q", &G::q, "The output's width")
+      .def("__repr__", [](const G& g) {
+        std::string out;
+        for (size_t i = 0; i < std::size(kFields); ++i)
+          out += std::string(i ? ", " : "") + kFieldNames[i] + "=" + std::to_string(g.*kFields[i]);
+        return "ConvGeometry(" + out + ")";
+      });
+  for (size_t i = 0; i < std::size(kFields); ++i) geometry.def_rw(kFieldNames[i], kFields[i]);
 
   nb::class_<schedc::Kernel>(m, "Kernel")
       .def_prop_ro("schedule_text", &schedc::Kernel::schedule_text)
@@ -58,7 +84,26 @@ NB_MODULE(_schedc, m) {
           nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("lda"), nb::arg("b"),
           nb::arg("ldb"), nb::arg("c"), nb::arg("ldc"), nb::arg("alpha"), nb::arg("beta"),
           nb::arg("bias"), nb::arg("stream"),
-          "Launches on raw device pointers (integers) and a cudaStream_t (0: the default stream)");
+          "Launches on raw device pointers (integers) and a cudaStream_t (0: the default stream)")
+      .def_prop_ro("is_convolution", &schedc::Kernel::is_convolution)
+      .def_prop_ro("convolution", &schedc::Kernel::convolution)
+      .def(
+          "launch_conv",
+          [](const schedc::Kernel& k, const G& geometry, uintptr_t x, uintptr_t w, uintptr_t y,
+             float alpha, float beta, uintptr_t bias, uintptr_t stream) {
+            schedc::Conv conv{geometry,
+                              reinterpret_cast<const void*>(x),
+                              reinterpret_cast<const void*>(w),
+                              reinterpret_cast<void*>(y),
+                              alpha,
+                              beta,
+                              reinterpret_cast<const float*>(bias)};
+            nb::gil_scoped_release release;
+            k.launch(conv, reinterpret_cast<void*>(stream));
+          },
+          nb::arg("geometry"), nb::arg("x"), nb::arg("w"), nb::arg("y"), nb::arg("alpha"),
+          nb::arg("beta"), nb::arg("bias"), nb::arg("stream"),
+          "Launches a convolution on raw device pointers (integers), NHWC, and a cudaStream_t");
 
   nb::class_<schedc::CompileResult>(m, "CompileResult")
       .def_prop_ro("kernel",
@@ -90,6 +135,8 @@ NB_MODULE(_schedc, m) {
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const schedc::ArgumentError& e) {  // the caller's mistake, found before the launch
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const schedc::Error& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     }

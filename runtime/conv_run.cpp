@@ -47,6 +47,21 @@ double ConvReport::x_of_explicit() const {
   return timed && kernel.median_ms > 0 ? explicit_pipeline.median_ms / kernel.median_ms : 0;
 }
 
+ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
+                        const compiler::Epilogue& epi) {
+  const ElemType t = elem_type(dtype);
+  const ConvInputs in = make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
+  ConvCase cc;
+  cc.input = encode(t, in.input);
+  cc.hc.a = im2col_host(conv, cc.input, elem_size(t));
+  cc.hc.b = encode(t, in.filters);
+  cc.hc.bias = in.bias;
+  cc.hc.sent = encode(output_type(dtype), in.z);  // z where beta reads it, else the poison
+  cc.reference_inputs.c0 = in.z;
+  cc.reference_inputs.bias = in.bias;
+  return cc;
+}
+
 compiler::Problem conv_problem(const compiler::Conv2d& conv, compiler::DType dtype) {
   compiler::Problem p{conv.gemm_m(), conv.gemm_n(), conv.gemm_k(), 0, 0, 0, dtype};
   p.b_col = true;
@@ -98,27 +113,20 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   // reference. A relu can zero the whole reference of a tiny convolution;
   // such inputs are drawn again with another seed, as GpuSession::run does.
   auto t0 = Clock::now();
-  HostCase hc;
+  ConvCase cc;
+  HostCase& hc = cc.hc;
   std::vector<char>& got_raw = scratch_.got_raw;
   constexpr int kMaxDraws = 16;
   for (int draw = 0;; ++draw) {
-    const uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
-    const ConvInputs in = make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
-    const std::vector<char> input = encode(t, in.input);
-    hc.a = im2col_host(conv, input, es);
-    hc.b = encode(t, in.filters);
-    hc.bias = in.bias;
-    hc.sent = encode(out, in.z);  // z where beta reads it, else the poison (NaN, INT32_MIN)
-    dInput.upload(input.data(), dInput.bytes(), "the input tensor", stream);
+    cc = make_conv_case(conv, kernel.dtype, options.seed + uint64_t(draw) * 1000003u, epi);
+    dInput.upload(cc.input.data(), dInput.bytes(), "the input tensor", stream);
     dFilters.upload(hc.b.data(), dFilters.bytes(), "the filters", stream);
     dA.upload(hc.a.data(), dA.bytes(), "im2col's A", stream);
     if (epi.bias) dBias.upload(hc.bias.data(), dBias.bytes(), "bias", stream);
     dOut.upload(hc.sent.data(), dOut.bytes(), "the output (poisoned)", stream);
     if (!options.validate) break;
-    GemmInputs ref_in;
-    ref_in.c0 = in.z;
-    ref_in.bias = in.bias;
-    compute_reference(hc, ref_in, cublas_, stream, p, t, baseline_mode, epi, dA, dFilters, dRef);
+    compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, epi, dA,
+                      dFilters, dRef);
     if (hc.ref != baseline_mode) report.ref_mode = hc.ref;  // s8 checked against f64
 
     launch();

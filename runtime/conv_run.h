@@ -10,10 +10,14 @@
 //       as one.
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "compiler/conv.h"
 #include "compiler/problem.h"
 #include "compiler/schedule.h"
+#include "runtime/host_cases.h"
+#include "runtime/host_data.h"
 #include "runtime/run.h"
 
 namespace schedc::runtime {
@@ -44,6 +48,23 @@ struct ConvReport : RunReport {
   // takes less; 0 when not timed, NaN when timed without a baseline.
   double x_of_explicit() const;
 };
+
+// The host half of a convolution's validation case, as run_conv draws it:
+// the inputs of `seed` (make_conv_inputs, ranges for alpha, beta and the
+// bias) as a module of `dtype` ("s8", "f16", "bf16") takes them, and A from
+// the convolution's definition.
+// A kernel's output is checked against compute_reference(hc, reference_inputs,
+// …) with hc.a uploaded as A and hc.b as the filters (the library's GPU
+// test, tests/api/conv_gpu_test.cpp, does as run_conv does).
+struct ConvCase {
+  std::vector<char> input;  // the input tensor's bytes, NHWC
+  // a: im2col_host's A (M x K); b: the filters [K][R][S][C]; bias; sent:
+  // the output before the run (z where beta reads it, else the poison).
+  HostCase hc;
+  GemmInputs reference_inputs;  // c0 (z) and the bias, for compute_reference
+};
+ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
+                        const compiler::Epilogue& epi);
 
 // The implicit GEMM of `conv` as the convolution modules take it: M x N x K
 // with A the input (lda unused: packed), B column-major (the filters, ldb =

@@ -1,24 +1,29 @@
 #pragma once
-// schedc as a library: compile a GEMM schedule (the text of a .sched file)
-// into a CUDA kernel, inspect what it became, and launch it on device
-// pointers the caller owns. docs/api.md has the guide; the command line
-// (`schedc check`, `emit`, `run`) runs the same pipeline.
+// schedc as a library: compile a GEMM schedule (the text of a .sched file;
+// a convolution's with `conv`) into a CUDA kernel, inspect what it became,
+// and launch it on device pointers the caller owns. docs/api.md has the
+// guide; the command line (`schedc check`, `emit`, `run`) runs the same
+// pipeline.
 //
 //   schedc::CompileResult r = schedc::compile("tile 128x128x8; thread 8x8\n");
 //   if (!r.ok()) { std::cerr << r.rendered; return 1; }   // located diagnostics
 //   std::cout << r.kernel->cuda_source();                  // what `schedc emit` prints
 //   r.kernel->launch({M, N, K, dA, lda, dB, ldb, dC, ldc}, stream);  // needs a GPU
+//   conv_kernel->launch(schedc::Conv{geometry, dX, dW, dY}, stream);  // a `conv` schedule's
 //
 // Bad input never exits the process or throws: it comes back as
 // diagnostics. Errors of CUDA, NVRTC or the device (no GPU, a failed launch)
-// throw schedc::Error. Everything here is thread-compatible: one Kernel may
-// be launched from several threads; its first launch on a device compiles
-// it (NVRTC, through the same on-disk cache as the command line) and loads it.
+// throw schedc::Error; launch arguments the kernel cannot take throw its
+// subclass schedc::ArgumentError. Everything here is thread-compatible: one
+// Kernel may be launched from several threads; its first launch on a device
+// compiles it (NVRTC, through the same on-disk cache as the command line)
+// and loads it.
 //
 // This header includes no CUDA header: pointers and streams are void*.
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -82,11 +87,54 @@ struct Gemm {
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
+// The geometry of a 2-D convolution, NHWC (docs/convolution.md): N images of
+// H x W pixels with C channels, K filters of R x S taps (of C channels),
+// stride, padding and dilation per axis (H, W). The output is N x P x Q x K.
+struct SCHEDC_API ConvGeometry {
+  int64_t n = 1, h = 1, w = 1, c = 1;
+  int64_t k = 1, r = 1, s = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;
+  // The output's height and width: P = (H + 2·pad_h − dilation_h·(R − 1) − 1)
+  // / stride_h + 1, Q likewise (below 1 when the filter is larger than the
+  // padded input, which a launch refuses).
+  int64_t p() const;
+  int64_t q() const;
+};
+
+// One convolution on a convolution module (Kernel::is_convolution):
+// y = alpha · conv(x, w) (+ beta · y, bias, relu: the schedule's epilogue).
+// x is the input [N][H][W][C], w the filters [K][R][S][C], y the output
+// [N][P][Q][K], all packed, elements of the schedule's dtype as `schedc run
+// --conv` takes them (s8: x and w signed char, y int, alpha and beta
+// integers; f16 and bf16: __half or __nv_bfloat16 throughout); bias is K
+// floats (one per output channel) or null. x must be 16-byte aligned and
+// C·sizeof(element) a multiple of 16 (the kernel copies 16-byte chunks of a
+// pixel's channels). Any geometry the module can compute is taken, not only
+// the one its schedule names (docs/api.md).
+struct Conv {
+  ConvGeometry geometry;
+  const void* x = nullptr;
+  const void* w = nullptr;
+  void* y = nullptr;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* bias = nullptr;
+};
+
 // A failure outside the schedule's text: CUDA, NVRTC, the device, a launch
 // argument out of range. what() says which and why.
 class SCHEDC_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A launch's argument that the kernel cannot take (a size out of range, a
+// convolution given to a GEMM module or the reverse, a misaligned input),
+// found before the device is touched. An Error too.
+class SCHEDC_API ArgumentError : public Error {
+ public:
+  using Error::Error;
 };
 
 class KernelImpl;
@@ -122,9 +170,29 @@ class SCHEDC_API Kernel {
   // epilogue) on `stream` (a cudaStream_t; null: the default stream) of the
   // current device, asynchronously. The first launch on a device compiles
   // the kernel for it (the fallback or repack entry: the first launch that
-  // needs it, docs/api.md). Throws Error when the device cannot run the kernel's
-  // architecture, when an argument is out of range, or when CUDA fails.
+  // needs it, docs/api.md). Throws ArgumentError, before the device is
+  // touched, when an argument is out of range or the kernel is a convolution
+  // module (`conv`: launch it with a Conv); Error when the device cannot run
+  // the kernel's architecture or when CUDA fails.
   void launch(const Gemm& gemm, void* stream = nullptr) const;
+
+  // Whether the schedule computes a convolution (its `conv` directive): then
+  // launch(const Conv&) runs it and launch(const Gemm&) refuses.
+  bool is_convolution() const;
+  // The convolution the schedule names (its `conv` directive's geometry):
+  // the one the kernel was tuned for, and `schedc run`'s default; nothing
+  // for a GEMM module.
+  std::optional<ConvGeometry> convolution() const;
+  // Launches y = alpha · conv(x, w) (+ beta · y, bias, relu: the schedule's
+  // epilogue) on `stream` of the current device, asynchronously, as
+  // launch(const Gemm&) does, through the runtime's convolution launch
+  // (the implicit GEMM with the geometry and offset table as its last
+  // parameter). Throws ArgumentError, before the device is touched, for a
+  // GEMM module, a geometry the module cannot compute (sizes, padding, more
+  // than 256 taps, C·sizeof(element) not a multiple of 16 bytes, tensors of
+  // 2^31 elements or more), null pointers, a misaligned x, or s8's alpha or
+  // beta not an integer; Error as launch(const Gemm&) does otherwise.
+  void launch(const Conv& conv, void* stream = nullptr) const;
 
  private:
   friend class KernelImpl;
@@ -145,7 +213,7 @@ SCHEDC_API CompileResult compile(std::string_view text, const CompileOptions& op
 // cannot be read is one diagnostic without a place.
 SCHEDC_API CompileResult compile_file(const std::string& path, const CompileOptions& options = {});
 
-// "0.3.0": this library's version; the CMake package's too.
+// "0.2.1": this library's version; the CMake package's too.
 SCHEDC_API const char* version();
 
 }  // namespace schedc

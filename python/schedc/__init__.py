@@ -5,6 +5,7 @@
     print(schedc.emit(text))                                # the generated CUDA C++
     k = schedc.compile(open("examples/hgemm_best.sched").read())
     c = k(a, b)                  # torch (or CuPy) CUDA matrices: C = A @ B
+    y = conv_k.conv(x, w)        # a `conv` schedule: NHWC x (N, H, W, C), w (K, R, S, C)
 
 Bad schedules raise ScheduleError, whose .diagnostics say where and why.
 """
@@ -18,9 +19,11 @@ from . import _schedc
 __version__ = _schedc.version()
 
 __all__ = ["check", "emit", "compile", "compile_file", "Kernel", "ScheduleError", "Diagnostic",
-           "__version__"]
+           "ConvGeometry", "__version__"]
 
 Diagnostic = _schedc.Diagnostic
+# A convolution's sizes, stride, padding and dilation (include/schedc/schedc.h).
+ConvGeometry = _schedc.ConvGeometry
 
 
 class ScheduleError(ValueError):
@@ -66,51 +69,105 @@ def emit(text: str, arch: str = "sm_90", name: str = "gemm.sched") -> str:
     return compile(text, arch, name).cuda_source
 
 
-def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
-    """(pointer, rows, cols, leading dimension, dtype name, stream) of a CUDA
-    matrix: a torch tensor, or anything with __cuda_array_interface__.
-    Row-major (its rows contiguous), or with `col` column-major (its columns
-    contiguous: the transpose of a row-major matrix, e.g. w.t()). A torch
-    tensor's current stream is looked up only with `want_stream` (a call
-    needs A's alone; each lookup costs microseconds), else it is 0."""
-    stream = 0
-    order = "column-major (its columns contiguous, e.g. w.t())" if col else \
-        "row-major (its rows contiguous)"
-    if hasattr(x, "data_ptr") and hasattr(x, "is_cuda"):  # torch
-        import torch
+def _packed_strides(shape) -> tuple:
+    """The strides, in elements, of a packed row-major array of `shape`."""
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.insert(0, step)
+        step *= extent
+    return tuple(strides)
 
+
+def _view(x: Any, what: str, noun: str, want_stream: bool = False):
+    """(pointer, shape, strides in elements, dtype name, stream) of a CUDA
+    array: a torch tensor, or anything with __cuda_array_interface__. A torch
+    tensor's current stream is looked up only with `want_stream` (a call
+    needs one operand's alone; each lookup costs microseconds), else it is 0."""
+    stream = 0
+    if hasattr(x, "data_ptr") and hasattr(x, "is_cuda"):  # torch
         if not x.is_cuda:
             raise ValueError(f"{what} must be on a CUDA device")
-        if x.dim() != 2:
-            raise ValueError(f"{what} must be a matrix (2 dimensions), not {x.dim()}")
-        inner, outer, length = (0, 1, x.shape[0]) if col else (1, 0, x.shape[1])
-        if x.stride(inner) != 1 and x.shape[inner] > 1:
-            raise ValueError(f"{what} must be {order}: stride {tuple(x.stride())}")
         if want_stream:
+            import torch
+
             stream = torch.cuda.current_stream(x.device).cuda_stream
         name = str(x.dtype).replace("torch.", "")
-        return x.data_ptr(), x.shape[0], x.shape[1], max(x.stride(outer), length), name, stream
+        return x.data_ptr(), tuple(x.shape), tuple(x.stride()), name, stream
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is None:
-        raise TypeError(f"{what} must be a CUDA matrix (a torch tensor or an object with "
+        raise TypeError(f"{what} must be a CUDA {noun} (a torch tensor or an object with "
                         "__cuda_array_interface__)")
-    shape, typestr = cai["shape"], cai["typestr"]
-    if len(shape) != 2:
-        raise ValueError(f"{what} must be a matrix (2 dimensions), not {len(shape)}")
+    shape, typestr = tuple(cai["shape"]), cai["typestr"]
     size = int(typestr[2:])
-    strides = cai.get("strides") or (shape[1] * size, size)
-    inner, outer, length = (0, 1, shape[0]) if col else (1, 0, shape[1])
-    if (strides[inner] != size and shape[inner] > 1) or strides[outer] % size:
-        raise ValueError(f"{what} must be {order}: strides {strides}")
+    strides = cai.get("strides")
+    if strides is None:
+        strides = _packed_strides(shape)
+    elif any(step % size for step in strides):
+        raise ValueError(f"{what}'s strides {tuple(strides)} are not whole elements of {size} "
+                         "bytes")
+    else:
+        strides = tuple(step // size for step in strides)
     kind = {"f4": "float32", "f2": "float16", "i1": "int8", "i4": "int32"}.get(typestr[1:], typestr)
     if cai.get("stream") not in (None, 1, 2):
         stream = int(cai["stream"])
-    return int(cai["data"][0]), shape[0], shape[1], max(strides[outer] // size, length), kind, stream
+    return int(cai["data"][0]), shape, strides, kind, stream
+
+
+def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
+    """(pointer, rows, cols, leading dimension, dtype name, stream) of a CUDA
+    matrix (_view). Row-major (its rows contiguous), or with `col`
+    column-major (its columns contiguous: the transpose of a row-major
+    matrix, e.g. w.t())."""
+    pointer, shape, strides, name, stream = _view(x, what, "matrix", want_stream)
+    if len(shape) != 2:
+        raise ValueError(f"{what} must be a matrix (2 dimensions), not {len(shape)}")
+    inner, outer = (0, 1) if col else (1, 0)
+    if strides[inner] != 1 and shape[inner] > 1:
+        order = "column-major (its columns contiguous, e.g. w.t())" if col else \
+            "row-major (its rows contiguous)"
+        raise ValueError(f"{what} must be {order}: strides {strides}")
+    return pointer, shape[0], shape[1], max(strides[outer], shape[inner]), name, stream
+
+
+def _nhwc(x: Any, what: str, dims: str, want_stream: bool = False):
+    """(pointer, shape, dtype name, stream) of a packed 4-D CUDA tensor
+    (_view) whose dimensions are `dims` ("N, H, W, C"), the last contiguous."""
+    pointer, shape, strides, name, stream = _view(x, what, "tensor", want_stream)
+    if len(shape) != 4:
+        raise ValueError(f"{what} must be a 4-D tensor ({dims}), not {len(shape)}-D")
+    if any(step != packed for step, packed, extent in zip(strides, _packed_strides(shape), shape)
+           if extent > 1):
+        raise ValueError(f"{what} must be a packed ({dims}) tensor: strides {strides} (a torch "
+                         "tensor t of shape (N, C, H, W) in channels_last memory is "
+                         "t.permute(0, 2, 3, 1), no copy)")
+    return pointer, shape, name, stream
+
+
+def _bias_pointer(bias: Optional[Any], n: int) -> int:
+    """The device pointer of `n` float32 values (one per output column), 0 for None."""
+    if bias is None:
+        return 0
+    pointer, rows, cols, _, kind, _ = _matrix(bias.reshape(1, -1), "bias")
+    if kind != "float32" or rows * cols != n:
+        raise ValueError(f"bias must be {n} float32 values")
+    return pointer
+
+
+def _pair(value: Any, what: str, default: tuple) -> tuple:
+    """(h, w) of a stride, padding or dilation given as an int (both axes),
+    a pair, or None (`default`)."""
+    if value is None:
+        return default
+    if isinstance(value, int):
+        return value, value
+    if len(value) != 2:
+        raise ValueError(f"{what} must be an int or an (h, w) pair, not {value!r}")
+    return int(value[0]), int(value[1])
 
 
 class Kernel:
     """A compiled schedule: its text, its CUDA source, and a call that runs
-    it on CUDA matrices."""
+    it on CUDA matrices (conv() on NHWC tensors for a `conv` schedule)."""
 
     def __init__(self, impl):
         self._k = impl
@@ -123,6 +180,10 @@ class Kernel:
     layout = property(lambda self: self._k.layout)  # A, B, C: "NNN", "NTN" (B column-major), …
     block_threads = property(lambda self: self._k.block_threads)
     shared_memory_bytes = property(lambda self: self._k.shared_memory_bytes)
+    # A `conv` schedule: conv() runs it; `convolution` is the geometry its
+    # schedule names (None for a GEMM).
+    is_convolution = property(lambda self: self._k.is_convolution)
+    convolution = property(lambda self: self._k.convolution)
 
     def __repr__(self) -> str:
         return f"<schedc.Kernel {self.entry_name} {self.dtype} {self.arch}>"
@@ -134,6 +195,9 @@ class Kernel:
         A's __cuda_array_interface__ names. With c None, C is a new matrix
         (torch tensors only). Returns C. dtype s8: A and B int8, C int32,
         alpha and beta integers."""
+        if self.is_convolution:
+            raise ValueError(f"{self.entry_name} computes a convolution (its schedule has "
+                             "'conv'): call k.conv(x, w), not k(a, b)")
         want, _ = _DTYPES[self.dtype]
         a_col, b_col, c_col = (letter == "T" for letter in self.layout)
         pa, m, ka, lda, ta, stream = _matrix(a, "a", a_col, want_stream=True)
@@ -156,11 +220,53 @@ class Kernel:
         if self.dtype == "s8" and (float(alpha) != int(alpha) or float(beta) != int(beta)):
             raise ValueError(f"dtype s8 computes in int32: alpha and beta must be integers, "
                              f"not {alpha} and {beta}")
-        pbias = 0
-        if bias is not None:
-            pbias, rows, cols, _, tbias, _ = _matrix(bias.reshape(1, -1), "bias")
-            if tbias != "float32" or rows * cols != n:
-                raise ValueError(f"bias must be {n} float32 values")
-        self._k.launch(m, n, ka, pa, lda, pb, ldb, pc, ldc, float(alpha), float(beta), pbias,
-                       stream)
+        self._k.launch(m, n, ka, pa, lda, pb, ldb, pc, ldc, float(alpha), float(beta),
+                       _bias_pointer(bias, n), stream)
         return c
+
+    def conv(self, x: Any, w: Any, y: Optional[Any] = None, stride: Any = None,
+             padding: Any = None, dilation: Any = None, alpha: float = 1.0, beta: float = 0.0,
+             bias: Optional[Any] = None) -> Any:
+        """y = alpha * conv2d(x, w) (+ beta * y, bias, relu as the schedule's
+        epilogue says) for a convolution module (is_convolution), NHWC: x
+        (N, H, W, C), w (K, R, S, C), y (N, P, Q, K), each packed, on the
+        current CUDA stream of x's device (torch) or the stream x's
+        __cuda_array_interface__ names. stride, padding and dilation are an
+        int (both axes) or an (h, w) pair; None takes the schedule's own
+        (`conv ... stride 1 pad 1`, the `convolution` property). With y None,
+        y is a new tensor (torch tensors only). Returns y. dtype s8: x and w
+        int8, y int32, alpha and beta integers; bias is K float32 values."""
+        if not self.is_convolution:
+            raise ValueError(f"{self.entry_name} computes a GEMM (its schedule has no 'conv' "
+                             "directive): call k(a, b), not k.conv(x, w)")
+        px, (n, h, wd, c), tx, stream = _nhwc(x, "x", "N, H, W, C", want_stream=True)
+        pw, (k, r, s, cw), tw, _ = _nhwc(w, "w", "K, R, S, C")
+        if cw != c:
+            raise ValueError(f"x has {c} channels and w {cw}: they must be the same")
+        want, _ = _DTYPES[self.dtype]
+        for t, what in ((tx, "x"), (tw, "w")):
+            if t != want:
+                raise TypeError(f"{what} is {t}; this kernel takes {want} (dtype {self.dtype})")
+        named = self.convolution or ConvGeometry()  # every `conv` schedule names one
+        g = ConvGeometry()
+        g.n, g.h, g.w, g.c, g.k, g.r, g.s = n, h, wd, c, k, r, s
+        g.stride_h, g.stride_w = _pair(stride, "stride", (named.stride_h, named.stride_w))
+        g.pad_h, g.pad_w = _pair(padding, "padding", (named.pad_h, named.pad_w))
+        g.dilation_h, g.dilation_w = _pair(dilation, "dilation",
+                                           (named.dilation_h, named.dilation_w))
+        p, q = g.p(), g.q()
+        want_y = _C_DTYPES.get(self.dtype, want)
+        # No output pixel (p or q below 1): y stays 0 and the library says why.
+        if y is None and p >= 1 and q >= 1:
+            import torch
+
+            y = torch.empty((n, p, q, k), dtype=getattr(torch, want_y), device=x.device)
+        py = 0
+        if y is not None:
+            py, shape_y, ty, _ = _nhwc(y, "y", "N, P, Q, K")
+            if shape_y != (n, p, q, k) or ty != want_y:
+                raise ValueError(f"y must be a {n}x{p}x{q}x{k} {want_y} tensor (N, P, Q, K), "
+                                 f"not {'x'.join(map(str, shape_y))} {ty}")
+        self._k.launch_conv(g, px, pw, py, float(alpha), float(beta), _bias_pointer(bias, k),
+                            stream)
+        return y

@@ -1,5 +1,5 @@
 # Type stubs of the schedc package (python/schedc/__init__.py).
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple, Union
 
 __version__: str
 
@@ -22,6 +22,25 @@ class Diagnostic:
 class ScheduleError(ValueError):
     diagnostics: List[Diagnostic]
 
+class ConvGeometry:
+    # NHWC: N images of H x W pixels, C channels; K filters of R x S taps.
+    n: int
+    h: int
+    w: int
+    c: int
+    k: int
+    r: int
+    s: int
+    stride_h: int
+    stride_w: int
+    pad_h: int
+    pad_w: int
+    dilation_h: int
+    dilation_w: int
+    def __init__(self) -> None: ...
+    def p(self) -> int: ...  # the output's height
+    def q(self) -> int: ...  # the output's width
+
 class Kernel:
     schedule_text: str
     cuda_source: str
@@ -31,8 +50,15 @@ class Kernel:
     layout: str  # A, B, C: "NNN"; "NTN" (B column-major: x @ w.t()); T = column-major
     block_threads: int
     shared_memory_bytes: int
+    is_convolution: bool
+    convolution: Optional[ConvGeometry]  # the schedule's `conv`; None for a GEMM
     def __call__(self, a: Any, b: Any, c: Optional[Any] = ..., alpha: float = ...,
                  beta: float = ..., bias: Optional[Any] = ...) -> Any: ...
+    def conv(self, x: Any, w: Any, y: Optional[Any] = ...,
+             stride: Union[int, Tuple[int, int], None] = ...,
+             padding: Union[int, Tuple[int, int], None] = ...,
+             dilation: Union[int, Tuple[int, int], None] = ..., alpha: float = ...,
+             beta: float = ..., bias: Optional[Any] = ...) -> Any: ...
 
 def compile(text: str, arch: str = ..., name: str = ...) -> Kernel: ...
 def compile_file(path: str, arch: str = ...) -> Kernel: ...

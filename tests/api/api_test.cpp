@@ -5,7 +5,9 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -103,18 +105,25 @@ TEST(Api, CompilesOnSeveralThreadsAtOnce) {
   for (const std::string& g : got) EXPECT_EQ(g, want);
 }
 
+// What launching `args` (a Gemm or a Conv) on `k` throws: an ArgumentError's
+// what(), else which other outcome it was.
+template <class Args>
+std::string refusal(const schedc::Kernel& k, const Args& args) {
+  try {
+    k.launch(args);
+  } catch (const schedc::ArgumentError& e) {
+    return e.what();
+  } catch (const schedc::Error& e) {
+    return std::string("an Error that is no ArgumentError: ") + e.what();
+  }
+  return "no error";
+}
+
 // A batch's arguments are checked before the device is touched (so this
 // runs without one): a batch for a schedule without `batch`, one out of
 // range, a stride that makes GEMMs overlap.
 TEST(Api, BatchArgumentsAreCheckedFirst) {
-  auto message = [](const schedc::Kernel& k, const schedc::Gemm& g) {
-    try {
-      k.launch(g);
-    } catch (const schedc::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  auto message = [](const schedc::Kernel& k, const schedc::Gemm& g) { return refusal(k, g); };
   schedc::CompileResult one = schedc::compile(kSgemm);
   schedc::CompileResult batched = schedc::compile(std::string(kSgemm) + "batch 4\n");
   ASSERT_TRUE(one.ok() && batched.ok()) << one.rendered << batched.rendered;
@@ -130,6 +139,110 @@ TEST(Api, BatchArgumentsAreCheckedFirst) {
   EXPECT_NE(message(*batched.kernel, g).find("stride_c 16382 is less than one C"),
             std::string::npos)
       << message(*batched.kernel, g);
+}
+
+const char* kConvInt8 = SCHEDC_SOURCE_DIR "/examples/conv/int8_nhwc.sched";
+
+// A `conv` schedule is a convolution module; its geometry comes back as the
+// schedule wrote it, output size included.
+TEST(Api, ConvolutionModulesSayWhatTheyCompute) {
+  schedc::CompileResult r = schedc::compile_file(kConvInt8);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  const schedc::Kernel& k = *r.kernel;
+  EXPECT_TRUE(k.is_convolution());
+  EXPECT_EQ(k.dtype(), "s8");
+  const std::optional<schedc::ConvGeometry> g = k.convolution();
+  ASSERT_TRUE(g.has_value());
+  // conv 8x28x28x128 filter 128x3x3 stride 1 pad 1
+  EXPECT_EQ(std::vector<int64_t>({g->n, g->h, g->w, g->c, g->k, g->r, g->s}),
+            std::vector<int64_t>({8, 28, 28, 128, 128, 3, 3}));
+  EXPECT_EQ(std::vector<int64_t>(
+                {g->stride_h, g->stride_w, g->pad_h, g->pad_w, g->dilation_h, g->dilation_w}),
+            std::vector<int64_t>({1, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(g->p(), 28);
+  EXPECT_EQ(g->q(), 28);
+
+  schedc::CompileResult gemm = schedc::compile(kSgemm);
+  ASSERT_TRUE(gemm.ok()) << gemm.rendered;
+  EXPECT_FALSE(gemm.kernel->is_convolution());
+  EXPECT_FALSE(gemm.kernel->convolution().has_value());
+
+  // Per-axis stride, padding and dilation, from the text.
+  schedc::CompileResult dilated = schedc::compile(
+      "conv 1x7x11x64 filter 64x3x3 stride 2x1 pad 2x1 dilation 2x3\ndtype s8\n"
+      "tile 128x128x128\nwarp 64x128\nwgmma s8\ntma\nstages 3\nswizzle smem\n"
+      "warp_specialize\n");
+  ASSERT_TRUE(dilated.ok()) << dilated.rendered;
+  const schedc::ConvGeometry d = *dilated.kernel->convolution();
+  EXPECT_EQ(
+      std::vector<int64_t>({d.stride_h, d.stride_w, d.pad_h, d.pad_w, d.dilation_h, d.dilation_w}),
+      std::vector<int64_t>({2, 1, 2, 1, 2, 3}));
+  EXPECT_EQ(d.p(), (7 + 2 * 2 - 2 * 2 - 1) / 2 + 1);
+  EXPECT_EQ(d.q(), (11 + 2 * 1 - 3 * 2 - 1) / 1 + 1);
+}
+
+// Every mistake in a convolution launch is an ArgumentError thrown before
+// the device is touched (so this runs without one), with what is wrong.
+TEST(Api, ConvolutionArgumentsAreCheckedFirst) {
+  schedc::CompileResult r = schedc::compile_file(kConvInt8);
+  schedc::CompileResult gemm = schedc::compile(kSgemm);
+  ASSERT_TRUE(r.ok() && gemm.ok()) << r.rendered << gemm.rendered;
+  const schedc::Kernel& k = *r.kernel;
+  void* aligned = reinterpret_cast<void*>(uintptr_t(256));  // never dereferenced
+  const schedc::Conv good{*k.convolution(), aligned, aligned, aligned};
+  auto expect_refused = [&](const schedc::Conv& conv, const std::string& words) {
+    const std::string why = refusal(k, conv);
+    EXPECT_NE(why.find(words), std::string::npos) << why;
+  };
+
+  EXPECT_NE(refusal(*gemm.kernel, good).find("computes a GEMM (its schedule has no 'conv'"),
+            std::string::npos)
+      << refusal(*gemm.kernel, good);
+  const schedc::Gemm as_gemm{25088, 128, 1152, aligned, 0, aligned, 0, aligned, 0};
+  EXPECT_NE(refusal(k, as_gemm).find("computes a convolution (its schedule has 'conv')"),
+            std::string::npos)
+      << refusal(k, as_gemm);
+
+  schedc::Conv v = good;
+  v.geometry.c = 24;  // 24 bytes a pixel of int8
+  expect_refused(v, "C = 24 channels of s8 are 24 bytes a pixel, not a multiple of 16");
+  v = good;
+  v.geometry.n = 0;
+  expect_refused(v,
+                 "the convolution 0x28x28x128 filter 128x3x3 stride 1 pad 1: N must be at least 1");
+  v = good;
+  v.geometry.pad_w = -1;
+  expect_refused(v, "the padding must be at least 0");
+  v = good;
+  v.geometry.stride_w = int64_t(1) << 40;  // past the kernels' int
+  expect_refused(v, "1099511627776 is past 32 bits");
+  v = good;
+  v.geometry.h = 2, v.geometry.pad_h = 0;  // a 3x3 filter over 2 rows
+  expect_refused(v, "no output pixel");
+  v = good;
+  v.geometry.r = v.geometry.s = 17;
+  expect_refused(v, "289 taps");
+  v = good;
+  v.geometry.n = 1 << 20;  // 2^20 x 28 x 28 x 128 elements
+  expect_refused(v, "2^31 elements or more");
+  v = good;
+  v.x = nullptr;
+  expect_refused(v, "x, w and y must be device pointers");
+  v = good;
+  v.x = reinterpret_cast<void*>(uintptr_t(264));
+  expect_refused(v, "the input tensor (A) is not 16-byte aligned");
+  v = good;
+  v.alpha = 0.5f;
+  expect_refused(v, "alpha 0.5 is not a whole number");
+
+  // f16 and bf16 copy 8 channels a chunk.
+  schedc::CompileResult bf16 =
+      schedc::compile_file(SCHEDC_SOURCE_DIR "/tests/gpu/schedules/conv_bf16_epilogue.sched");
+  ASSERT_TRUE(bf16.ok()) << bf16.rendered;
+  schedc::Conv h{*bf16.kernel->convolution(), aligned, aligned, aligned};
+  h.geometry.c = 12;
+  const std::string why = refusal(*bf16.kernel, h);
+  EXPECT_NE(why.find("C = 12 channels of bf16 are 24 bytes a pixel"), std::string::npos) << why;
 }
 
 // Integers small enough that every product and sum is exact in f32.

@@ -143,6 +143,28 @@ TEST(ConvInputs, RangesFollowTheGemmRule) {
   EXPECT_NE(in.input, runtime::make_conv_inputs(v, runtime::ElemType::f16, 4, 1, 0, false).input);
 }
 
+// The case run_conv validates with (and the library's GPU test): the
+// inputs' bytes, A from the definition, the output's prior content.
+TEST(ConvCase, HoldsTheInputsBytesAndTheirIm2col) {
+  const compiler::Conv2d v = conv2d(2, 9, 7, 16, 40, 3, 3, 1, 1);
+  compiler::Epilogue epi;
+  epi.beta = 1, epi.bias = true;
+  const runtime::ConvCase cc = runtime::make_conv_case(v, "s8", 5, epi);
+  const runtime::ConvInputs in = runtime::make_conv_inputs(v, runtime::ElemType::s8, 5, 1, 1, true);
+  EXPECT_EQ(cc.input, runtime::encode(runtime::ElemType::s8, in.input));
+  EXPECT_EQ(cc.hc.a, runtime::im2col_host(v, cc.input, 1));
+  EXPECT_EQ(cc.hc.b, runtime::encode(runtime::ElemType::s8, in.filters));
+  EXPECT_EQ(cc.hc.sent, runtime::encode(runtime::ElemType::s32, in.z));  // int32, z
+  EXPECT_EQ(cc.hc.bias, in.bias);
+  EXPECT_EQ(cc.reference_inputs.c0.size(), size_t(v.gemm_m() * v.gemm_n()));
+  EXPECT_EQ(cc.reference_inputs.bias, in.bias);
+  // beta 0: the output is poisoned (INT32_MIN) before the run.
+  const runtime::ConvCase poisoned = runtime::make_conv_case(v, "s8", 5, {});
+  std::vector<int32_t> sent;
+  runtime::decode_s32_into(poisoned.hc.sent, sent);
+  EXPECT_EQ(sent.front(), runtime::kPoisonS32);
+}
+
 TEST(ResNet50, TwentyThreeDistinctLayersEveryModuleComputes) {
   for (int64_t batch : {1, 8, 32}) {
     const std::vector<runtime::NamedConv> layers = runtime::resnet50_convs(batch);

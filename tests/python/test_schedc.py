@@ -1,6 +1,7 @@
 """The Python module (`pip install .`): check, emit and compile without a
 GPU, diagnostics as Python exceptions with their places; on a GPU with torch,
-a schedule run on torch tensors equals torch.matmul (SKIPPED otherwise)."""
+a schedule run on torch tensors equals torch.matmul, a convolution schedule
+run on NHWC tensors torch.nn.functional.conv2d (SKIPPED otherwise)."""
 
 import os
 
@@ -16,7 +17,7 @@ def test_check_returns_the_resolved_schedule():
     text = schedc.check(SGEMM)
     assert "tile 64x64x8\n" in text
     assert "vectorize 4\n" in text
-    assert schedc.__version__ == "0.2.0"
+    assert schedc.__version__ == "0.2.1"
 
 
 def test_emit_returns_cuda_named_after_the_text():
@@ -139,3 +140,89 @@ def test_wrong_inputs_raise_before_launching():
         k(a.half(), torch.zeros((4, 8), device="cuda").half())
     with pytest.raises(ValueError, match="row-major"):
         k(a, torch.zeros((8, 4), device="cuda").t())
+
+
+CONV_INT8 = os.path.join(ROOT, "examples", "conv", "int8_nhwc.sched")
+
+
+class _NeverRead:
+    """A CUDA array by its __cuda_array_interface__ alone, at an address no
+    one reads: for the checks made before any launch (no GPU needed)."""
+
+    def __init__(self, shape, typestr, data=256, strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr,
+                                         "data": (data, False), "strides": strides,
+                                         "version": 3}
+
+
+def test_conv_schedule_is_a_convolution_module_with_its_geometry():
+    k = schedc.compile_file(CONV_INT8)
+    assert k.is_convolution and k.dtype == "s8"
+    g = k.convolution  # conv 8x28x28x128 filter 128x3x3 stride 1 pad 1
+    assert (g.n, g.h, g.w, g.c, g.k, g.r, g.s) == (8, 28, 28, 128, 128, 3, 3)
+    assert (g.stride_h, g.stride_w, g.pad_h, g.pad_w, g.dilation_h, g.dilation_w) == \
+        (1, 1, 1, 1, 1, 1)
+    assert (g.p(), g.q()) == (28, 28)
+    assert "ConvGeometry(n=8, h=28" in repr(g)
+    gemm = schedc.compile(SGEMM)
+    assert not gemm.is_convolution and gemm.convolution is None
+    mine = schedc.ConvGeometry()
+    mine.h, mine.w, mine.r, mine.s, mine.stride_h, mine.pad_w = 9, 7, 3, 3, 2, 1
+    assert (mine.p(), mine.q()) == (4, 7)
+
+
+def test_conv_arguments_raise_before_launching():
+    k = schedc.compile_file(CONV_INT8)
+    x = _NeverRead((8, 28, 28, 128), "|i1")
+    w = _NeverRead((128, 3, 3, 128), "|i1")
+    y = _NeverRead((8, 28, 28, 128), "<i4")
+    with pytest.raises(ValueError, match="computes a GEMM"):
+        schedc.compile(SGEMM).conv(x, w, y)
+    with pytest.raises(ValueError, match=r"computes a convolution .*call k.conv\(x, w\)"):
+        k(_NeverRead((4, 4), "|i1"), _NeverRead((4, 4), "|i1"))
+    with pytest.raises(ValueError, match=r"4-D tensor \(N, H, W, C\), not 3-D"):
+        k.conv(_NeverRead((28, 28, 128), "|i1"), w, y)
+    with pytest.raises(ValueError, match="must be a packed"):
+        k.conv(_NeverRead((8, 28, 28, 128), "|i1", strides=(28 * 28 * 128, 28 * 128, 128 * 2, 1)),
+               w, y)
+    with pytest.raises(ValueError, match="x has 128 channels and w 64"):
+        k.conv(x, _NeverRead((128, 3, 3, 64), "|i1"), y)
+    with pytest.raises(TypeError, match="takes int8"):
+        k.conv(_NeverRead((8, 28, 28, 128), "<f2"), w, y)
+    # stride, padding and dilation default to the schedule's (pad 1: y is 28x28).
+    with pytest.raises(ValueError, match="y must be a 8x28x28x128 int32 tensor"):
+        k.conv(x, w, _NeverRead((8, 26, 26, 128), "<i4"))
+    with pytest.raises(ValueError, match="y must be a 8x26x26x128 int32 tensor"):
+        k.conv(x, w, y, padding=0)
+    with pytest.raises(ValueError, match=r"an int or an \(h, w\) pair"):
+        k.conv(x, w, y, stride=(1, 1, 1))
+    # The library's own checks, raised as ValueError with its words.
+    with pytest.raises(ValueError, match="C = 24 channels of s8 are 24 bytes a pixel"):
+        k.conv(_NeverRead((8, 28, 28, 24), "|i1"), _NeverRead((128, 3, 3, 24), "|i1"), y)
+    with pytest.raises(ValueError, match="not 16-byte aligned"):
+        k.conv(_NeverRead((8, 28, 28, 128), "|i1", data=264), w, y)
+    with pytest.raises(ValueError, match="alpha 0.5 is not a whole number"):
+        k.conv(x, w, y, alpha=0.5)
+    with pytest.raises(ValueError, match="no output pixel"):  # y None: nothing to allocate
+        k.conv(_NeverRead((1, 2, 2, 16), "|i1"), _NeverRead((16, 3, 3, 16), "|i1"), padding=0)
+
+
+def test_int8_conv_on_torch_tensors_equals_conv2d():
+    torch = _torch_cuda()
+    import torch.nn.functional as F
+
+    k = schedc.compile_file(os.path.join(ROOT, "examples", "conv", "int8_nhwc_small.sched"))
+    # The schedule's own layer (its stride and padding by default), then a
+    # ragged one given as a channels_last NCHW tensor (permuted: no copy).
+    for n, h, wd, c, kk, r, stride, pad in ((1, 14, 14, 256, 256, 3, None, None),
+                                            (3, 7, 9, 16, 40, 3, 2, (1, 2))):
+        x = torch.randint(-128, 128, (n, c, h, wd), dtype=torch.int8, device="cuda")
+        x = x.to(memory_format=torch.channels_last).permute(0, 2, 3, 1)
+        w = torch.randint(-128, 128, (kk, r, r, c), dtype=torch.int8, device="cuda")
+        y = k.conv(x, w, stride=stride, padding=pad)
+        torch.cuda.synchronize()
+        assert y.dtype == torch.int32
+        # Exact in f64 (|sums| < 2^53); the reference runs on the CPU.
+        ref = F.conv2d(x.cpu().permute(0, 3, 1, 2).double(), w.cpu().permute(0, 3, 1, 2).double(),
+                       stride=stride or 1, padding=pad or 1)
+        assert torch.equal(y.cpu(), ref.permute(0, 2, 3, 1).round().int())
