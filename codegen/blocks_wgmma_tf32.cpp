@@ -28,6 +28,14 @@ void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
   emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; ++r)", w.inst_n / 2));
 }
 
+// The same loops, naming register r's element of C: row m, column n.
+void open_element_loops(Emitter& e, const WgmmaPlan& w) {
+  open_accumulator_loops(e, w);
+  e.line(format(
+      "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
+      w.inst_n, w.inst_m));
+}
+
 // The stores of a consumer tile inside a row-major C with beta 0, no checks.
 // Register r = 4g + 2c + h holds C's row 8g + 2p + h and column q + 8c
 // (p = lane % 4, q = lane / 4), so a store of every lane's r is 4 rows of
@@ -214,17 +222,13 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
       "const int dn = 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4, dm = 2 * (threadIdx.x % "
       "4);");
   e.line("const int n0 = tile_n0" + part_n + " + dn, m0 = tile_m0" + part_m + " + dm;");
-  // C column-major: (m, n) at n * ldc + m, so a warp's store is 8 columns of 32 bytes.
+  // C column-major: (m, n) at n * ldc + m; a warp's store is 8 columns, 4 elements each.
   const std::string at = w.c_col ? "(size_t)n * ldc + m" : "(size_t)m * ldc + n";
-  if (w.c_col)
-    e.comment("inside C and C unread (beta 0): no checks; a warp's store is 4 rows of 32 bytes");
+  if (w.c_col) e.comment("inside C and C unread (beta 0): no checks");
   e.open_scope(
       format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
   if (w.c_col) {
-    open_accumulator_loops(e, w);
-    e.line(format(
-        "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
-        w.inst_n, w.inst_m));
+    open_element_loops(e, w);
     e.line("C[" + at + "] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");
     for (int i = 0; i < 3; ++i) e.close_scope();
   } else {
@@ -232,10 +236,7 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
   }
   e.close_scope();
   e.open_scope("else");
-  open_accumulator_loops(e, w);
-  e.line(format(
-      "const int m = m0 + j * %d + 8 * (r / 4) + r %% 2, n = n0 + i * %d + 8 * (r / 2 %% 2);",
-      w.inst_n, w.inst_m));
+  open_element_loops(e, w);
   e.line("if (m < M && n < N) store_c(C + " + at + ", n, acc[i][j][r], alpha, beta, bias);");
   for (int i = 0; i < 4; ++i) e.close_scope();
 }
