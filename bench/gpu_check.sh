@@ -266,7 +266,7 @@ section_sanitize() {
         total=$((total + 1))
         echo "\$ compute-sanitizer --tool $tool schedc run $f --shape $shape $lds --no-time" >>"$log"
         # shellcheck disable=SC2086
-        timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" \
+        SCHEDC_HANG_SECONDS=300 timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" \
           --shape "$shape" $lds --no-time >"$LOGS/cs.tmp" 2>&1
         local rc=$?
         cat "$LOGS/cs.tmp" >>"$log"
@@ -550,7 +550,8 @@ section_conv() {
       for tool in memcheck racecheck synccheck; do
         checked=$((checked + 1))
         echo "\$ compute-sanitizer --tool $tool schedc run $f ${spec:+--conv \"$spec\"} --no-time" >>"$LOGS/conv-run.log"
-        timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 "$SCHEDC" run "$f" "${flag[@]}" \
+        SCHEDC_HANG_SECONDS=300 timeout "$(left)" "$cs" --tool "$tool" --error-exitcode 99 \
+          "$SCHEDC" run "$f" "${flag[@]}" \
           --no-time >"$LOGS/cs.tmp" 2>&1
         r=$?
         cat "$LOGS/cs.tmp" >>"$LOGS/conv-run.log"

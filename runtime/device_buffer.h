@@ -51,8 +51,9 @@ class DeviceBuffer {
 };
 
 // How long one run of a kernel on `p` may take before it counts as a hang:
-// 10 s, plus the time at 100 GFLOP/s (a kernel slower than that is broken
-// anyway): 11.4 s at 4096^3.
+// 10 s (SCHEDC_HANG_SECONDS, when set to a whole number of seconds), plus the
+// time at 100 GFLOP/s (a kernel slower than that is broken anyway): 11.4 s at
+// 4096^3.
 double seconds_allowed(const compiler::Problem& p);
 
 // cudaStreamSynchronize that gives up after `seconds`: a kernel that

@@ -16,6 +16,7 @@
 #include "cli/pipeline.h"
 #include "dsl/source.h"
 #include "gpu_test_util.h"
+#include "runtime/device_buffer.h"
 #include "runtime/error.h"
 #include "runtime/host_data.h"
 #include "runtime/jit.h"
@@ -187,6 +188,27 @@ TEST(Cache, DefaultDirFollowsEnvironmentOrder) {
       setenv(names[i], values[i].c_str(), 1);
     else
       unsetenv(names[i]);
+}
+
+// The hang limit: 10 s plus the problem at 100 GFLOP/s, the 10 replaced by
+// SCHEDC_HANG_SECONDS when that is a whole number of seconds in range.
+TEST(Hang, LimitIsTenSecondsPlusTheProblemOrTheEnvironmentsBase) {
+  const char* saved = std::getenv("SCHEDC_HANG_SECONDS");
+  const std::string value = saved ? saved : "";
+  compiler::Problem p;
+  p.m = p.n = p.k = 1000;  // 2e9 flops: 0.02 s at 100 GFLOP/s
+  unsetenv("SCHEDC_HANG_SECONDS");
+  EXPECT_DOUBLE_EQ(seconds_allowed(p), 10.02);
+  setenv("SCHEDC_HANG_SECONDS", "300", 1);
+  EXPECT_DOUBLE_EQ(seconds_allowed(p), 300.02);
+  for (const char* bad : {"", "0", "-5", "12s", "1e3", "86401"}) {
+    setenv("SCHEDC_HANG_SECONDS", bad, 1);
+    EXPECT_DOUBLE_EQ(seconds_allowed(p), 10.02) << "SCHEDC_HANG_SECONDS='" << bad << "'";
+  }
+  if (saved)
+    setenv("SCHEDC_HANG_SECONDS", value.c_str(), 1);
+  else
+    unsetenv("SCHEDC_HANG_SECONDS");
 }
 
 TEST(Cache, StoreLoadRoundTripLeavesNoTempFiles) {
