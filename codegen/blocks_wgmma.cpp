@@ -177,6 +177,12 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
   } else if (w.conv) {  // the producer's cp.async copies, read by wgmma
     e.lines(fence);
   }
+  if (w.sector_rows > 0) {  // (never with tma_store or pingpong, which define it too)
+    e.comment("Barrier `id` (1..15) among `count` threads: the consumers' (sector-staged stores).");
+    e.lines(R"(__device__ __forceinline__ void named_barrier(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+})");
+  }
   if (w.pingpong) {
     e.comment(
         "Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");

@@ -73,6 +73,59 @@ void emit_row_pair_stores(Emitter& e, const WgmmaPlan& w) {
   for (int i = 0; i < 4; ++i) e.close_scope();
 }
 
+// The stores of a block tile inside a row-major C whose rows are off 32-byte
+// sectors, beta 0 (WgmmaPlan::sector_rows): the consumers write
+// sector_rows rows of the tile at a time into shared memory through the
+// epilogue, then each warp writes whole rows of it, every pass of its 32
+// lanes starting on a sector boundary of the row. The branch is the same for
+// every consumer thread of the block (its condition is the tile's), so the
+// named barrier 1 over all of them is reached by all or none.
+void emit_sector_staged_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int rows = w.sector_rows, bn = p.block_n, threads = w.consumers() * 128;
+  const std::string at_row = format("(row * %d + (col ^ (row / 2 %% 4 * 8)))", bn);
+  e.comment(format("C's rows off 32-byte sectors: the tile goes out %d rows at a time through", rows));
+  e.comment(format("shared memory (%d bytes; each 8-column block of a row XORed with row / 2 %% 4),",
+                   rows * bn * 4));
+  e.comment(format("each row written by one warp from a sector boundary on: %d sectors a row, not %d",
+                   bn / 8 + 1, bn / 8 * 3 / 2));
+  e.line(format("float* const staged = reinterpret_cast<float*>(smem + %d);", w.sector_offset_bytes));
+  e.line("const int col0 = n0 - tile_n0;  // this thread's first column in the tile");
+  e.line(format("const int cw = threadIdx.x / 32 - %d, lane = threadIdx.x %% 32;  // consumer warp",
+                4 * w.producers()));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int q = 0; q < %d; ++q)", p.block_m / rows));
+  e.comment(format("rows %d q ..: register 4 g + v of instruction (i, j) with j * %d + 8 g in them",
+                   rows, w.inst_n));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int gg = 0; gg < %d; ++gg)", rows / 8));
+  e.line("#pragma unroll");
+  e.open_scope("for (int v = 0; v < 4; ++v)");
+  e.line(format("const int j = q * %d / %d, g = q * %d %% %d / 8 + gg;", rows, w.inst_n, rows,
+                w.inst_n));
+  e.line(format("const int row = 8 * gg + v %% 2 + dm, col = col0 + i * %d + 8 * (v / 2);",
+                w.inst_m));
+  e.line("staged" + std::string("[") + at_row +
+         "] = epilogue_value(acc[i][j][4 * g + v], C, tile_n0 + col, alpha, 0.0f, bias);");
+  for (int i = 0; i < 3; ++i) e.close_scope();
+  e.line(format("named_barrier(1, %d);  // the staged rows are whole", threads));
+  e.comment("warp cw writes rows cw, cw + W, ...; pass s from `head` - 8 + 32 s, head the");
+  e.comment("columns before the row's first whole sector");
+  e.open_scope(format("for (int row = cw; row < %d; row += %d)", rows, threads / 32));
+  e.line(format("float* const c_row = C + (size_t)(tile_m0 + q * %d + row) * ldc + tile_n0;", rows));
+  e.line("const int head = (int)((32u - (unsigned)((size_t)c_row % 32u)) % 32u) / 4;");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int s = 0; s < %d; ++s)", bn / 32 + 1));
+  e.line("const int col = head - 8 + 32 * s + lane;");
+  e.line(format("if (col >= 0 && col < %d) c_row[col] = staged[%s];", bn, at_row.c_str()));
+  e.close_scope();
+  e.close_scope();
+  e.line(format("named_barrier(1, %d);  // read out: the next rows may be staged", threads));
+  e.close_scope("q");
+}
+
 }  // namespace
 
 // wgmma's A (here B^T) from four registers, its B (here A) k-major from
@@ -225,8 +278,19 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
   // C column-major: (m, n) at n * ldc + m; a warp's store is 8 columns, 4 elements each.
   const std::string at = w.c_col ? "(size_t)n * ldc + m" : "(size_t)m * ldc + n";
   if (w.c_col) e.comment("inside C and C unread (beta 0): no checks");
-  e.open_scope(
-      format("if (beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N)", w.wg_m, w.wg_n));
+  const std::string inside =
+      format("beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N", w.wg_m, w.wg_n);
+  if (w.sector_rows > 0) {
+    e.open_scope(format(
+        "if (beta == 0.0f && tile_m0 + %d <= M && tile_n0 + %d <= N && (ldc %% 8 != 0 || "
+        "(size_t)C %% 32 != 0))",
+        p.block_m, p.block_n));
+    emit_sector_staged_stores(e, p);
+    e.close_scope();
+    e.open_scope("else if (" + inside + ")");
+  } else {
+    e.open_scope("if (" + inside + ")");
+  }
   if (w.c_col) {
     open_element_loops(e, w);
     e.line("C[" + at + "] = epilogue_value(acc[i][j][r], C, n, alpha, 0.0f, bias);");

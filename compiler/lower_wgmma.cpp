@@ -129,7 +129,9 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
                                           w.c_offset_bytes + tma_barrier_bytes(w.stages));
   if (w.c_col) w.c_chunk_panels = w.c_stage_panels();  // (column-major C: 16-bit only)
   w.c_consumer_bytes = w.tma_store ? w.c_stage_rows() * 128 * w.c_chunk_panels : 0;
-  w.barrier_offset_bytes = w.c_offset_bytes + w.consumers() * w.c_consumer_bytes;
+  w.sector_offset_bytes = w.c_offset_bytes + w.consumers() * w.c_consumer_bytes;
+  w.sector_rows = wgmma_sector_rows(s, w.sector_offset_bytes + tma_barrier_bytes(w.stages));
+  w.barrier_offset_bytes = w.sector_offset_bytes + w.sector_rows * p.block_n * 4;
   SCHEDC_INTERNAL_ASSERT(w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
                          "wgmma stages must stay 1024-byte aligned");
   p.smem_bytes = w.barrier_offset_bytes + tma_barrier_bytes(w.stages);

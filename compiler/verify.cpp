@@ -201,8 +201,25 @@ void verify_wgmma(const KernelPlan& p) {
              w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
          "stages 1024-byte aligned");
   VERIFY(w.c_offset_bytes % 1024 == 0 && w.c_consumer_bytes % 1024 == 0 &&
-             w.barrier_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes,
+             w.sector_offset_bytes == w.c_offset_bytes + w.consumers() * w.c_consumer_bytes &&
+             w.barrier_offset_bytes == w.sector_offset_bytes + w.sector_rows * p.block_n * 4,
          "C staging after the stages, 1024-byte aligned");
+  // Sector-staged stores: rows of the block tile, a bijection onto the
+  // staging area, by consumers side by side along N.
+  if (w.sector_rows > 0) {
+    VERIFY(w.swapped && !w.c_col && !w.pingpong && !w.tma_store && w.consumers_m == 1 &&
+               w.inst_n % w.sector_rows == 0 && w.sector_rows % 8 == 0 && p.block_n % 32 == 0,
+           "sector-staged stores: swapped tf32, row-major C, whole 8-row groups of an instruction");
+    std::vector<int> hit(size_t(w.sector_rows * p.block_n), 0);
+    for (int r = 0; r < w.sector_rows; ++r)
+      for (int c = 0; c < p.block_n; ++c) {
+        const int off = WgmmaPlan::sector_stage_offset(p.block_n, r, c);
+        VERIFY(off >= 0 && off < w.sector_rows * p.block_n * 4 && off % 4 == 0,
+               "sector staging offset in bounds");
+        ++hit[size_t(off / 4)];
+      }
+    for (int h : hit) VERIFY(h == 1, "sector staging is a bijection");
+  }
   // The staging layout, chunk after chunk, is a bijection onto the
   // consumer's tile.
   if (w.tma_store) {

@@ -109,6 +109,7 @@ inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
 // the next is staged: a 128x256x128 tile's two consumers stage their 64 KB
 // whole beside 2 stages, 32 KB at a time beside 3, 16 KB beside 4.
 inline constexpr int kWgmmaSmemLimit = 227 * 1024;
+
 inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes, int consumers,
                                 long long pipeline_bytes) {
   const int panels = wg_n * c_elem_bytes / 128;
@@ -118,6 +119,24 @@ inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes, int consum
          (panels % g != 0 || pipeline_bytes + 1LL * consumers * wg_m * 128 * g > kWgmmaSmemLimit))
     --g;
   return g;
+}
+
+// WgmmaPlan::sector_rows of schedule `s` (its lowering and
+// compiler/resources.cpp both ask here): the most of 64, 32, 16 and 8 rows
+// that divide the instruction's C rows and whose staging (rows x BN f32)
+// fits in 227 KB beside `other_bytes` (stages, other staging, barriers); 0
+// unless the kernel is the swapped tf32 one storing a row-major C from
+// cooperative consumers side by side along N (an instruction's rows are
+// then rows of the whole block tile).
+inline int wgmma_sector_rows(const Schedule& s, long long other_bytes) {
+  if (!s.uses_wgmma() || !s.mma || !s.tile || !s.warp) return 0;
+  const bool swapped = wgmma_form(s.mma->type, s.a_col, s.b_col).swapped;
+  if (!swapped || s.c_col || s.pingpong || s.tma_store || s.conv || s.warp->m != s.tile->m)
+    return 0;
+  for (int rows : {64, 32, 16, 8})
+    if (s.mma->n % rows == 0 && other_bytes + 4LL * rows * s.tile->n <= kWgmmaSmemLimit)
+      return rows;
+  return 0;
 }
 
 // Whether wgmma.m64nNk* of `type` exists for N (a multiple of 8 up to 256
@@ -266,6 +285,33 @@ struct WgmmaPlan {
   bool direct_quads() const {
     return !swapped && !c_col && c_elem_bytes == 4 && (inst_n / 8) % 2 == 0;
   }
+  // Sector-staged stores (the swapped tf32 kernel, row-major C, cooperative
+  // consumers side by side along N): where the tile lies inside C, beta is 0
+  // and C's rows are off 32-byte sectors (ldc·4 not a multiple of 32, or C
+  // itself off 32 bytes; the kernel checks), the block tile goes out
+  // sector_rows rows at a time through a staging area of sector_rows x BN
+  // f32 at sector_offset_bytes, each row written by one warp from its first
+  // whole 32-byte sector on. A row of BN columns then touches BN / 8 + 1
+  // sectors (row-pair stores: BN / 8 · 3 / 2). 0: no staging (it did not fit
+  // beside the stages in 227 KB, or the kernel is not of that kind).
+  // Measured on an H100 (bench/NOTES.md, session 22): tf32_best on
+  // 4095x4097x1023 0.157-0.160 -> 0.146-0.147 ms; with C on its sectors the
+  // row pairs stay (staging there: 0.120 -> 0.123 ms at 4096x4096x1024).
+  int sector_rows = 0;
+  int sector_offset_bytes = 0;
+  // Byte offset in the staging area of (row, col), row < sector_rows,
+  // col < block_n: rows of block_n floats, each 8-column block of a row
+  // XORed with (row / 2) % 4, so that a warp's write (rows 2p + h, p = lane
+  // % 4, of 8 columns lane / 4) and a warp's read (32 columns of a row)
+  // each meet 32 banks.
+  static int sector_stage_offset(int block_n, int row, int col) {
+    return (row * block_n + (col ^ (((row / 2) % 4) * 8))) * 4;
+  }
+  // The column lane `lane` writes in pass s (0 .. block_n / 32) of a row
+  // whose first head (0..7) columns come before its first whole sector: the
+  // passes start on sector boundaries; columns outside [0, block_n) are not
+  // written.
+  static int sector_drain_col(int head, int pass, int lane) { return head - 8 + 32 * pass + lane; }
   int accumulators = 0;  // f32 (s8: s32) registers per consumer thread
   // The accumulators' (D's) PTX type: s32 for s8's exact integer sums.
   bool integer() const { return type == MmaType::s8; }

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "compiler/analyze.h"
 #include "compiler/lower.h"
@@ -591,6 +592,84 @@ TEST(WgmmaPlan, RepackLeadingDimensionIsWhole128ByteLines) {
   EXPECT_EQ(compiler::wgmma_repack_ld(4097, 2), 4160);
   EXPECT_EQ(compiler::wgmma_repack_ld(4097, 4), 4128);
   EXPECT_EQ(compiler::wgmma_repack_ld(1023, 4), 1024);
+}
+
+// The swapped tf32 kernel's sector-staged stores (WgmmaPlan::sector_rows):
+// where they apply, the staging sits after the stages; a warp's write and a
+// warp's read each meet 32 banks; and for every alignment of a row (head:
+// its columns before the first whole 32-byte sector) the drain's passes
+// write each column once and touch BN / 8 sectors, one more when the row is
+// off its sectors.
+TEST(WgmmaPlan, SectorStagedStoresCoverRowsOnWholeSectorsWithoutConflicts) {
+  const std::string tf32 =
+      "dtype f32\ntile 256x128x32\nwarp 256x64\nwgmma tf32\ntma\nstages 4\nswizzle smem\n"
+      "warp_specialize\npersistent\n";
+  std::string diags;
+  const auto p = plan_of(tf32, &diags);
+  ASSERT_TRUE(p) << diags;
+  const WgmmaPlan& w = *p->wgmma;
+  ASSERT_TRUE(w.swapped);
+  EXPECT_EQ(w.sector_rows, 64);
+  EXPECT_EQ(w.sector_offset_bytes, 4 * (32768 + 16384));
+  EXPECT_EQ(w.barrier_offset_bytes, w.sector_offset_bytes + 64 * 128 * 4);
+  EXPECT_EQ(p->smem_bytes, 229440);
+  const int bn = p->block_n;
+  // Writes: consumer c's warp v4 (of 4) stores register 4 g + v of
+  // instruction i at row 8 gg + v % 2 + 2 (lane % 4), column c * 64 + 16 v4
+  // + lane / 4 + 64 i + 8 (v / 2).
+  for (int c = 0; c < w.consumers(); ++c)
+    for (int warp = 0; warp < 4; ++warp)
+      for (int gg = 0; gg < w.sector_rows / 8; ++gg)
+        for (int v = 0; v < 4; ++v) {
+          std::set<int> banks;
+          for (int lane = 0; lane < 32; ++lane) {
+            const int row = 8 * gg + v % 2 + 2 * (lane % 4);
+            const int col = c * w.wg_n + 16 * warp + lane / 4 + 8 * (v / 2);
+            banks.insert(WgmmaPlan::sector_stage_offset(bn, row, col) / 4 % 32);
+          }
+          EXPECT_EQ(banks.size(), 32u) << "write: consumer " << c << " warp " << warp;
+        }
+  for (int head = 0; head < 8; ++head)
+    for (int row = 0; row < w.sector_rows; ++row) {
+      std::vector<int> written(size_t(bn), 0);
+      std::set<int> sectors;
+      for (int pass = 0; pass < bn / 32 + 1; ++pass) {
+        std::set<int> banks;
+        for (int lane = 0; lane < 32; ++lane) {
+          const int col = WgmmaPlan::sector_drain_col(head, pass, lane);
+          if (col < 0 || col >= bn) continue;
+          ++written[size_t(col)];
+          // Sector boundaries of the row lie at columns head + 8 k.
+          sectors.insert((col - head + 8) / 8);
+          // A pass's columns lie in its four sectors.
+          EXPECT_EQ((col - head + 8) / 32, pass);
+          banks.insert(WgmmaPlan::sector_stage_offset(bn, row, col) / 4 % 32);
+        }
+        EXPECT_EQ(int(banks.size()), [&] {
+          int n = 0;
+          for (int lane = 0; lane < 32; ++lane) {
+            const int col = WgmmaPlan::sector_drain_col(head, pass, lane);
+            n += col >= 0 && col < bn;
+          }
+          return n;
+        }()) << "read: head " << head << " row " << row << " pass " << pass;
+      }
+      for (int col = 0; col < bn; ++col) EXPECT_EQ(written[size_t(col)], 1);
+      EXPECT_EQ(int(sectors.size()), bn / 8 + (head != 0 ? 1 : 0)) << "head " << head;
+    }
+  // Where they do not apply: a column-major C, pingpong, B column-major (not
+  // swapped), f16.
+  for (const std::string& other :
+       {tf32 + "layout C col\n",
+        std::string("dtype f32\ntile 256x64x32\nwarp 256x64\nwgmma tf32\ntma\nstages 4\n"
+                    "swizzle smem\nwarp_specialize pingpong\npersistent\n"),
+        tf32 + "layout B col\n",
+        std::string("dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16\ntma\nstages 4\n"
+                    "swizzle smem\nwarp_specialize\npersistent\n")}) {
+    const auto q = plan_of(other, &diags);
+    ASSERT_TRUE(q) << other << diags;
+    EXPECT_EQ(q->wgmma->sector_rows, 0) << other;
+  }
 }
 
 }  // namespace
