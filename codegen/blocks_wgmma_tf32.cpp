@@ -107,8 +107,9 @@ void emit_sector_staged_stores(Emitter& e, const KernelPlan& p) {
                 w.inst_n));
   e.line(format("const int row = 8 * gg + v %% 2 + dm, col = col0 + i * %d + 8 * (v / 2);",
                 w.inst_m));
-  e.line("staged" + std::string("[") + at_row +
-         "] = epilogue_value(acc[i][j][4 * g + v], C, tile_n0 + col, alpha, 0.0f, bias);");
+  e.line(format("staged[%s] = epilogue_value(acc[i][j][4 * g + v], C, tile_n0 + col, alpha, 0.0f, "
+                "bias);",
+                at_row.c_str()));
   for (int i = 0; i < 3; ++i) e.close_scope();
   e.line(format("named_barrier(1, %d);  // the staged rows are whole", threads));
   e.comment("warp cw writes rows cw, cw + W, ...; pass s from `head` - 8 + 32 s, head the");
