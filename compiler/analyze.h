@@ -35,7 +35,9 @@ struct Resources {
   int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
   int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
   int barrier_bytes = 0;        // `tma`: the pipeline's mbarriers
-  int c_stage_bytes = 0;        // `tma_store`: the C tile staged for TMA stores
+  int c_stage_bytes = 0;        // C staged in shared memory: for TMA stores, or tf32's
+                                // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
+  const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
   std::string tma_copies;       // `tma`: how the copies are made on this target, else ""
 };
 Resources static_resources(const Schedule& s, const Target& t);
@@ -56,7 +58,7 @@ struct SmemUse {
   int buffers = 0;
   int64_t epilogue_bytes = 0;  // wmma epilogue scratch, else 0
   int64_t barrier_bytes = 0;   // `tma`: two 8-byte mbarriers per stage
-  int64_t c_stage_bytes = 0;   // `tma_store`: the C tile staged for TMA, besides the pipeline
+  int64_t c_stage_bytes = 0;   // C staged besides the pipeline (Resources::c_stage_bytes)
   int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes) + barrier_bytes; }
   int64_t total() const {
     return (pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes) + c_stage_bytes;
