@@ -101,9 +101,9 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
       o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
         << r.a_tile_bytes << " + B " << r.b_tile_bytes << ")"
         << (r.barrier_bytes ? " + " + std::to_string(r.barrier_bytes) + " mbarrier bytes" : "")
-        << (r.c_stage_bytes ? " + " + std::to_string(r.c_stage_bytes) + " bytes of C (" +
-                                  r.c_stage_for + ")"
-                            : "")
+        << (r.c_stage_bytes
+                ? " + " + std::to_string(r.c_stage_bytes) + " bytes of C (" + r.c_stage_for + ")"
+                : "")
         << ")";
     if (r.smem_bytes > t.smem_per_block_default)
       o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";

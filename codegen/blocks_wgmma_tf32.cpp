@@ -84,12 +84,16 @@ void emit_sector_staged_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int rows = w.sector_rows, bn = p.block_n, threads = w.consumers() * 128;
   const std::string at_row = format("(row * %d + (col ^ (row / 2 %% 4 * 8)))", bn);
-  e.comment(format("C's rows off 32-byte sectors: the tile goes out %d rows at a time through", rows));
-  e.comment(format("shared memory (%d bytes; each 8-column block of a row XORed with row / 2 %% 4),",
-                   rows * bn * 4));
-  e.comment(format("each row written by one warp from a sector boundary on: %d sectors a row, not %d",
-                   bn / 8 + 1, bn / 8 * 3 / 2));
-  e.line(format("float* const staged = reinterpret_cast<float*>(smem + %d);", w.sector_offset_bytes));
+  e.comment(
+      format("C's rows off 32-byte sectors: the tile goes out %d rows at a time through", rows));
+  e.comment(
+      format("shared memory (%d bytes; each 8-column block of a row XORed with row / 2 %% 4),",
+             rows * bn * 4));
+  e.comment(
+      format("each row written by one warp from a sector boundary on: %d sectors a row, not %d",
+             bn / 8 + 1, bn / 8 * 3 / 2));
+  e.line(
+      format("float* const staged = reinterpret_cast<float*>(smem + %d);", w.sector_offset_bytes));
   e.line("const int col0 = n0 - tile_n0;  // this thread's first column in the tile");
   e.line(format("const int cw = threadIdx.x / 32 - %d, lane = threadIdx.x %% 32;  // consumer warp",
                 4 * w.producers()));
@@ -105,17 +109,19 @@ void emit_sector_staged_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int v = 0; v < 4; ++v)");
   e.line(format("const int j = q * %d / %d, g = q * %d %% %d / 8 + gg;", rows, w.inst_n, rows,
                 w.inst_n));
-  e.line(format("const int row = 8 * gg + v %% 2 + dm, col = col0 + i * %d + 8 * (v / 2);",
-                w.inst_m));
-  e.line(format("staged[%s] = epilogue_value(acc[i][j][4 * g + v], C, tile_n0 + col, alpha, 0.0f, "
-                "bias);",
-                at_row.c_str()));
+  e.line(
+      format("const int row = 8 * gg + v %% 2 + dm, col = col0 + i * %d + 8 * (v / 2);", w.inst_m));
+  e.line(
+      format("staged[%s] = epilogue_value(acc[i][j][4 * g + v], C, tile_n0 + col, alpha, 0.0f, "
+             "bias);",
+             at_row.c_str()));
   for (int i = 0; i < 3; ++i) e.close_scope();
   e.line(format("named_barrier(1, %d);  // the staged rows are whole", threads));
   e.comment("warp cw writes rows cw, cw + W, ...; pass s from `head` - 8 + 32 s, head the");
   e.comment("columns before the row's first whole sector");
   e.open_scope(format("for (int row = cw; row < %d; row += %d)", rows, threads / 32));
-  e.line(format("float* const c_row = C + (size_t)(tile_m0 + q * %d + row) * ldc + tile_n0;", rows));
+  e.line(
+      format("float* const c_row = C + (size_t)(tile_m0 + q * %d + row) * ldc + tile_n0;", rows));
   e.line("const int head = (int)((32u - (unsigned)((size_t)c_row % 32u)) % 32u) / 4;");
   e.line("#pragma unroll");
   e.open_scope(format("for (int s = 0; s < %d; ++s)", bn / 32 + 1));
@@ -282,10 +288,10 @@ void emit_wgmma_tf32_stores(Emitter& e, const KernelPlan& p) {
   const std::string inside =
       format("beta == 0.0f && m0 - dm + %d <= M && n0 - dn + %d <= N", w.wg_m, w.wg_n);
   if (w.sector_rows > 0) {
-    e.open_scope(format(
-        "if (beta == 0.0f && tile_m0 + %d <= M && tile_n0 + %d <= N && (ldc %% 8 != 0 || "
-        "(size_t)C %% 32 != 0))",
-        p.block_m, p.block_n));
+    e.open_scope(
+        format("if (beta == 0.0f && tile_m0 + %d <= M && tile_n0 + %d <= N && (ldc %% 8 != 0 || "
+               "(size_t)C %% 32 != 0))",
+               p.block_m, p.block_n));
     emit_sector_staged_stores(e, p);
     e.close_scope();
     e.open_scope("else if (" + inside + ")");

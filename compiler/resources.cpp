@@ -78,7 +78,9 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.epilogue_bytes = clamp(u.epilogue_bytes);
   r.barrier_bytes = clamp(u.barrier_bytes);
   r.c_stage_bytes = clamp(u.c_stage_bytes);
-  r.c_stage_for = u.c_stage_bytes == 0 ? "" : s.tma_store ? "tma_store" : "C rows off 32-byte sectors";
+  r.c_stage_for = u.c_stage_bytes == 0 ? ""
+                  : s.tma_store        ? "tma_store"
+                                       : "C rows off 32-byte sectors";
   if (s.uses_wgmma())
     r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"
                                      : "TMA boxes, one thread, mbarrier pipeline";

@@ -109,7 +109,6 @@ inline WgmmaForm wgmma_form(MmaType type, bool a_col, bool b_col) {
 // the next is staged: a 128x256x128 tile's two consumers stage their 64 KB
 // whole beside 2 stages, 32 KB at a time beside 3, 16 KB beside 4.
 inline constexpr int kWgmmaSmemLimit = 227 * 1024;
-
 inline int wgmma_c_chunk_panels(int wg_m, int wg_n, int c_elem_bytes, int consumers,
                                 long long pipeline_bytes) {
   const int panels = wg_n * c_elem_bytes / 128;

@@ -645,14 +645,16 @@ TEST(WgmmaPlan, SectorStagedStoresCoverRowsOnWholeSectorsWithoutConflicts) {
           EXPECT_EQ((col - head + 8) / 32, pass);
           banks.insert(WgmmaPlan::sector_stage_offset(bn, row, col) / 4 % 32);
         }
-        EXPECT_EQ(int(banks.size()), [&] {
-          int n = 0;
-          for (int lane = 0; lane < 32; ++lane) {
-            const int col = WgmmaPlan::sector_drain_col(head, pass, lane);
-            n += col >= 0 && col < bn;
-          }
-          return n;
-        }()) << "read: head " << head << " row " << row << " pass " << pass;
+        EXPECT_EQ(int(banks.size()),
+                  [&] {
+                    int n = 0;
+                    for (int lane = 0; lane < 32; ++lane) {
+                      const int col = WgmmaPlan::sector_drain_col(head, pass, lane);
+                      n += col >= 0 && col < bn;
+                    }
+                    return n;
+                  }())
+            << "read: head " << head << " row " << row << " pass " << pass;
       }
       for (int col = 0; col < bn; ++col) EXPECT_EQ(written[size_t(col)], 1);
       EXPECT_EQ(int(sectors.size()), bn / 8 + (head != 0 ? 1 : 0)) << "head " << head;
