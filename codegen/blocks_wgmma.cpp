@@ -31,6 +31,13 @@ void emit_wgmma_accumulator_operands(Emitter& e, int regs, bool integer) {
 
 namespace {
 
+// bar.sync on a named barrier: tma_store's staging, pingpong's order and the
+// sector-staged stores each need it (one definition a module).
+const char* const kNamedBarrier =
+    R"(__device__ __forceinline__ void named_barrier(int id, int count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+})";
+
 const char* ptx_type(const WgmmaPlan& w) {
   return w.type == compiler::MmaType::bf16   ? "bf16"
          : w.type == compiler::MmaType::tf32 ? "tf32"
@@ -159,11 +166,10 @@ __device__ __forceinline__ void stmatrix_x4(unsigned addr, unsigned r0, unsigned
                ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
 }
 )";
-    const char* rest =
-        R"(// Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).
-__device__ __forceinline__ void named_barrier(int id, int count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-})";
+    const std::string rest =
+        std::string(
+            "// Barrier `id` (1..15) among `count` threads (a warpgroup, not the block).\n") +
+        kNamedBarrier;
     // Column-major C: the staging is m-major, each 8x8 matrix stored transposed.
     const char* trans =
         R"(// The same, each matrix transposed: lane L's address is row L % 8 of matrix L / 8
@@ -179,17 +185,12 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
   }
   if (w.sector_rows > 0) {  // (never with tma_store or pingpong, which define it too)
     e.comment("Barrier `id` (1..15) among `count` threads: the consumers' (sector-staged stores).");
-    e.lines(R"(__device__ __forceinline__ void named_barrier(int id, int count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-})");
+    e.lines(kNamedBarrier);
   }
   if (w.pingpong) {
     e.comment(
         "Ping-pong order (ids 3 + consumer): one consumer warpgroup arrives, the other waits.");
-    if (!w.tma_store)
-      e.lines(R"(__device__ __forceinline__ void named_barrier(int id, int count) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
-})");
+    if (!w.tma_store) e.lines(kNamedBarrier);
     e.lines(R"(__device__ __forceinline__ void named_barrier_arrive(int id, int count) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 })");

@@ -40,15 +40,13 @@ void emit_header(Emitter& e, const KernelPlan& p) {
       "per consumer: %dx%d wgmma.m%dn%dk%d per k-step, %d k-steps per k-tile, %d %s "
       "accumulators per thread",
       w.m_insts, w.n_insts, w.inst_m, w.inst_n, w.inst_k, w.k_steps, w.accumulators, w.d_type()));
-  if (w.sector_rows > 0)
-    e.comment(format(
-        "shared: %d stages x (%d + %d) bytes + %d bytes of C staging (%d rows) + %d mbarrier "
-        "bytes = %d bytes (dynamic)",
-        w.stages, w.a.stage_bytes, w.b.stage_bytes, w.sector_rows * p.block_n * 4, w.sector_rows,
-        16 * w.stages, p.smem_bytes));
-  else
-    e.comment(format("shared: %d stages x (%d + %d) bytes + %d mbarrier bytes = %d bytes (dynamic)",
-                     w.stages, w.a.stage_bytes, w.b.stage_bytes, 16 * w.stages, p.smem_bytes));
+  const std::string c_staging = w.sector_rows > 0
+                                    ? format(" + %d bytes of C staging (%d rows)",
+                                             w.sector_rows * p.block_n * 4, w.sector_rows)
+                                    : "";
+  e.comment(format("shared: %d stages x (%d + %d) bytes%s + %d mbarrier bytes = %d bytes (dynamic)",
+                   w.stages, w.a.stage_bytes, w.b.stage_bytes, c_staging.c_str(), 16 * w.stages,
+                   p.smem_bytes));
   e.line();
   e.line(format("typedef %s T;", element_type(p.dtype)));
   e.line();

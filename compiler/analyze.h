@@ -27,18 +27,18 @@ std::optional<Conv2d> parse_conv_option(const dsl::SourceFile& source, const Tar
 // Static resources of a valid schedule (what `schedc check` prints).
 struct Resources {
   int threads_per_block = 0;
-  int smem_bytes = 0;           // shared memory per block, padding and stages included
-  int blocks_per_sm = 0;        // bounded by shared memory and threads (registers unknown)
-  const char* limited_by = "";  // "threads", "shared memory" or "blocks per SM"
-  int a_tile_bytes = 0;         // one buffer of the A tile, padding included
-  int b_tile_bytes = 0;         // one buffer of the B tile
-  int buffers = 0;              // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
-  int epilogue_bytes = 0;       // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
-  int barrier_bytes = 0;        // `tma`: the pipeline's mbarriers
-  int c_stage_bytes = 0;        // C staged in shared memory: for TMA stores, or tf32's
-                                // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
+  int smem_bytes = 0;            // shared memory per block, padding and stages included
+  int blocks_per_sm = 0;         // bounded by shared memory and threads (registers unknown)
+  const char* limited_by = "";   // "threads", "shared memory" or "blocks per SM"
+  int a_tile_bytes = 0;          // one buffer of the A tile, padding included
+  int b_tile_bytes = 0;          // one buffer of the B tile
+  int buffers = 0;               // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
+  int epilogue_bytes = 0;        // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
+  int barrier_bytes = 0;         // `tma`: the pipeline's mbarriers
+  int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
+                                 // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
   const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
-  std::string tma_copies;       // `tma`: how the copies are made on this target, else ""
+  std::string tma_copies;        // `tma`: how the copies are made on this target, else ""
 };
 Resources static_resources(const Schedule& s, const Target& t);
 

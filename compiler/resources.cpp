@@ -53,12 +53,9 @@ SmemUse smem_use(const Schedule& s) {
           wgmma_c_chunk_panels(s.warp->m, s.warp->n, int(c_elem), int(consumers), pipeline);
     }
   }
-  // The swapped tf32 kernel's sector-staged stores (WgmmaPlan::sector_rows).
-  if (s.uses_wgmma()) {
-    const int64_t rows = wgmma_sector_rows(
-        s, u.buffers * (u.a_bytes + u.b_bytes) + u.c_stage_bytes + u.barrier_bytes);
-    u.c_stage_bytes += rows * t.n * 4;
-  }
+  // The swapped tf32 kernel's sector-staged stores (WgmmaPlan::sector_rows; 0
+  // rows for every other kernel).
+  u.c_stage_bytes += int64_t(wgmma_sector_rows(s, u.pipeline() + u.c_stage_bytes)) * t.n * 4;
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)
