@@ -199,10 +199,17 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
       tc("A", m.a, "k", "m",
          wmma           ? "wmma::load_matrix_sync (col_major)"
          : m.ldmatrix_a ? "ldmatrix.trans"
-                        : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
+         : m.gathers_a()
+             ? "1-byte shared loads, four packed a register (s8: ldmatrix.trans moves 16-bit "
+               "pairs)"
+             : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
     if (s.b_col)
       tc("B", m.b, "n", "k",
          wmma ? "wmma::load_matrix_sync (col_major)" : "ldmatrix without .trans (mma's col B)");
+    if (m.gathers_b())  // (the default layout: a note, as for the column-major ones)
+      o << "#   layout B row:      B's stage holds k rows of n; mma s8's B fragments (4 "
+           "consecutive k a register) are read by 1-byte shared loads, four packed a register "
+           "(ldmatrix.trans moves 16-bit pairs; 'layout B col' is read by ldmatrix)\n";
     if (s.c_col)
       o << "#   layout C col:      each thread stores its C elements one at a time (a "
            "fragment's neighbours along n lie ldc apart)\n";

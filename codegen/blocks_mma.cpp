@@ -22,6 +22,9 @@ const MmaInstr kTable[] = {
    "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",  4, 2, 4, 80},
   {"SM80_16x8x4_F32TF32TF32F32_TN",  MmaApi::mma_sync, MmaType::tf32, 16, 8, 4,
    "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32",  2, 1, 4, 80},
+  // int8: s32 accumulators, exact (no .satfinite: the sum wraps as the wgmma path's does).
+  {"SM80_16x8x32_S32S8S8S32_TN",     MmaApi::mma_sync, MmaType::s8,   16, 8, 32,
+   "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",     4, 2, 4, 80},
   // WMMA (<mma.h>): fragments opaque; ptx holds the fragment element type.
   {"WMMA_16x16x16_F32F16",  MmaApi::wmma, MmaType::f16,  16, 16, 16, "half",  0, 0, 0, 70},
   {"WMMA_32x8x16_F32F16",   MmaApi::wmma, MmaType::f16,  32, 8, 16,  "half",  0, 0, 0, 70},
@@ -61,18 +64,22 @@ void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
   c = list(in.regs_c);
   for (int i = 0; i < in.regs_a; ++i) ins += format("%s\"r\"(a[%d])", ins.empty() ? "" : ", ", i);
   for (int i = 0; i < in.regs_b; ++i) ins += format(", \"r\"(b[%d])", i);
-  for (int i = 0; i < in.regs_c; ++i) ins += format(", \"f\"(d[%d])", i);
-  e.comment(format("%s: %dx%dx%d, A row-major, B col-major, f32 accumulate (sm_%d+)", in.name, in.m,
-                   in.n, in.k, in.min_sm));
-  e.open_scope(format(
-      "__device__ __forceinline__ void mma_%dx%dx%d(float (&d)[%d], const unsigned (&a)[%d], "
-      "const unsigned (&b)[%d])",
-      in.m, in.n, in.k, in.regs_c, in.regs_a, in.regs_b));
+  // s8: s32 accumulators in integer registers ("r"), f32 ones in "f".
+  const bool integer = in.type == MmaType::s8;
+  const char* reg = integer ? "r" : "f";
+  for (int i = 0; i < in.regs_c; ++i) ins += format(", \"%s\"(d[%d])", reg, i);
+  e.comment(format("%s: %dx%dx%d, A row-major, B col-major, %s accumulate (sm_%d+)", in.name, in.m,
+                   in.n, in.k, integer ? "s32" : "f32", in.min_sm));
+  e.open_scope(
+      format("__device__ __forceinline__ void mma_%dx%dx%d(%s (&d)[%d], const unsigned (&a)[%d], "
+             "const unsigned (&b)[%d])",
+             in.m, in.n, in.k, integer ? "int" : "float", in.regs_c, in.regs_a, in.regs_b));
   // Not volatile: a pure function of registers, free to move between the
   // (volatile) shared loads, so ptxas can overlap fragment loads with math.
   e.line(format("asm(\"%s {%s}, {%s}, {%s}, {%s};\\n\"", in.ptx, d.c_str(), a.c_str(), b.c_str(),
                 c.c_str()));
-  e.line("             : \"=f\"(d[0]), \"=f\"(d[1]), \"=f\"(d[2]), \"=f\"(d[3])");
+  e.line(format("             : \"=%s\"(d[0]), \"=%s\"(d[1]), \"=%s\"(d[2]), \"=%s\"(d[3])", reg,
+                reg, reg, reg));
   e.line(format("             : %s);", ins.c_str()));
   e.close_scope();
   e.line();

@@ -46,14 +46,15 @@ void copy_chunk_checked(MmaContext& cx) {
   cx.e.open_scope(
       "__device__ __forceinline__ void copy_chunk_checked(T* dst_smem, const T* src, int ld, "
       "int row, int col, int rows, int cols)");
-  cx.e.line("const unsigned short* bits = reinterpret_cast<const unsigned short*>(src);");
-  cx.e.line("unsigned short* dst = reinterpret_cast<unsigned short*>(dst_smem);");
+  // The element's bits as an unsigned integer: 2 bytes (f16, bf16) or 1 (s8).
+  const std::string U = cx.m.elem_bytes == 1 ? "unsigned char" : "unsigned short";
+  cx.e.line(format("const %s* bits = reinterpret_cast<const %s*>(src);", U.c_str(), U.c_str()));
+  cx.e.line(format("%s* dst = reinterpret_cast<%s*>(dst_smem);", U.c_str(), U.c_str()));
   cx.e.line("const bool row_ok = row < rows;");
   cx.e.line("#pragma unroll");
   cx.e.open_scope(format("for (int i = 0; i < %d; ++i)", v));
-  cx.e.line(
-      "dst[i] = row_ok && col + i < cols ? bits[(size_t)row * ld + col + i] : (unsigned "
-      "short)0;");
+  cx.e.line(format("dst[i] = row_ok && col + i < cols ? bits[(size_t)row * ld + col + i] : (%s)0;",
+                   U.c_str()));
   cx.e.close_scope();
   cx.e.close_scope();
   cx.e.line();

@@ -24,25 +24,28 @@ void epilogue_helpers(MmaContext& cx) {
     cx.e.comment(
         "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
         "skipped");
+  // C's element and the accumulators' type: T and float, or int and int for s8.
+  const std::string TC = cx.p.dtype == DType::s8 ? "int" : "T", V = accumulator_type(cx.p.dtype);
   cx.e.line("template <bool kAligned>");
-  cx.e.open_scope(
-      "__device__ __forceinline__ void store_c_pair(T* C, int ldc, int M, int N, int row, int "
-      "col, "
-      "float v0, float v1, float alpha, float beta, const float* bias)");
+  cx.e.open_scope("__device__ __forceinline__ void store_c_pair(" + TC +
+                  "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
+                  " v1, float alpha, float beta, const float* bias)");
   cx.e.line("if (row >= M) return;");
   if (c_col) {
-    cx.e.line("T* dst = C + (size_t)col * ldc + row;");
+    cx.e.line(TC + "* dst = C + (size_t)col * ldc + row;");
     cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
     cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
     cx.e.close_scope();
     cx.e.line();
     return;  // no store_c_quad: the store loops take pairs (b_vec 4 stores two)
   }
-  cx.e.line("T* dst = C + (size_t)row * ldc + col;");
+  cx.e.line(TC + "* dst = C + (size_t)row * ldc + col;");
   cx.e.open_scope("if (kAligned && col + 1 < N)");
-  cx.e.line("const float r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
-  cx.e.line("const float r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
-  if (cx.p.dtype == DType::f16)
+  cx.e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
+  cx.e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
+  if (cx.p.dtype == DType::s8)
+    cx.e.line("*reinterpret_cast<int2*>(dst) = make_int2(r0, r1);");
+  else if (cx.p.dtype == DType::f16)
     cx.e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
   else if (cx.p.dtype == DType::bf16)
     cx.e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");

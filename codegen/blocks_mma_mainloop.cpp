@@ -207,8 +207,9 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
   cx.e.open_scope(
       format("__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
              "T* B, "
-             "int ldb, T* C, int ldc, float alpha, float beta, const float* bias%s)",
-             fn, tma ? ", const TmaMap& tma_a, const TmaMap& tma_b" : ""));
+             "int ldb, %s* C, int ldc, float alpha, float beta, const float* bias%s)",
+             fn, cx.p.dtype == compiler::DType::s8 ? "int" : "T",  // C: int for s8
+             tma ? ", const TmaMap& tma_a, const TmaMap& tma_b" : ""));
   cx.e.line(format("extern __shared__ __align__(%d) unsigned char smem[];", tma ? 1024 : 128));
   cx.e.line(format("T* sA = reinterpret_cast<T*>(smem);  // [%d stages] (%d, %d) A tiles",
                    cx.m.stages, cx.m.a.rows, cx.m.a.cols));
@@ -259,14 +260,17 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
                    "%d) * 8;",
                    8 * cnt, kb, 8 * cnt, 8 * kb));
     }
-    cx.e.line(format("float acc[%d][%d][4];  // (%d, %d) f32 accumulators per fragment",
-                     cx.m.frags_m, cx.m.frags_n, cx.m.inst_m, cx.m.inst_n));
+    const bool integer = cx.m.type == compiler::MmaType::s8;
+    cx.e.line(format("%s acc[%d][%d][4];  // (%d, %d) %s accumulators per fragment",
+                     integer ? "int" : "float", cx.m.frags_m, cx.m.frags_n, cx.m.inst_m,
+                     cx.m.inst_n, integer ? "s32" : "f32"));
     cx.e.line("#pragma unroll");
     cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
     cx.e.line("#pragma unroll");
     cx.e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
     cx.e.line("#pragma unroll");
-    cx.e.line("for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.0f;");
+    cx.e.line(integer ? "for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0;"
+                      : "for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.0f;");
     cx.e.close_scope();
     cx.e.close_scope();
   } else {

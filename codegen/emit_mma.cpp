@@ -93,6 +93,7 @@ void helpers(MmaContext& cx) {
   if (cx.tf32) emit_tf32_convert_helper(cx.e, cx.m.tf32_rounding);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_b) emit_lds_helper(cx);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_a) emit_lds_a_helper(cx);
+  if (cx.m.gathers_a() || cx.m.gathers_b()) emit_lds_s8x4_helper(cx);
   emit_mma_sync_helper(cx.e, *cx.instr);
 }
 

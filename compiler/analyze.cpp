@@ -310,8 +310,8 @@ void Analyzer::dtype_rules() {
   bool half = s_.dtype != DType::f32;
   if (s_.dtype == DType::s8 && !s_.mma) {
     error(dtype_arg_,
-          "dtype s8 needs 'wgmma s8' (sm_90): the SIMT path computes in f32 only, and int8 "
-          "runs on the tensor cores");
+          "dtype s8 needs 'mma s8' (sm_80) or 'wgmma s8' (sm_90): the SIMT path computes in "
+          "f32 only, and int8 runs on the tensor cores");
     return;
   }
   if (const Directive* ep = given("epilogue"); ep && s_.dtype == DType::s8) {
@@ -360,12 +360,9 @@ void Analyzer::target_rules() {
     std::string what = "'" + mma_dir_->keyword + " " + to_string(m.type) + "'";
     if (m.api == MmaApi::wgmma) {
       if (target_.sm < 90)
-        error(mma_type_arg_,
-              what + " needs sm_90 (Hopper, compiled for sm_90a); the target is " +
-                  target_.arch_name() +
-                  (m.type == MmaType::s8
-                       ? " (int8 on mma.sync is not implemented yet)"
-                       : ": use 'mma " + std::string(to_string(m.type)) + "' (mma.sync) there"));
+        error(mma_type_arg_, what + " needs sm_90 (Hopper, compiled for sm_90a); the target is " +
+                                 target_.arch_name() + ": use 'mma " +
+                                 std::string(to_string(m.type)) + "' (mma.sync) there");
     } else if (m.type != MmaType::f16)
       need(80, mma_type_arg_, what);
     else if (m.api == MmaApi::wmma)

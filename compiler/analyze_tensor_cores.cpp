@@ -30,10 +30,10 @@ void Analyzer::read_mma(const Directive& d) {
   }
   bool tf32 = m.type == MmaType::tf32;
   std::string type = to_string(m.type);
-  if (m.type == MmaType::s8 && m.api != MmaApi::wgmma) {
-    bad_value(d.args[0].span, "'" + k +
-                                  " s8' is not implemented yet: int8 runs on Hopper's 'wgmma s8' "
-                                  "(sm_90)");
+  if (m.type == MmaType::s8 && m.api == MmaApi::wmma) {
+    bad_value(d.args[0].span,
+              "'wmma s8' is not offered: int8 runs on 'mma s8' (mma.sync m16n8k32, sm_80) or "
+              "Hopper's 'wgmma s8' (sm_90)");
     s_.mma = m;
     return;
   }
@@ -63,8 +63,12 @@ void Analyzer::read_mma(const Directive& d) {
       }
     }
   } else {
-    m.m = 16, m.n = 8, m.k = tf32 ? 8 : 16;
+    // s8: m16n8k32 only (its fragments hold the bytes of f16's m16n8k16;
+    // m8n8k16 would do a quarter of the work an instruction).
+    const bool s8 = m.type == MmaType::s8;
+    m.m = 16, m.n = 8, m.k = tf32 ? 8 : s8 ? 32 : 16;
     std::vector<std::string> valid = tf32 ? std::vector<std::string>{"m16n8k8", "m16n8k4"}
+                                     : s8 ? std::vector<std::string>{"m16n8k32"}
                                           : std::vector<std::string>{"m16n8k16", "m16n8k8"};
     // `mma tf32 truncate`: the grammar reads the word after the type as
     // the shape; the rounding is only ever the word after the shape.
@@ -95,7 +99,10 @@ void Analyzer::read_mma(const Directive& d) {
         if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
         bad_value(sh.span, msg + " (valid: " + join(valid) + ")");
       } else {
-        m.k = sh.text == "m16n8k16" ? 16 : sh.text == "m16n8k8" ? 8 : 4;
+        m.k = sh.text == "m16n8k32"   ? 32
+              : sh.text == "m16n8k16" ? 16
+              : sh.text == "m16n8k8"  ? 8
+                                      : 4;
       }
     }
   }

@@ -92,8 +92,13 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   // 8x8 b16 row pair), i.e. a row-major A and a column-major B. A tf32 A with
   // m contiguous would need a transposed 32-bit load, which does not exist: it
   // is read with 4-byte shared loads, as a row-major tf32 B is.
-  m.ldmatrix_a = sync && !(tf32 && m.a_col);
-  m.ldmatrix_b = sync && (!tf32 || m.b_col);
+  // s8 (m16n8k32): a register holds 4 consecutive k, which ldmatrix gives
+  // only along k (the same bytes as f16's m16n8k16: A row-major, B
+  // column-major); .trans moves b16 pairs, so a column-major A or a
+  // row-major B is gathered a byte at a time (MmaPlan::gathers_a / _b).
+  const bool s8 = spec.type == MmaType::s8;
+  m.ldmatrix_a = sync && !((tf32 || s8) && m.a_col);
+  m.ldmatrix_b = sync && (!(tf32 || s8) || m.b_col);
   m.ldmatrix_a_trans = m.ldmatrix_a && m.a_col;
   m.ldmatrix_b_trans = m.ldmatrix_b && !m.b_col;
   // A fragment 16 x k, B fragment k x 8, spread over 32 lanes in 32-bit registers;
@@ -186,6 +191,16 @@ void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk) {
 
 void mma_tf32_b_coord(int lane, int i, int& k, int& n) {
   k = lane % 4 + 4 * i;
+  n = lane / 4;
+}
+
+void mma_s8_a_coord(int lane, int i, int byte, int& m, int& k) {
+  m = lane / 4 + 8 * (i % 2);
+  k = 4 * (lane % 4) + byte + 16 * (i / 2);
+}
+
+void mma_s8_b_coord(int lane, int i, int byte, int& k, int& n) {
+  k = 4 * (lane % 4) + byte + 16 * i;
   n = lane / 4;
 }
 

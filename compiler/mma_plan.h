@@ -128,6 +128,11 @@ struct MmaPlan {
   // lane g reads the group's chunk tf32_b_lane_chunk(g) instead of chunk g.
   bool b_chunk_permuted = false;
   int elem_bytes = 2;
+  // s8 operands ldmatrix cannot give (a column-major A, a row-major B): each
+  // register's four k bytes are read one at a time (mma_s8_a_coord /
+  // mma_s8_b_coord) and packed, low k in the low byte.
+  bool gathers_a() const { return type == MmaType::s8 && !ldmatrix_a; }
+  bool gathers_b() const { return type == MmaType::s8 && !ldmatrix_b; }
 
   SmemTile a, b;
   CopyMap copy_a, copy_b;
@@ -181,6 +186,12 @@ void ldmatrix_b_coord(int lane, int count, int kb, int& krow, int& nchunk);
 
 // tf32 B element i (0..1) of `lane`: k = t + 4i, n = g.
 void mma_tf32_b_coord(int lane, int i, int& k, int& n);
+
+// s8 (m16n8k32) byte `byte` (0..3, low to high) of A register i (0..3) of
+// `lane`: m = g + 8 (i % 2), k = 4 t + byte + 16 (i / 2); of B register i
+// (0..1): k = 4 t + byte + 16 i, n = g (PTX ISA, mma.m16n8k32 .s8).
+void mma_s8_a_coord(int lane, int i, int byte, int& m, int& k);
+void mma_s8_b_coord(int lane, int i, int byte, int& k, int& n);
 
 // tf32 A element i (0..regs-1) of `lane`: m = g + 8 (i % 2), k = t + 4 (i / 2)
 // (a column-major tf32 A is read with one 4-byte shared load per element).

@@ -640,7 +640,7 @@ TEST(MmaInstrTable, EntriesAreConsistent) {
     std::string shape =
         "m" + std::to_string(in.m) + "n" + std::to_string(in.n) + "k" + std::to_string(in.k);
     EXPECT_NE(std::string(in.ptx).find(shape), std::string::npos) << in.name;
-    const int bytes = in.type == MmaType::tf32 ? 4 : 2;
+    const int bytes = in.type == MmaType::tf32 ? 4 : in.type == MmaType::s8 ? 1 : 2;
     EXPECT_EQ(in.regs_a, in.m * in.k * bytes / 128) << in.name;
     EXPECT_EQ(in.regs_b, in.k * in.n * bytes / 128) << in.name;
     EXPECT_EQ(in.regs_c, 4) << in.name;

@@ -560,9 +560,12 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   const std::string wg =
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
       "3\nswizzle smem\n";
-  refused("dtype s8\ntile 128x128x8\nthread 8x8\n", "dtype s8 needs 'wgmma s8' (sm_90)");
-  refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8\n",
-          "'mma s8' is not implemented yet");
+  refused("dtype s8\ntile 128x128x8\nthread 8x8\n",
+          "dtype s8 needs 'mma s8' (sm_80) or 'wgmma s8' (sm_90)");
+  refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nwmma s8\n",
+          "'wmma s8' is not offered");
+  refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8 m16n8k16\n",
+          "mma s8 has no shape 'm16n8k16'; did you mean 'm16n8k32'? (valid: m16n8k32)");
   refused(wg + "layout C col\nwarp_specialize\npersistent\ntma_store\n",
           "'tma_store' with 'wgmma s8' and 'layout C col' is not implemented yet");
   refused(
