@@ -195,21 +195,23 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
         << "; its shared stage keeps that order (" << (m.tma ? "TMA boxes" : "16-byte chunks")
         << "), read by " << read << "\n";
     };
-    if (s.a_col)
+    // s8 reads only k-major stages: the runtime's transposed scratch (MmaPlan::a_transposed).
+    if (m.a_transposed)
+      o << "#   layout A col:      mma s8 reads only k-major operands (ldmatrix.trans moves 16-bit "
+           "pairs): the runtime transposes A into row-major scratch before each launch (the "
+           "_transpose entry), and the kernel copies that\n";
+    else if (s.a_col)
       tc("A", m.a, "k", "m",
          wmma           ? "wmma::load_matrix_sync (col_major)"
          : m.ldmatrix_a ? "ldmatrix.trans"
-         : m.gathers_a()
-             ? "1-byte shared loads, four packed a register (s8: ldmatrix.trans moves 16-bit "
-               "pairs)"
-             : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
-    if (s.b_col)
+                        : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
+    if (m.b_transposed)
+      o << "#   layout B row:      mma s8 reads only k-major operands (ldmatrix.trans moves 16-bit "
+           "pairs): the runtime transposes B into column-major scratch before each launch (the "
+           "_transpose entry), and the kernel copies that\n";
+    else if (s.b_col)
       tc("B", m.b, "n", "k",
          wmma ? "wmma::load_matrix_sync (col_major)" : "ldmatrix without .trans (mma's col B)");
-    if (m.gathers_b())  // (the default layout: a note, as for the column-major ones)
-      o << "#   layout B row:      B's stage holds k rows of n; mma s8's B fragments (4 "
-           "consecutive k a register) are read by 1-byte shared loads, four packed a register "
-           "(ldmatrix.trans moves 16-bit pairs; 'layout B col' is read by ldmatrix)\n";
     if (s.c_col)
       o << "#   layout C col:      each thread stores its C elements one at a time (a "
            "fragment's neighbours along n lie ldc apart)\n";

@@ -63,12 +63,16 @@ int run_emit(const EmitOptions& o) {
             " that is not " + std::to_string(k.align_bytes) +
             "-byte aligned or whose leading dimension is not a multiple of " +
             std::to_string(k.ld_multiple) + "\n";
+  // (a module with a fallback runs it on the scratch too where main's preconditions fail)
+  const std::string reader = c->kernel.has_fallback() ? "main or the fallback" : "main";
   if (c->kernel.transposes_a)
     text += "// Transpose " + c->kernel.transpose +
-            " first, every launch: A (column-major) into row-major scratch, which main reads\n";
+            " first, every launch: A (column-major) into row-major scratch, which " + reader +
+            " reads\n";
   if (c->kernel.transposes_b)
     text += "// Transpose " + c->kernel.transpose +
-            " first, every launch: B (row-major) into column-major scratch, which main reads\n";
+            " first, every launch: B (row-major) into column-major scratch, which " + reader +
+            " reads\n";
   if (o.out.empty()) {
     std::cout << text;
     return kOk;

@@ -374,4 +374,31 @@ KernelEntry make_entry(const KernelPlan& p, const std::string& name) {
   return k;
 }
 
+void emit_transpose_kernel(Emitter& e, const std::string& name) {
+  e.comment("A block moves one 32 x 32 tile of the source through shared memory, both sides");
+  e.comment("coalesced; 32 x 8 threads, four rows each.");
+  e.line("extern \"C\" __global__ void __launch_bounds__(256)");
+  e.open_scope(name +
+               "(const T* __restrict__ src, int rows, int cols, int ld, T* __restrict__ dst, "
+               "int dst_ld)");
+  e.line("__shared__ T tile[32][33];  // +1: the column reads hit 32 banks");
+  e.line("const int c0 = blockIdx.x * 32, r0 = blockIdx.y * 32;  // source column (m), row (k)");
+  e.line("#pragma unroll");
+  e.open_scope("for (int j = 0; j < 32; j += 8)");
+  e.line("const int r = r0 + threadIdx.y + j, c = c0 + threadIdx.x;");
+  e.line(
+      "tile[threadIdx.y + j][threadIdx.x] = r < rows && c < cols ? src[(size_t)r * ld + c] : "
+      "T(0);");
+  e.close_scope();
+  e.line("__syncthreads();");
+  e.line("#pragma unroll");
+  e.open_scope("for (int j = 0; j < 32; j += 8)");
+  e.line("const int m = c0 + threadIdx.y + j, k = r0 + threadIdx.x;");
+  e.line(
+      "if (m < cols && k < dst_ld) dst[(size_t)m * dst_ld + k] = tile[threadIdx.x][threadIdx.y + "
+      "j];");
+  e.close_scope();
+  e.close_scope(name);
+}
+
 }  // namespace schedc::codegen

@@ -59,6 +59,14 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 void emit_entry_guard_open(Emitter& e, const std::string& name);
 void emit_entry_guard_close(Emitter& e, const std::string& name);
 
+// extern "C" NAME(src, rows, cols, ld, dst, dst_ld): the rows x cols source
+// transposed into dst (cols rows of dst_ld, zero past rows), 32 x 8 threads a
+// block, a block per 32 x 32 source tile (grid: cols / 32 by dst_ld / 32,
+// rounded up): the module's `_transpose` entry, which the runtime runs on an
+// operand its kernel reads only k-major (wgmma tf32 and s8, mma s8). The
+// caller prints the comment saying why.
+void emit_transpose_kernel(Emitter& e, const std::string& name);
+
 // A batched schedule's entries (`batch N`) take kBatchParams after bias and
 // begin with emit_batch_offsets.
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,

@@ -66,41 +66,6 @@ void emit_lds_a_helper(MmaContext& cx) {
   cx.e.line();
 }
 
-// lds_s8x4(a0..a3): four shared bytes packed into a register, a0's lowest
-// (s8 fragments of a column-major A or a row-major B, which ldmatrix
-// cannot give: MmaPlan::gathers_a / gathers_b).
-void emit_lds_s8x4_helper(MmaContext& cx) {
-  cx.e.comment("four 1-byte shared loads packed low to high (s8 fragments ldmatrix cannot give: a");
-  cx.e.comment("column-major A, a row-major B; a register holds 4 consecutive k)");
-  cx.e.open_scope(
-      "__device__ __forceinline__ unsigned lds_s8x4(unsigned a0, unsigned a1, unsigned a2, "
-      "unsigned a3)");
-  cx.e.line("unsigned b0, b1, b2, b3;");
-  cx.e.line("asm volatile(\"ld.shared.u8 %0, [%1];\\n\" : \"=r\"(b0) : \"r\"(a0));");
-  cx.e.line("asm volatile(\"ld.shared.u8 %0, [%1];\\n\" : \"=r\"(b1) : \"r\"(a1));");
-  cx.e.line("asm volatile(\"ld.shared.u8 %0, [%1];\\n\" : \"=r\"(b2) : \"r\"(a2));");
-  cx.e.line("asm volatile(\"ld.shared.u8 %0, [%1];\\n\" : \"=r\"(b3) : \"r\"(a3));");
-  cx.e.line("return b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);");
-  cx.e.close_scope();
-  cx.e.line();
-}
-
-namespace {
-
-// lds_s8x4 of the four k bytes from k0 (an expression) of a stage at the shared
-// address `base` (an expression), at m or n `mn`: a column-major A (stage
-// rows k of m) or a row-major B (rows k of n): byte b at (k0 + b, mn).
-std::string gather_s8(const std::string& base, const char* offset_fn, const std::string& k0,
-                      const std::string& mn) {
-  std::string args;
-  for (int b = 0; b < 4; ++b)
-    args += format("%s%s + %s(%s + %d, %s)", b ? ", " : "", base.c_str(), offset_fn, k0.c_str(), b,
-                   mn.c_str());
-  return "lds_s8x4(" + args + ")";
-}
-
-}  // namespace
-
 // lds_b(addr): m.b_vec f32 from a shared byte address (tf32 B fragments).
 void emit_lds_helper(MmaContext& cx) {
   const int v = cx.m.b_vec;
@@ -139,15 +104,7 @@ void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage) {
                 cx.instr->regs_b, ik, cx.m.inst_n, cx.tf32 ? ", tf32 bits" : ""));
   e.line("#pragma unroll");
   e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
-  if (cx.m.gathers_a()) {
-    // Column-major s8 A: byte b of a_i = A[m = g + 8 (i % 2)][k = 4 tq + b + 16 (i / 2)].
-    for (int i = 0; i < cx.instr->regs_a; ++i)
-      e.line(format("a_frag[mi][%d] = %s;", i,
-                    gather_s8("smem_u32(sA_stage)", "sA_offset",
-                              format("kk * %d + 4 * tq + %d", ik, 16 * (i / 2)),
-                              format("warp_row0 + mi * 16 + g + %d", 8 * (i % 2)))
-                        .c_str()));
-  } else if (!cx.m.ldmatrix_a) {
+  if (!cx.m.ldmatrix_a) {
     // Column-major tf32 A: a_i = A[m = g + 8 (i % 2)][k = tq + 4 (i / 2)], one 4-byte load each.
     for (int i = 0; i < cx.instr->regs_a; ++i)
       e.line(format("a_frag[mi][%d] = f32_to_tf32(sA_stage[sA_offset(%s)]);", i,
@@ -199,16 +156,6 @@ void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage) {
         e.line(format(cx.tf32 ? "b_frag[ni + %d][%d] = f32_to_tf32(__uint_as_float(r[%d]));"
                               : "b_frag[ni + %d][%d] = r[%d];",
                       q, i, q * rb + i));
-    e.close_scope();
-  } else if (cx.m.gathers_b()) {
-    // Row-major s8 B: byte b of b_i = B[k = 4 tq + b + 16 i][n = g].
-    e.line("#pragma unroll");
-    e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
-    for (int i = 0; i < cx.instr->regs_b; ++i)
-      e.line(format("b_frag[ni][%d] = %s;", i,
-                    gather_s8("smem_u32(sB_stage)", "sB_offset",
-                              format("kk * %d + 4 * tq + %d", ik, 16 * i), "warp_col0 + ni * 8 + g")
-                        .c_str()));
     e.close_scope();
   } else {
     // tf32 B: b_i = B[k = tq + 4i][n = g], one 4-byte shared load each.
@@ -294,7 +241,7 @@ void plan_fragment_addresses(MmaContext& cx) {
   // The printed a_ld_row / a_ld_col (b_ld_*) are the stage's row and column offsets: the
   // fragment-local a_m, a_k (b_k, b_n) of thread_coords, swapped for a column-major operand.
   for (int kk = 0; kk < cx.m.k_steps; ++kk) {
-    for (int mi = 0; mi < cx.m.frags_m && !cx.m.gathers_a(); ++mi) {
+    for (int mi = 0; mi < cx.m.frags_m; ++mi) {
       if (!cx.m.ldmatrix_a) {
         // Column-major tf32 A: one 4-byte load per fragment register (mma_tf32_a_coord).
         for (int i = 0; i < cx.instr->regs_a; ++i) {
@@ -332,7 +279,7 @@ void plan_fragment_addresses(MmaContext& cx) {
                           : format("sB_offset(%d + b_ld_row, warp_col0 + %d + b_ld_col) * %d",
                                    kk * ik, ni * 8, eb)));
       }
-    } else if (!cx.m.gathers_b()) {  // (gathered s8 B: load_fragments computes its addresses)
+    } else {
       const int P = cx.m.b_vec;
       for (int q = 0; q < cx.m.frags_n / P; ++q)
         for (int i = 0; i < cx.instr->regs_b; ++i) {
@@ -363,16 +310,7 @@ void emit_fragment_bases(MmaContext& cx) {
 // into fragment buffer `buf`.
 void load_fragments(MmaContext& cx, Emitter& e, int buf, const std::string& sa,
                     const std::string& sb, int kk) {
-  const int ik = cx.m.inst_k;
   for (int mi = 0; mi < cx.m.frags_m; ++mi) {
-    if (cx.m.gathers_a()) {  // column-major s8 A, byte by byte (compute_mma_sync's map)
-      for (int r = 0; r < cx.instr->regs_a; ++r)
-        e.line(format("a_frag[%d][%d][%d] = %s;", buf, mi, r,
-                      gather_s8(sa, "sA_offset", format("%d + 4 * tq", kk * ik + 16 * (r / 2)),
-                                format("warp_row0 + %d + g", mi * 16 + 8 * (r % 2)))
-                          .c_str()));
-      continue;
-    }
     if (!cx.m.ldmatrix_a) {
       const int ra = cx.instr->regs_a;
       for (int r = 0; r < ra; ++r)
@@ -403,13 +341,6 @@ void load_fragments(MmaContext& cx, Emitter& e, int buf, const std::string& sa,
                         buf, ni + q, i, q * rb + i));
       e.close_scope();
     }
-  } else if (cx.m.gathers_b()) {  // row-major s8 B, byte by byte
-    for (int ni = 0; ni < cx.m.frags_n; ++ni)
-      for (int i = 0; i < cx.instr->regs_b; ++i)
-        e.line(format("b_frag[%d][%d][%d] = %s;", buf, ni, i,
-                      gather_s8(sb, "sB_offset", format("%d + 4 * tq", kk * ik + 16 * i),
-                                format("warp_col0 + %d + g", ni * 8))
-                          .c_str()));
   } else {
     const int P = cx.m.b_vec, rb = cx.instr->regs_b;
     int n = 0;

@@ -3,7 +3,9 @@
 //   <name>           16-byte cp.async copies (A, B, C 16-byte aligned, lda/ldb/ldc
 //                    multiples of 16 bytes), pair stores of C;
 //   <name>_fallback  element-wise checked loads into the same shared layout,
-//                    scalar stores: correct for any pointer and leading dimension.
+//                    scalar stores: correct for any pointer and leading dimension;
+//   <name>_transpose mma s8 with a column-major A or a row-major B: that
+//                    operand transposed into k-major scratch before every launch.
 // The body: block rasterization, N-stage shared pipeline, per-warp fragment
 // loops (ldmatrix + mma.sync, or WMMA), predicated epilogue.
 #include "codegen/emit_mma.h"
@@ -93,7 +95,6 @@ void helpers(MmaContext& cx) {
   if (cx.tf32) emit_tf32_convert_helper(cx.e, cx.m.tf32_rounding);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_b) emit_lds_helper(cx);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_a) emit_lds_a_helper(cx);
-  if (cx.m.gathers_a() || cx.m.gathers_b()) emit_lds_s8x4_helper(cx);
   emit_mma_sync_helper(cx.e, *cx.instr);
 }
 
@@ -128,6 +129,17 @@ void entries(MmaContext& cx) {
   cx.e.line(format("%s<false>%s", cx.fallback_body(), call));
   cx.e.close_scope();
   emit_entry_guard_close(cx.e, cx.name + "_fallback");
+  if (cx.m.a_transposed || cx.m.b_transposed) {
+    cx.e.line();
+    emit_entry_guard_open(cx.e, cx.name + "_transpose");
+    cx.e.comment("Transpose: an operand mma s8 cannot read where it lies (a register of its");
+    cx.e.comment("fragments holds 4 consecutive k, which ldmatrix gives only from k-major stages)");
+    cx.e.comment("into scratch before the main or fallback entry runs: a column-major A (K rows");
+    cx.e.comment("of M) into M rows of K, a row-major B (K rows of N) into N rows of K; rows");
+    cx.e.comment("dst_ld >= K apart, the padding zero.");
+    emit_transpose_kernel(cx.e, cx.name + "_transpose");
+    emit_entry_guard_close(cx.e, cx.name + "_transpose");
+  }
 }
 
 // The module: header, helpers, copies, epilogue helpers, the bodies, the entries.
@@ -179,8 +191,15 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
     e.tma_a = box(m.a);
     e.tma_b = box(m.b);
   }
+  // A transposed operand (mma s8) is read from the runtime's scratch, aligned
+  // by construction: main's preconditions are the other operands'.
+  e.aligned[0] = !m.a_transposed;
+  e.aligned[1] = !m.b_transposed;
   k.main = e;
   k.fallback.name = name + "_fallback";
+  if (m.a_transposed || m.b_transposed) k.transpose = name + "_transpose";
+  k.transposes_a = m.a_transposed;
+  k.transposes_b = m.b_transposed;
   k.fallback.align_bytes = 0;
   k.fallback.ld_multiple = 1;
   return k;

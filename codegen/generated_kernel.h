@@ -209,15 +209,16 @@ struct GeneratedKernel {
   // Signature: (const T* src, int rows, int cols, int ld, T* dst, int dst_ld),
   // 256 threads, one block per 256 16-byte chunks of dst.
   std::string repack;
-  // The transpose entry of a wgmma module whose main reads an operand
-  // k-major that does not lie so (compiler/wgmma_plan.h, wgmma_form): the
-  // runtime always runs it first, on A with transposes_a (tf32 with A
-  // column-major and B row-major, s8 with A column-major: K rows of M in
-  // memory into M rows of K) and on B with transposes_b (s8 with B row-major:
-  // K rows of N into N rows of K), each copy's rows a 16-byte multiple
-  // apart, and main reads the copies. Same signature as repack (src, rows,
-  // cols, ld: the source as stored), blocks of 32 x 8 threads, one per
-  // 32 x 32 tile of the source. Empty = none.
+  // The transpose entry of a module whose kernel reads an operand k-major
+  // that does not lie so (wgmma: compiler/wgmma_plan.h, wgmma_form; mma s8:
+  // MmaPlan::a_transposed): the runtime always runs it first, on A with
+  // transposes_a (tf32 with A column-major and B row-major, s8 with A
+  // column-major: K rows of M in memory into M rows of K) and on B with
+  // transposes_b (s8 with B row-major: K rows of N into N rows of K), each
+  // copy's rows a 16-byte multiple apart, and main (or, mma, the fallback
+  // where the other operands' alignment fails) reads the copies. Same
+  // signature as repack (src, rows, cols, ld: the source as stored), blocks
+  // of 32 x 8 threads, one per 32 x 32 tile of the source. Empty = none.
   std::string transpose;
   bool transposes_a = false, transposes_b = false;
 

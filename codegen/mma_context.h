@@ -107,7 +107,6 @@ void emit_fast_copy(MmaContext& cx, Emitter& e, const std::string& stage, const 
 // blocks_mma_fragments.cpp
 void emit_lds_helper(MmaContext& cx);    // lds_b: tf32 B fragments from shared memory
 void emit_lds_a_helper(MmaContext& cx);  // lds_a: a column-major tf32 A, one f32
-void emit_lds_s8x4_helper(MmaContext& cx);  // lds_s8x4: gathered s8 fragments, four bytes
 void compute_mma_sync(MmaContext& cx, Emitter& e, const std::string& stage);
 void compute_wmma(MmaContext& cx, Emitter& e, const std::string& stage);
 void plan_fragment_addresses(MmaContext& cx);

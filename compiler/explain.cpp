@@ -233,21 +233,6 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
     const int wr = m.warp_row(w) * m.warp_m, wc = m.warp_col(w) * m.warp_n;
     for (int kk = 0; kk < m.k_steps; ++kk) {
       for (int mi = 0; mi < m.frags_m; ++mi) {
-        if (m.gathers_a()) {  // column-major s8 A: a 1-byte load per byte of a register
-          for (int i = 0; i < m.regs_a; ++i)
-            for (int byte = 0; byte < 4; ++byte) {
-              WarpRequest r;
-              r.width_bytes = 1;
-              for (int lane = 0; lane < 32; ++lane) {
-                int fm, fk;
-                mma_s8_a_coord(lane, i, byte, fm, fk);
-                r.byte_addr[size_t(lane)] =
-                    int64_t(m.a_offset(wr + mi * 16 + fm, kk * m.inst_k + fk)) * es;
-              }
-              a_reqs.push_back(r);
-            }
-          continue;
-        }
         if (!m.ldmatrix_a) {  // column-major tf32 A: a 4-byte load per register
           for (int i = 0; i < m.regs_a; ++i) {
             WarpRequest r;
@@ -285,21 +270,6 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
           }
           b_reqs.push_back(r);
         }
-      } else if (m.gathers_b()) {  // row-major s8 B: a 1-byte load per byte of a register
-        b_width = 1;
-        for (int ni = 0; ni < m.frags_n; ++ni)
-          for (int i = 0; i < m.regs_b; ++i)
-            for (int byte = 0; byte < 4; ++byte) {
-              WarpRequest r;
-              r.width_bytes = 1;
-              for (int lane = 0; lane < 32; ++lane) {
-                int k, n;
-                mma_s8_b_coord(lane, i, byte, k, n);
-                r.byte_addr[size_t(lane)] =
-                    int64_t(m.b_offset(kk * m.inst_k + k, wc + ni * 8 + n)) * es;
-              }
-              b_reqs.push_back(r);
-            }
       } else {
         const int bv = std::max(m.b_vec, 1);
         b_width = 4 * bv;
@@ -330,11 +300,9 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
   };
   add(m.ldmatrix_a ? "ldmatrix.x" + std::to_string(m.regs_a) +
                          (m.ldmatrix_a_trans ? ".trans" : "") + " sA (A fragments)"
-      : m.gathers_a() ? std::string("load sA (s8 A fragments gathered, 1 byte)")
-                      : std::string("load sA (tf32 A fragments, 4 bytes)"),
+                   : std::string("load sA (tf32 A fragments, 4 bytes)"),
       a_reqs);
-  add(m.gathers_b()        ? std::string("load sB (s8 B fragments gathered, 1 byte)")
-      : !m.ldmatrix_b      ? "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)"
+  add(!m.ldmatrix_b        ? "load sB (tf32 B fragments, " + std::to_string(b_width) + " bytes)"
       : m.ldmatrix_b_trans ? std::string("ldmatrix.trans sB (B fragments)")
                            : std::string("ldmatrix sB (B fragments, col-major)"),
       b_reqs);

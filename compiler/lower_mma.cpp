@@ -86,19 +86,22 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   const bool swz = s.swizzle_smem && sync;
   // Each stage keeps its operand's layout in memory (SmemTile): a column-major
   // A is k rows of m, a column-major B n rows of k.
-  m.a_col = s.a_col;
-  m.b_col = s.b_col;
+  // s8 reads only k-major stages (MmaPlan::a_transposed): a column-major A
+  // and a row-major B are read from the runtime's transposed scratch.
+  const bool s8 = spec.type == MmaType::s8;
+  m.a_transposed = s8 && s.a_col;
+  m.b_transposed = s8 && !s.b_col;
+  m.a_col = s.a_col && !m.a_transposed;
+  m.b_col = s.b_col || m.b_transposed;
   // ldmatrix moves b16: f16/bf16 fragments, and tf32 read along k (one b32 per
   // 8x8 b16 row pair), i.e. a row-major A and a column-major B. A tf32 A with
   // m contiguous would need a transposed 32-bit load, which does not exist: it
   // is read with 4-byte shared loads, as a row-major tf32 B is.
-  // s8 (m16n8k32): a register holds 4 consecutive k, which ldmatrix gives
-  // only along k (the same bytes as f16's m16n8k16: A row-major, B
-  // column-major); .trans moves b16 pairs, so a column-major A or a
-  // row-major B is gathered a byte at a time (MmaPlan::gathers_a / _b).
-  const bool s8 = spec.type == MmaType::s8;
-  m.ldmatrix_a = sync && !((tf32 || s8) && m.a_col);
-  m.ldmatrix_b = sync && (!(tf32 || s8) || m.b_col);
+  // s8 (m16n8k32): its stages are k-major (above), and a register's 4
+  // consecutive k are what ldmatrix without .trans gives (the bytes of
+  // f16's m16n8k16).
+  m.ldmatrix_a = sync && !(tf32 && m.a_col);
+  m.ldmatrix_b = sync && (!tf32 || m.b_col);
   m.ldmatrix_a_trans = m.ldmatrix_a && m.a_col;
   m.ldmatrix_b_trans = m.ldmatrix_b && !m.b_col;
   // A fragment 16 x k, B fragment k x 8, spread over 32 lanes in 32-bit registers;

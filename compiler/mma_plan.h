@@ -128,11 +128,13 @@ struct MmaPlan {
   // lane g reads the group's chunk tf32_b_lane_chunk(g) instead of chunk g.
   bool b_chunk_permuted = false;
   int elem_bytes = 2;
-  // s8 operands ldmatrix cannot give (a column-major A, a row-major B): each
-  // register's four k bytes are read one at a time (mma_s8_a_coord /
-  // mma_s8_b_coord) and packed, low k in the low byte.
-  bool gathers_a() const { return type == MmaType::s8 && !ldmatrix_a; }
-  bool gathers_b() const { return type == MmaType::s8 && !ldmatrix_b; }
+  // s8: a register of mma's m16n8k32 fragments holds 4 consecutive k, which
+  // ldmatrix gives only from a k-major stage (ldmatrix.trans moves 16-bit
+  // pairs). As on the wgmma path, the runtime transposes a column-major A
+  // into row-major scratch and a row-major B into column-major scratch (the
+  // module's `_transpose` entry, before each launch), and the kernel reads
+  // those: a_col / b_col above are then the stages' (k-major) layouts.
+  bool a_transposed = false, b_transposed = false;
 
   SmemTile a, b;
   CopyMap copy_a, copy_b;
@@ -189,7 +191,9 @@ void mma_tf32_b_coord(int lane, int i, int& k, int& n);
 
 // s8 (m16n8k32) byte `byte` (0..3, low to high) of A register i (0..3) of
 // `lane`: m = g + 8 (i % 2), k = 4 t + byte + 16 (i / 2); of B register i
-// (0..1): k = 4 t + byte + 16 i, n = g (PTX ISA, mma.m16n8k32 .s8).
+// (0..1): k = 4 t + byte + 16 i, n = g (PTX ISA, mma.m16n8k32 .s8). The
+// kernel's ldmatrix reads are checked against these on the CPU
+// (tests/unit/mma_s8_test.cpp).
 void mma_s8_a_coord(int lane, int i, int byte, int& m, int& k);
 void mma_s8_b_coord(int lane, int i, int byte, int& k, int& n);
 

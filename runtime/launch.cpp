@@ -86,12 +86,29 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
   EntryChoice choice;
   if (kernel.has_transpose()) {
     // A (B) goes to k-major scratch every launch; the other as the repack
-    // rule says.
+    // rule says (wgmma), or (mma s8, which has a fallback and no repack) main
+    // where the other operands meet its preconditions, else the fallback.
     const codegen::KernelEntry& e = kernel.main;
     choice.entry = &e;
     choice.name = e.name;
     choice.transpose_a = kernel.transposes_a;
     choice.transpose_b = kernel.transposes_b;
+    if (kernel.has_fallback()) {
+      // (main's preconditions leave the transposed operands out: codegen/emit_mma.cpp)
+      const std::string failure = precondition_failure(e, p, a, b, c);
+      if (!failure.empty()) {
+        choice.entry = &kernel.fallback;
+        choice.name = kernel.fallback.name;
+        choice.fallback = true;
+      }
+      choice.why = std::string(choice.transpose_a && choice.transpose_b
+                                   ? "A (column-major) and B (row-major) transposed"
+                               : choice.transpose_a ? "A (column-major) transposed"
+                                                    : "B (row-major) transposed") +
+                   " into k-major scratch first (" + kernel.transpose + ", timed with it)" +
+                   (failure.empty() ? "" : "; " + failure);
+      return choice;
+    }
     choice.repack_a = !choice.transpose_a && breaks(a, p.a_ld(), p.a_stride());
     choice.repack_b = !choice.transpose_b && breaks(b, p.b_ld(), p.b_stride());
     const std::string transposed = choice.transpose_a && choice.transpose_b

@@ -74,8 +74,10 @@ std::string run_line(const std::string& label, const compiler::Problem& p, const
     else
       os << "  no cuBLAS baseline (" << r.no_baseline << ")";
   }
-  if (r.entry.fallback) os << "  [fallback: " << r.entry.why << "]";
-  if (r.entry.transpose_a || r.entry.transpose_b)
+  // One tag: a fallback that also transposes (mma s8) says both in its why.
+  if (r.entry.fallback)
+    os << "  [fallback: " << r.entry.why << "]";
+  else if (r.entry.transpose_a || r.entry.transpose_b)
     os << "  [transpose: " << r.entry.why << "]";
   else if (r.entry.repack_a || r.entry.repack_b)
     os << "  [repack: " << r.entry.why << "]";

@@ -1,7 +1,8 @@
 // mma s8 (mma.sync m16n8k32) on the CPU: ldmatrix without .trans, simulated
 // byte by byte on the planned stages, gives every lane the A and B bytes
-// PTX's m16n8k32 layout assigns it (mma_s8_a_coord / mma_s8_b_coord); the
-// gathered operands' coordinates cover each fragment once.
+// PTX's m16n8k32 layout assigns it (mma_s8_a_coord / mma_s8_b_coord, which
+// cover each fragment once); the layouts that are not k-major are read from
+// the runtime's transposed scratch.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -47,7 +48,7 @@ TEST(MmaS8, KMajorOperandsByLdmatrixHoldPtxBytes) {
     const KernelPlan p = s8_plan("layout B col\n", extra);
     const MmaPlan& m = *p.mma;
     ASSERT_TRUE(m.ldmatrix_a && m.ldmatrix_b && !m.ldmatrix_a_trans && !m.ldmatrix_b_trans);
-    ASSERT_FALSE(m.gathers_a() || m.gathers_b());
+    ASSERT_FALSE(m.a_transposed || m.b_transposed);
     ASSERT_EQ(m.regs_a, 4);
     ASSERT_EQ(m.regs_b, 2);
     const auto a_at = stage_bytes(m.a), b_at = stage_bytes(m.b);
@@ -91,13 +92,29 @@ TEST(MmaS8, KMajorOperandsByLdmatrixHoldPtxBytes) {
   }
 }
 
-TEST(MmaS8, GatheredOperandsCoverEachFragmentOnce) {
+TEST(MmaS8, NonKMajorLayoutsAreTransposedByTheRuntime) {
+  // B row-major: transposed into column-major scratch, its stage n rows of k.
   const KernelPlan nn = s8_plan("");
+  EXPECT_TRUE(nn.mma->b_transposed && nn.mma->b_col && !nn.mma->a_transposed);
+  EXPECT_TRUE(nn.mma->ldmatrix_b && !nn.mma->ldmatrix_b_trans);
   EXPECT_TRUE(nn.mma->ldmatrix_a && !nn.mma->ldmatrix_a_trans);
-  EXPECT_TRUE(nn.mma->gathers_b() && !nn.mma->ldmatrix_b);
+  // A column-major: transposed into row-major scratch; B column-major as it lies.
   const KernelPlan tt = s8_plan("layout A col\nlayout B col\n");
-  EXPECT_TRUE(tt.mma->gathers_a() && !tt.mma->ldmatrix_a);
-  EXPECT_TRUE(tt.mma->ldmatrix_b && !tt.mma->ldmatrix_b_trans);
+  EXPECT_TRUE(tt.mma->a_transposed && !tt.mma->a_col && !tt.mma->b_transposed);
+  EXPECT_TRUE(tt.mma->ldmatrix_a && !tt.mma->ldmatrix_a_trans);
+  // Both: A row-major, B column-major stages.
+  const KernelPlan tn = s8_plan("layout A col\n");
+  EXPECT_TRUE(tn.mma->a_transposed && tn.mma->b_transposed && !tn.mma->a_col && tn.mma->b_col);
+  // The other types keep their stages as the operands lie.
+  std::string diags;
+  auto f16 =
+      plantest::plan_of_text("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\nstages 3\n", &diags);
+  ASSERT_TRUE(f16) << diags;
+  EXPECT_FALSE(f16->mma->a_transposed || f16->mma->b_transposed || f16->mma->b_col);
+  EXPECT_TRUE(f16->mma->ldmatrix_b_trans);
+}
+
+TEST(MmaS8, PtxCoordinatesCoverEachFragmentOnce) {
   // A 16 x 32: 32 lanes x 4 registers x 4 bytes, each (m, k) once; a
   // register's bytes are 4 consecutive k of one m, low k low.
   std::vector<int> a(16 * 32, 0), b(32 * 8, 0);
