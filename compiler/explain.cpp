@@ -307,6 +307,15 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
                            : std::string("ldmatrix sB (B fragments, col-major)"),
       b_reqs);
   e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
+  if (m.a_transposed || m.b_transposed)
+    e.notes.push_back(std::string("mma s8 reads both operands k-major (A row-major, B "
+                                  "column-major): ") +
+                      (m.a_transposed && m.b_transposed ? "A and B are"
+                       : m.a_transposed                 ? "A is"
+                                                        : "B is") +
+                      " transposed into scratch by the runtime first (the _transpose entry, "
+                      "timed with the kernel, not modeled here); the accesses above read the "
+                      "scratch");
 }
 
 // ---- wgmma ----
