@@ -37,8 +37,9 @@
 #             (f16, 64 x 512^3) and s_*.sched (f32, 256 x 128^3), each file's
 #             own batch, beside cublasGemmStridedBatchedEx; $BATCH_ROUNDS
 #             (default 2) rounds, as cuBLAS's figure moves from run to run
-#   int8      issue 21: schedc bench on examples/int8_best.sched and
-#             bench/candidates/s8_*.sched ($INT8_FILES) at $INT8_SHAPES
+#   int8      issue 21: schedc bench on examples/int8_best.sched,
+#             bench/candidates/s8_*.sched, examples/tc/mma_s8.sched (mma.sync)
+#             and bench/candidates/mma_s8_*.sched ($INT8_FILES) at $INT8_SHAPES
 #             (default 4096,8192) beside cuBLAS int8, $INT8_ROUNDS (default 2)
 #             rounds, then torch._int_mm (cuBLASLt) by bench/int8_torch.py
 #   conv      issue 21's convolutions: schedc_gpu_tests' convolution tests
@@ -497,7 +498,7 @@ section_batch() {
 
 section_int8() {
   local rounds=${INT8_ROUNDS:-2} i rc=0 r
-  local files=${INT8_FILES:-"examples/int8_best.sched bench/candidates/s8_*.sched"}
+  local files=${INT8_FILES:-"examples/int8_best.sched bench/candidates/s8_*.sched examples/tc/mma_s8.sched bench/candidates/mma_s8_*.sched"}
   local shapes=${INT8_SHAPES:-4096,8192}
   : >"$LOGS/int8.txt"
   for ((i = 0; i < rounds; i++)); do
