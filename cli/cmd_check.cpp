@@ -196,19 +196,22 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
         << "), read by " << read << "\n";
     };
     // s8 reads only k-major stages: the runtime's transposed scratch (MmaPlan::a_transposed).
+    auto transposed = [&](const char* op, const char* layout, const char* into) {
+      o << "#   layout " << op << " " << layout
+        << ":      mma s8 reads only k-major operands (ldmatrix.trans moves 16-bit pairs): the "
+           "runtime transposes "
+        << op << " into " << into
+        << " scratch before each launch (the _transpose entry), and the kernel copies that\n";
+    };
     if (m.a_transposed)
-      o << "#   layout A col:      mma s8 reads only k-major operands (ldmatrix.trans moves 16-bit "
-           "pairs): the runtime transposes A into row-major scratch before each launch (the "
-           "_transpose entry), and the kernel copies that\n";
+      transposed("A", "col", "row-major");
     else if (s.a_col)
       tc("A", m.a, "k", "m",
          wmma           ? "wmma::load_matrix_sync (col_major)"
          : m.ldmatrix_a ? "ldmatrix.trans"
                         : "4-byte shared loads (tf32: no 32-bit ldmatrix.trans)");
     if (m.b_transposed)
-      o << "#   layout B row:      mma s8 reads only k-major operands (ldmatrix.trans moves 16-bit "
-           "pairs): the runtime transposes B into column-major scratch before each launch (the "
-           "_transpose entry), and the kernel copies that\n";
+      transposed("B", "row", "column-major");
     else if (s.b_col)
       tc("B", m.b, "n", "k",
          wmma ? "wmma::load_matrix_sync (col_major)" : "ldmatrix without .trans (mma's col B)");

@@ -193,6 +193,17 @@ void naive_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
 
 // ---- tensor cores (mma.sync / WMMA) ----
 
+// The note of an int8 kernel (`who`: "mma s8", "wgmma s8") that reads both
+// operands k-major, on the operands the runtime transposes first; `how`
+// ends it.
+std::string transposed_operands_note(const char* who, bool a, bool b, const char* how) {
+  return std::string(who) + " reads both operands k-major (A row-major, B column-major): " +
+         (a && b ? "A and B are"
+          : a    ? "A is"
+                 : "B is") +
+         " transposed into scratch " + how;
+}
+
 void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
   const MmaPlan& m = *p.mma;
   const int es = m.elem_bytes;
@@ -308,14 +319,10 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
       b_reqs);
   e.notes.push_back("ldmatrix: each 8x8 matrix is one phase of 8 row addresses (16 bytes each)");
   if (m.a_transposed || m.b_transposed)
-    e.notes.push_back(std::string("mma s8 reads both operands k-major (A row-major, B "
-                                  "column-major): ") +
-                      (m.a_transposed && m.b_transposed ? "A and B are"
-                       : m.a_transposed                 ? "A is"
-                                                        : "B is") +
-                      " transposed into scratch by the runtime first (the _transpose entry, "
-                      "timed with the kernel, not modeled here); the accesses above read the "
-                      "scratch");
+    e.notes.push_back(transposed_operands_note(
+        "mma s8", m.a_transposed, m.b_transposed,
+        "by the runtime first (the _transpose entry, timed with the kernel, not modeled here); "
+        "the accesses above read the scratch"));
 }
 
 // ---- wgmma ----
@@ -334,13 +341,10 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
             "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
             "(the shared-memory roofline is left out)");
   if (w.type == MmaType::s8 && (w.a_transposed || w.b_transposed))
-    e.notes.push_back(std::string("wgmma s8 reads both operands k-major (A row-major, B "
-                                  "column-major): ") +
-                      (w.a_transposed && w.b_transposed ? "A and B are"
-                       : w.a_transposed                 ? "A is"
-                                                        : "B is") +
-                      " transposed into scratch before each launch (one read and one write, "
-                      "coalesced through shared memory), then the k-major kernel runs");
+    e.notes.push_back(transposed_operands_note(
+        "wgmma s8", w.a_transposed, w.b_transposed,
+        "before each launch (one read and one write, coalesced through shared memory), then the "
+        "k-major kernel runs"));
   else if (w.a_transposed)
     e.notes.push_back(
         "wgmma tf32 with A column-major and B row-major: A is transposed into row-major scratch "

@@ -93,6 +93,12 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
     choice.name = e.name;
     choice.transpose_a = kernel.transposes_a;
     choice.transpose_b = kernel.transposes_b;
+    const std::string transposed = std::string(choice.transpose_a && choice.transpose_b
+                                                   ? "A (column-major) and B (row-major) transposed"
+                                               : choice.transpose_a ? "A (column-major) transposed"
+                                                                    : "B (row-major) transposed") +
+                                   " into k-major scratch first (" + kernel.transpose +
+                                   ", timed with it)";
     if (kernel.has_fallback()) {
       // (main's preconditions leave the transposed operands out: codegen/emit_mma.cpp)
       const std::string failure = precondition_failure(e, p, a, b, c);
@@ -101,26 +107,15 @@ EntryChoice choose_entry(const codegen::GeneratedKernel& kernel, const compiler:
         choice.name = kernel.fallback.name;
         choice.fallback = true;
       }
-      choice.why = std::string(choice.transpose_a && choice.transpose_b
-                                   ? "A (column-major) and B (row-major) transposed"
-                               : choice.transpose_a ? "A (column-major) transposed"
-                                                    : "B (row-major) transposed") +
-                   " into k-major scratch first (" + kernel.transpose + ", timed with it)" +
-                   (failure.empty() ? "" : "; " + failure);
+      choice.why = transposed + (failure.empty() ? "" : "; " + failure);
       return choice;
     }
     choice.repack_a = !choice.transpose_a && breaks(a, p.a_ld(), p.a_stride());
     choice.repack_b = !choice.transpose_b && breaks(b, p.b_ld(), p.b_stride());
-    const std::string transposed = choice.transpose_a && choice.transpose_b
-                                       ? "A (column-major) and B (row-major) transposed"
-                                   : choice.transpose_a ? "A (column-major) transposed"
-                                                        : "B (row-major) transposed";
-    choice.why = transposed + " into k-major scratch first (" + kernel.transpose +
-                 ", timed with it)" +
-                 (choice.repack_a || choice.repack_b
-                      ? std::string("; ") + (choice.repack_a ? "A" : "B") +
-                            " repacked into aligned scratch (" + kernel.repack + ")"
-                      : "");
+    choice.why = transposed + (choice.repack_a || choice.repack_b
+                                   ? std::string("; ") + (choice.repack_a ? "A" : "B") +
+                                         " repacked into aligned scratch (" + kernel.repack + ")"
+                                   : "");
     return choice;
   }
   std::string failure = precondition_failure(kernel.main, p, a, b, c);
