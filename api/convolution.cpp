@@ -41,8 +41,9 @@ ConvGeometry geometry_of(const compiler::Conv2d& v) {
 // `g` as a Conv2d the module of `dtype` computes; throws ArgumentError
 // naming what is wrong (the rules of `schedc run --conv`).
 compiler::Conv2d checked_conv(const ConvGeometry& g, const std::string& entry,
-                              const std::string& dtype) {
-  const compiler::Conv2d v = conv2d_of(g);
+                              const std::string& dtype, const std::string& layout) {
+  compiler::Conv2d v = conv2d_of(g);
+  if (layout == "nchw32") v.layout = compiler::ConvLayout::nchw32;  // the module's tensors
   const std::string cannot = "schedc: " + entry + " cannot compute the convolution ";
   // The rules' arithmetic is 64-bit; every value within 32 bits keeps it exact.
   const int64_t values[] = {g.n,     g.h,          g.w,         g.c,        g.k,
@@ -52,7 +53,7 @@ compiler::Conv2d checked_conv(const ConvGeometry& g, const std::string& entry,
     if (value > std::numeric_limits<int32_t>::max())
       throw ArgumentError(cannot + compiler::conv_text(v) + ": " + std::to_string(value) +
                           " is past 32 bits (the kernels take int)");
-  if (std::string why = runtime::conv_run_error(v, dtype); !why.empty())
+  if (std::string why = runtime::conv_run_error(v, dtype, layout); !why.empty())
     throw ArgumentError(cannot + compiler::conv_text(v) + ": " + why);
   return v;
 }
@@ -76,13 +77,18 @@ std::optional<ConvGeometry> Kernel::convolution() const {
   return geometry_of(*v);
 }
 
+std::string Kernel::convolution_layout() const {
+  return impl_->compiled().kernel.conv;
+}
+
 void Kernel::launch(const Conv& conv, void* stream) const {
   const cli::Compiled& c = impl_->compiled();
   if (!is_convolution())
     throw ArgumentError("schedc: " + entry_name() +
                         " computes a GEMM (its schedule has no 'conv' directive): launch it with "
                         "a schedc::Gemm, not a schedc::Conv");
-  const compiler::Conv2d v = checked_conv(conv.geometry, entry_name(), dtype());
+  const compiler::Conv2d v =
+      checked_conv(conv.geometry, entry_name(), dtype(), convolution_layout());
   if (!conv.x || !conv.w || !conv.y)
     throw ArgumentError("schedc: x, w and y must be device pointers, not null");
   const runtime::ConvArgs conv_args = runtime::make_conv_args(v);

@@ -513,9 +513,11 @@ section_int8() {
   note int8 "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/int8.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/int8.txt") FAILED/ERROR"
 }
 
-# A ragged convolution every convolution module computes (16 channels: one
-# 16-byte chunk of int8, two of f16).
+# A ragged convolution every NHWC convolution module computes (16 channels:
+# one 16-byte chunk of int8, two of f16), and one for the NCHW32 modules (C
+# and K multiples of 32; --conv takes the module's layout).
 CONV_RAGGED=${CONV_RAGGED:-"3x7x9x16 filter 40x3x3 stride 1 pad 1"}
+CONV_RAGGED_NCHW32=${CONV_RAGGED_NCHW32:-"3x7x9x32 filter 64x3x3 stride 2 pad 1"}
 
 section_conv() {
   local log=$LOGS/conv-tests.log rc=0 r f
@@ -536,7 +538,9 @@ section_conv() {
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : >"$LOGS/conv-run.log"
   for f in "${run_files[@]}"; do
-    for spec in "" "$CONV_RAGGED"; do
+    local ragged=$CONV_RAGGED
+    grep -q '^conv .*nchw32' "$f" && ragged=$CONV_RAGGED_NCHW32
+    for spec in "" "$ragged"; do
       [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break 2
       local flag=()
       [ -n "$spec" ] && flag=(--conv "$spec")
@@ -565,7 +569,7 @@ section_conv() {
       done
     done
   done
-  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv and $CONV_RAGGED)"
+  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv and $CONV_RAGGED or, NCHW32, $CONV_RAGGED_NCHW32)"
   local rounds=${CONV_ROUNDS:-1} i specs=() list
   IFS=';' read -r -a list <<<"${CONV_SPECS:-resnet50:8}"
   for spec in "${list[@]}"; do specs+=(--conv "$spec"); done

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <iostream>
+#include <sstream>
 
 #include "compiler/analyze.h"
 #include "dsl/diagnostics.h"
@@ -33,8 +34,9 @@ bool resnet50(const std::string& text, int64_t& batch, bool& bad) {
 void ConvOptions::add_to(CLI::App* sub, bool many) {
   const std::string help =
       "compute a convolution (a convolution module's; default: its schedule's `conv`): "
-      "\"NxHxWxC filter KxRxS [stride A[xB]] [pad A[xB]] [dilation A[xB]] [nhwc]\", or "
-      "resnet50[:B] for ResNet-50's layers at batch B (default 1)";
+      "\"NxHxWxC filter KxRxS [stride A[xB]] [pad A[xB]] [dilation A[xB]] [nhwc|nchw32]\" "
+      "(default: the module's layout), or resnet50[:B] for ResNet-50's layers at batch B "
+      "(default 1)";
   if (many) {
     option = sub->add_option("--conv", texts, help + "; repeat for more");
   } else {
@@ -67,7 +69,11 @@ std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(const compiler
       ok = false;
       continue;
     }
-    out.push_back({"", *conv});
+    // Whether the text names the layout (else the module's applies: convs_for).
+    bool layout_given = false;
+    std::istringstream words(text);
+    for (std::string word; words >> word;) layout_given |= word == "nhwc" || word == "nchw32";
+    out.push_back({"", *conv, layout_given});
   }
   if (!ok) return std::nullopt;
   return out;
@@ -83,7 +89,10 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(
            "only a convolution module takes a convolution\n";
     return std::nullopt;
   }
-  std::vector<runtime::NamedConv> convs = given;
+  std::vector<runtime::NamedConv> convs;
+  const compiler::ConvLayout layout =
+      k.conv == "nchw32" ? compiler::ConvLayout::nchw32 : compiler::ConvLayout::nhwc;
+  for (const runtime::NamedConv& v : given) convs.push_back(runtime::in_layout(v, layout));
   if (convs.empty() && c.schedule.conv) convs.push_back({"", *c.schedule.conv});
   if (convs.empty()) {
     err << file
@@ -93,7 +102,7 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(
   }
   bool ok = true;
   for (const runtime::NamedConv& v : convs)
-    if (std::string why = runtime::conv_run_error(v.conv, k.dtype); !why.empty()) {
+    if (std::string why = runtime::conv_run_error(v.conv, k.dtype, k.conv); !why.empty()) {
       err << file << ": error: cannot compute " << runtime::conv_string(v.conv)
           << (v.name.empty() ? "" : " (" + v.name + ")") << ": " << why << "\n";
       ok = false;

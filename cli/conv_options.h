@@ -33,7 +33,8 @@ struct ConvOptions {
 };
 
 // The convolutions `c` (compiled from `file`) computes: `given` (--conv)
-// when there are any, else its schedule's own `conv`. Nothing, with the
+// when there are any, each in the module's layout where its text named none
+// (runtime::in_layout), else its schedule's own `conv`. Nothing, with the
 // reason printed to `err` ("FILE: error: …"; exit 2), for a GEMM module
 // given --conv, a convolution module without any convolution, or one it
 // cannot compute (runtime::conv_run_error: C·sizeof(T) not a multiple of

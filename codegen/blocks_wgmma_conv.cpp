@@ -1,10 +1,12 @@
 // The convolution's copies on the Hopper kernel (codegen/blocks_wgmma.h;
 // compiler/wgmma_plan.h, WgmmaConvCopy; docs/convolution.md): the producer
-// warpgroup's 128 threads copy A's stage from the NHWC input with 16-byte
-// cp.async, addressing each chunk as
+// warpgroup's 128 threads copy A's stage from the NHWC or NCHW32 input with
+// 16-byte cp.async, addressing each chunk as
 //   window origin of the row's output pixel   (per tile, in registers)
 //   + the filter tap's offset                 (the host's table, conv.tap)
-//   + the chunk's channel                     (advanced per k-tile)
+//   + the chunk's channel                     (advanced per k-tile: NHWC's
+//                                              c, NCHW32's group plane and
+//                                              lane)
 // with no division in the k loop, and zeros where the tap falls in the
 // padding, past the K of the GEMM or below its last row; B, the filters,
 // still comes by TMA.
@@ -23,7 +25,11 @@ using compiler::WgmmaPlan;
 void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("conv: the geometry and the offset table (runtime/conv_args.h is the host's copy):");
-  e.comment("tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, s * dil_w)");
+  e.comment(w.conv->nchw32
+                ? "tap[r * S + s] = {dh * W * 32 + dw * 32, dh, dw} for (dh, dw) = (r * dil_h, "
+                  "s * dil_w)"
+                : "tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, "
+                  "s * dil_w)");
   e.lines(format(R"(struct ConvTapArg {
   int offset;
   short dh, dw;
@@ -63,7 +69,8 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.open_scope("if (m < M)");
   e.line("const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
   e.line("const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
-  e.line("origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
+  e.line(c.nchw32 ? "origin[i] = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32;"
+                  : "origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
   e.line("hw0[i] = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
   e.close_scope();
   e.open_scope("else");
@@ -71,9 +78,18 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.line("hw0[i] = (int)0x80008000u;");
   e.close_scope();
   e.close_scope();
+  const std::string kk = k_tile0 == "0" ? format("chunk * %d", c.vec)
+                                        : format("%s * BK + chunk * %d", k_tile0.c_str(), c.vec);
+  if (c.nchw32) {
+    e.comment("column kk = ((c / 32) * R * S + r * S + s) * 32 + c % 32 of A: the chunk's slot");
+    e.comment("kk / 32 = (channel group g, tap), and ch = g * H * W * 32 + kk % 32 (once a tile)");
+    e.line("const int kk = " + kk + ", slot = kk >> 5, g = slot / conv.taps;");
+    e.line("tap = slot - g * conv.taps;");
+    e.line("ch = g * plane + (kk & 31);");
+    return;
+  }
   e.comment("column kk = (r * S + s) * C + c of A: the chunk's tap and channel (once a tile)");
-  e.line(k_tile0 == "0" ? format("const int kk = chunk * %d;", c.vec)
-                        : format("const int kk = %s * BK + chunk * %d;", k_tile0.c_str(), c.vec));
+  e.line("const int kk = " + kk + ";");
   e.line("tap = kk / conv.c;");
   e.line("ch = kk - tap * conv.c;");
 }
@@ -101,7 +117,13 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line("const int pq = conv.p * conv.q;");
   e.line(format("int origin[%d], hw0[%d];  // this thread's rows: window origin offset, (h0, w0)",
                 c.rows, c.rows));
-  e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
+  if (c.nchw32) {
+    e.comment("NCHW32: a channel group's plane, and the end of the last one (past K: zeros)");
+    e.line("const int plane = conv.h * conv.w * 32, channels_end = (conv.c >> 5) * plane;");
+    e.line("int tap = 0, ch = 0;  // its chunk's filter tap and offset g * plane + lane");
+  } else {
+    e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
+  }
   e.open_scope("for (int it = 0; it < iters; ++it)");
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
@@ -119,7 +141,8 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
       "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "
       "%s, tile_n0);",
       w.b.stage_bytes, (p.stream_k_tail ? "(k_first + k_tile) * BK" : "k_tile * BK")));
-  e.line("const bool in_k = tap < conv.taps;  // else past K: zeros");
+  e.line(c.nchw32 ? "const bool in_k = ch < channels_end;  // else past K: zeros"
+                  : "const bool in_k = tap < conv.taps;  // else past K: zeros");
   e.line("const ConvTapArg t = conv.tap[in_k ? tap : 0];");
   e.line(format("const unsigned dst = sA_u32 + stage * %du + a_dst;", w.a.stage_bytes));
   e.line("#pragma unroll");
@@ -134,12 +157,21 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
              c.row_step * 128));
   e.close_scope();
   e.line("cp_async_commit();");
-  e.comment("the next k-tile's tap and channel (BK columns on; no division)");
-  e.line("ch += BK;");
-  e.open_scope("while (ch >= conv.c)");
-  e.line("ch -= conv.c;");
-  e.line("++tap;");
-  e.close_scope();
+  if (c.nchw32) {
+    e.comment("the next k-tile's slot: BK / 32 taps on, into the next group's plane past the last");
+    e.line("tap += BK / 32;");
+    e.open_scope("while (tap >= conv.taps)");
+    e.line("tap -= conv.taps;");
+    e.line("ch += plane;");
+    e.close_scope();
+  } else {
+    e.comment("the next k-tile's tap and channel (BK columns on; no division)");
+    e.line("ch += BK;");
+    e.open_scope("while (ch >= conv.c)");
+    e.line("ch -= conv.c;");
+    e.line("++tap;");
+    e.close_scope();
+  }
   e.comment(format("iteration it - %d's copies have landed: visible to wgmma, then arrive", D));
   e.line(format("cp_async_wait<%d>();", D));
   e.line("fence_proxy_async();");

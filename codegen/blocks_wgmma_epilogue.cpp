@@ -18,6 +18,33 @@ std::string c_t(const KernelPlan& p) {
   return p.dtype == compiler::DType::s8 ? "int" : "T";
 }
 
+// An NCHW32 convolution's output (WgmmaConvCopy::nchw32): C is not a matrix.
+bool nchw32_c(const WgmmaPlan& w) {
+  return w.conv && w.conv->nchw32;
+}
+
+// The offset of C(row, col) in the emitted code: row-major with ldc, or the
+// NCHW32 output's (ldc is then P·Q: emit_c_offset_nchw32).
+std::string c_offset(const WgmmaPlan& w, const std::string& row, const std::string& col) {
+  if (nchw32_c(w)) return "c_offset_nchw32(ldc, N, " + row + ", " + col + ")";
+  return "(size_t)" + row + " * ldc + " + col;
+}
+
+// C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32]: row m = img·P·Q +
+// pixel, column k. Every term but k % 32 is a multiple of 32 (K is), so
+// pairs and quads of columns stay contiguous and aligned.
+void emit_c_offset_nchw32(Emitter& e) {
+  e.comment("NCHW32 output [N][K/32][P][Q][32]: C(row, col) with row = img * P * Q + pixel and");
+  e.comment("pq = P * Q (the entry's ldc for this module), K = N");
+  e.open_scope(
+      "__device__ __forceinline__ size_t c_offset_nchw32(int pq, int K, int row, int col)");
+  e.line("const int img = row / pq;");
+  e.line(
+      "return ((size_t)img * K + (col & ~31)) * pq + (size_t)(row - img * pq) * 32 + (col & 31);");
+  e.close_scope();
+  e.line();
+}
+
 }  // namespace
 
 namespace {
@@ -46,6 +73,7 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
 }  // namespace
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
+  if (nchw32_c(*p.wgmma)) emit_c_offset_nchw32(e);
   if (p.wgmma->direct_quads()) emit_store_quad(e, p);
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
@@ -71,7 +99,7 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
                "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
                " v1, float alpha, float beta, const float* bias, bool pairs)");
   e.line("if (row >= M || col >= N) return;");
-  e.line(TC + "* dst = C + (size_t)row * ldc + col;");
+  e.line(TC + "* dst = C + " + c_offset(*p.wgmma, "row", "col") + ";");
   e.open_scope("if (pairs && col + 1 < N)");
   e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
   e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
@@ -124,11 +152,11 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string V = accumulator_type(p.dtype);
   e.comment("inside C with 16-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair");
-  e.line(format(
-      "const bool quads = ldc %% 4 == 0 && reinterpret_cast<unsigned long long>(C) %% 16 == 0 && "
-      "row0 - 16 * (threadIdx.x / 32 %% 4) - threadIdx.x %% 32 / 4 + %d <= M && col0 - 2 * "
-      "(threadIdx.x %% 4) + %d <= N;",
-      w.wg_m, w.wg_n));
+  e.line(
+      format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% 16 == 0 && "
+             "row0 - 16 * (threadIdx.x / 32 %% 4) - threadIdx.x %% 32 / 4 + %d <= M && col0 - 2 * "
+             "(threadIdx.x %% 4) + %d <= N;",
+             nchw32_c(w) ? "" : "ldc % 4 == 0 && ", w.wg_m, w.wg_n));
   e.open_scope("if (quads)");
   e.line("const bool odd = threadIdx.x % 2;");
   emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 8)", w.inst_n / 2));
@@ -144,9 +172,8 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
       format("const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + "
              "(odd ? 6 : 0);",
              w.inst_n));
-  e.line(
-      "store_quad(C + (size_t)row * ldc + col, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : "
-      "t0, odd ? y1 : t1, alpha, beta, bias);");
+  e.line("store_quad(C + " + c_offset(w, "row", "col") +
+         ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias);");
   e.close_scope("h");
   close_pair_loops(e);
   e.close_scope();
@@ -159,9 +186,8 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const bool quads = w.direct_quads();
   if (quads) emit_quad_stores(e, p);
-  e.line(format(
-      "const bool pairs = ldc %% 2 == 0 && reinterpret_cast<unsigned long long>(C) %% %d == 0;",
-      2 * compiler::c_size_of(p.dtype)));
+  e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",
+                nchw32_c(w) ? "" : "ldc % 2 == 0 && ", 2 * compiler::c_size_of(p.dtype)));
   open_pair_loops(e, w);
   e.line(
       format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "

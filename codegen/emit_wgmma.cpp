@@ -228,7 +228,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (w.a_transposed || w.b_transposed) k.transpose = transpose;
   k.transposes_a = w.a_transposed;
   k.transposes_b = w.b_transposed;
-  if (w.conv) k.conv = "nhwc";
+  if (w.conv) k.conv = w.conv->nchw32 ? "nchw32" : "nhwc";
   return k;
 }
 

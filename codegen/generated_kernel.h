@@ -52,11 +52,14 @@
 // A convolution module (`conv`, GeneratedKernel::conv; docs/convolution.md)
 // computes the implicit GEMM of a 2-D convolution: M = N·P·Q output pixels,
 // N = K filters, K = C·R·S. Its entries take the GEMM's parameters with
-//   A = the input tensor (NHWC: [N][H][W][C]; lda and tma_a, passed as
-//       zeros, are not read),
-//   B = the filters [K][R][S][C]: a column-major B (N x K) with ldb = C·R·S,
-//       read by tensor map as for `layout B col`,
-//   C = the output [N][P][Q][K]: a row-major C (M x N), ldc = K,
+//   A = the input tensor (NHWC: [N][H][W][C]; NCHW32: [N][C/32][H][W][32];
+//       lda and tma_a, passed as zeros, are not read),
+//   B = the filters ([K][R][S][C]; NCHW32: [K][C/32][R][S][32]): a
+//       column-major B (N x K) with ldb = C·R·S, read by tensor map as for
+//       `layout B col`,
+//   C = the output: NHWC [N][P][Q][K], a row-major C (M x N) with ldc = K;
+//       NCHW32 [N][K/32][P][Q][32], with ldc = P·Q (the pixels of an output
+//       plane, from which the epilogue computes an element's offset),
 // and one more parameter, last: `const __grid_constant__ ConvArgs conv`, the
 // geometry and the offset table (runtime/conv_args.h mirrors it on the host):
 //   struct ConvTapArg { int offset; short dh, dw; };   // one filter tap (r, s)
@@ -66,7 +69,8 @@
 //     int reserved;                 // 0
 //     ConvTapArg tap[kMaxConvTaps]; // compiler::offset_table, r·S + s
 //   };
-// Offsets are in elements of the input. A column of A is kk = (r·S + s)·C + c;
+// Offsets are in elements of the input. A column of A is kk = (r·S + s)·C + c
+// (NCHW32: ((c/32)·R·S + r·S + s)·32 + c%32);
 // a copy of A reads 16-byte chunks of C (so C·sizeof(T) is a multiple of 16
 // and the input 16-byte aligned: analysis and the launch check both).
 
@@ -188,7 +192,8 @@ struct GeneratedKernel {
   // grid z (the ABI above); the runtime launches every problem, a batch of
   // one included, that way.
   bool batched = false;
-  // "" for a GEMM; "nhwc" for a convolution module (the ABI above).
+  // "" for a GEMM; "nhwc" or "nchw32" for a convolution module (the ABI
+  // above): the layout of its input, filters and output.
   std::string conv;
   // Those layouts as letters, A's, B's, C's: N row-major, T column-major
   // ("NNN", "NTN" for `layout B col`); the library's and the tuning key's.

@@ -5,10 +5,12 @@
 //   - it needs `wgmma` f16, bf16 or s8 and `warp_specialize` (the producer
 //     warpgroup's 128 threads make the copies); tf32 and the other paths are
 //     not implemented yet;
-//   - it fixes the layouts (input NHWC as A, filters [K][R][S][C] as a
-//     column-major B, output NHWC as C) and the GEMM's shape, so `layout`,
-//     `shape` and `batch` do not apply; `cluster` (a multicast of A) is not
-//     implemented;
+//   - it fixes the layouts (the input as A, the filters as a column-major B,
+//     the output as C, all in the convolution's layout, NHWC or NCHW32) and
+//     the GEMM's shape, so `layout`, `shape` and `batch` do not apply;
+//     `cluster` (a multicast of A) is not implemented; an NCHW32 output is
+//     not one matrix a TMA box can address, so `tma_store` does not apply
+//     there;
 //   - a copy is one 16-byte chunk of a pixel's channels: C·sizeof(T) must be
 //     a multiple of 16.
 #include "compiler/analyze.h"
@@ -31,15 +33,12 @@ void Analyzer::read_conv(const Directive& d) {
   for (size_t i = 2; i < a.size(); ++i) {
     if (a[i].kind == Arg::Kind::word && a[i].text != "stride" && a[i].text != "pad" &&
         a[i].text != "dilation") {
-      if (a[i].text == "nhwc") continue;
-      if (a[i].text == "nchw32") {
-        bad_value(a[i].span,
-                  "'conv ... nchw32' is not implemented yet: the kernels read NHWC input "
-                  "(docs/convolution.md)");
-      } else {
-        bad_value(a[i].span, "unknown convolution layout '" + a[i].text +
-                                 "'; the layouts are nhwc (and nchw32, not implemented yet)");
+      if (a[i].text == "nhwc" || a[i].text == "nchw32") {
+        v.layout = a[i].text == "nhwc" ? ConvLayout::nhwc : ConvLayout::nchw32;
+        continue;
       }
+      bad_value(a[i].span,
+                "unknown convolution layout '" + a[i].text + "'; the layouts are nhwc and nchw32");
       ok = false;
       continue;
     }
@@ -92,8 +91,8 @@ void Analyzer::conv_rules() {
   refuse("shape", "the convolution gives the GEMM's shape (M = N·P·Q, N = K, K = C·R·S)");
   for (const char* l : {"layout A", "layout B", "layout C"})
     refuse(l,
-           "the convolution fixes the layouts: the NHWC input is A, the filters [K][R][S][C] a "
-           "column-major B, the NHWC output C");
+           "the convolution fixes the layouts: the input is A, the filters a column-major B, "
+           "the output C, each in the convolution's layout (nhwc or nchw32)");
   refuse("batch", "the convolution's images are its batch (N of NxHxWxC)");
   if (!s_.uses_wgmma()) {
     auto& e = error(d->keyword_span,
@@ -118,6 +117,11 @@ void Analyzer::conv_rules() {
   s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
   if (!s_.conv) return;
   const Conv2d& v = *s_.conv;
+  if (v.layout == ConvLayout::nchw32)
+    refuse("tma_store",
+           "an NCHW32 output ([N][K/32][P][Q][32]) is not a row-major matrix: a tile's rows "
+           "cross images and its columns channel-group planes, which no TMA box addresses; the "
+           "epilogue stores it directly");
   if (std::string why = conv_channels_error(v, size_of(s_.dtype), to_string(s_.dtype));
       !why.empty())
     bad_value(d->span, "'conv': " + why);

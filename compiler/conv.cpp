@@ -54,6 +54,9 @@ std::string conv_error(const Conv2d& v) {
     return "the filter is larger than the padded input: no output pixel";
   if (v.layout == ConvLayout::nchw32 && v.c % 32 != 0)
     return "NCHW32 needs C to be a multiple of 32 (C is " + std::to_string(v.c) + ")";
+  if (v.layout == ConvLayout::nchw32 && v.k % 32 != 0)
+    return "NCHW32 needs K to be a multiple of 32: the output is NCHW32 too (K is " +
+           std::to_string(v.k) + ")";
   if (v.h + 2 * v.pad_h > kMaxConvExtent || v.w + 2 * v.pad_w > kMaxConvExtent ||
       v.dil_h * (v.r - 1) > kMaxConvExtent || v.dil_w * (v.s - 1) > kMaxConvExtent)
     return "H + 2 x pad, W + 2 x pad and the dilated filter must be at most " +

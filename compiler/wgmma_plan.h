@@ -160,6 +160,10 @@ struct WgmmaConvCopy {
   int rows = 8;        // BM / row_step: the rows a thread copies each k-tile
   int vec = 16;        // elements in a chunk
   int arrive_lag = 2;  // stages - 2, at most 2
+  // NCHW32 ([N][C/32][H][W][32], docs/convolution.md): a chunk is 16 bytes
+  // of one pixel's 32-channel slot, the k-tile walks (channel group, tap)
+  // slots, and the output C is NCHW32 too (the epilogue's c_offset_nchw32).
+  bool nchw32 = false;
   int chunk_of(int t) const { return t % chunks; }
   int row_of(int t, int i) const { return t / chunks + i * row_step; }
 };

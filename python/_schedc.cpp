@@ -87,6 +87,7 @@ NB_MODULE(_schedc, m) {
           "Launches on raw device pointers (integers) and a cudaStream_t (0: the default stream)")
       .def_prop_ro("is_convolution", &schedc::Kernel::is_convolution)
       .def_prop_ro("convolution", &schedc::Kernel::convolution)
+      .def_prop_ro("convolution_layout", &schedc::Kernel::convolution_layout)
       .def(
           "launch_conv",
           [](const schedc::Kernel& k, const G& geometry, uintptr_t x, uintptr_t w, uintptr_t y,
@@ -103,7 +104,8 @@ NB_MODULE(_schedc, m) {
           },
           nb::arg("geometry"), nb::arg("x"), nb::arg("w"), nb::arg("y"), nb::arg("alpha"),
           nb::arg("beta"), nb::arg("bias"), nb::arg("stream"),
-          "Launches a convolution on raw device pointers (integers), NHWC, and a cudaStream_t");
+          "Launches a convolution on raw device pointers (integers), in the module's layout "
+          "(NHWC or NCHW32), and a cudaStream_t");
 
   nb::class_<schedc::CompileResult>(m, "CompileResult")
       .def_prop_ro("kernel",

@@ -23,12 +23,17 @@ ConvArgs make_conv_args(const compiler::Conv2d& conv) {
   return a;
 }
 
-std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype) {
+std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype,
+                           const std::string& module_layout) {
   if (std::string why = compiler::conv_error(conv); !why.empty()) return why;
-  if (conv.layout != compiler::ConvLayout::nhwc)
-    return std::string("the convolution modules compute NHWC convolutions (this one is ") +
-           compiler::to_string(conv.layout) + ")";
+  const std::string layout = conv_layout_name(conv.layout);
+  if (layout != module_layout)
+    return "the module computes " + module_layout + " convolutions (this one is " + layout + ")";
   return compiler::conv_channels_error(conv, elem_size(elem_type(dtype)), dtype);
+}
+
+std::string conv_layout_name(compiler::ConvLayout layout) {
+  return layout == compiler::ConvLayout::nchw32 ? "nchw32" : "nhwc";
 }
 
 }  // namespace schedc::runtime

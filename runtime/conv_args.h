@@ -31,11 +31,17 @@ static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps,
 // not "" (a size past 32 bits, more taps than the table holds).
 ConvArgs make_conv_args(const compiler::Conv2d& conv);
 
-// Why a convolution module of `dtype` ("s8", "f16", "bf16") cannot compute
-// `conv`, or "" when it can: compiler::conv_error, a layout other than NHWC
-// (the modules' ABI), C·sizeof(T) not a multiple of 16 bytes (a copy of A
+// Why a convolution module of `dtype` ("s8", "f16", "bf16") and layout
+// `module_layout` (GeneratedKernel::conv: "nhwc" or "nchw32") cannot compute
+// `conv`, or "" when it can: compiler::conv_error, another layout than the
+// module's (its ABI), C·sizeof(T) not a multiple of 16 bytes (a copy of A
 // reads 16-byte chunks of a pixel's channels). (conv_error bounds the
 // taps' 16-bit displacements and 32-bit offsets.)
-std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype);
+std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype,
+                           const std::string& module_layout);
+
+// A layout as GeneratedKernel::conv and the `conv` directive write it:
+// "nhwc", "nchw32".
+std::string conv_layout_name(compiler::ConvLayout layout);
 
 }  // namespace schedc::runtime

@@ -33,6 +33,9 @@ void check_conv_launch(const codegen::GeneratedKernel& kernel, const EntryChoice
          std::to_string(p.k) +
          " is not the convolution's implicit GEMM (M = N·P·Q = " + std::to_string(m) +
          ", K = C·R·S = " + std::to_string(k) + ", B column-major, A and C row-major)");
+  if (kernel.conv == "nchw32" && (conv->c % 32 != 0 || p.n % 32 != 0))
+    fail("an NCHW32 convolution needs C and K to be multiples of 32 (C is " +
+         std::to_string(conv->c) + ", K " + std::to_string(p.n) + ")");
   const int es = elem_size(elem_type(kernel.dtype));
   if ((int64_t(conv->c) * es) % 16 != 0)
     fail("C = " + std::to_string(conv->c) + " channels of " + kernel.dtype + " are " +

@@ -26,7 +26,7 @@ compiler::Conv2d layer(int64_t batch, int64_t h, int64_t c, int64_t k, int64_t r
 std::vector<NamedConv> resnet50_convs(int64_t b) {
   return {
       // conv1: 224x224x3 (padded to 16 channels), 64 filters 7x7 stride 2 pad 3 -> 112x112.
-      {"conv1 7x7/2 stem", layer(b, 224, 16, 64, 7, 2, 3)},
+      {"conv1 7x7/2 stem", layer(b, 224, 16, 64, 7, 2, 3), false, true},
       // Stage 2 (conv2_x, 56x56 after the max pool; 3 blocks, 64 -> 256).
       {"res2 1x1 reduce (first block)", layer(b, 56, 64, 64, 1, 1, 0)},
       {"res2 3x3", layer(b, 56, 64, 64, 3, 1, 1)},
@@ -54,6 +54,14 @@ std::vector<NamedConv> resnet50_convs(int64_t b) {
       {"res5 1x1 reduce", layer(b, 7, 2048, 512, 1, 1, 0)},
       {"res5 3x3", layer(b, 7, 512, 512, 3, 1, 1)},
   };
+}
+
+NamedConv in_layout(NamedConv v, compiler::ConvLayout layout) {
+  if (v.layout_given) return v;
+  v.conv.layout = layout;
+  if (v.padded_channels && layout == compiler::ConvLayout::nchw32)
+    v.conv.c = (v.conv.c + 31) / 32 * 32;
+  return v;
 }
 
 }  // namespace schedc::runtime

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "dsl/diagnostics.h"
@@ -40,7 +41,41 @@ void check_im2col(const compiler::Problem& p, const std::vector<char>& host,
                   ") (a bug of schedc's explicit pipeline: its timing would mean nothing)");
 }
 
+// Element (m, k) of the output as a matrix <-> its place in NCHW32, one
+// element at a time (the host's arithmetic, not the kernel's).
+template <bool kToLayout>
+std::vector<char> permute_nchw32(const compiler::Conv2d& conv, const std::vector<char>& from,
+                                 int elem) {
+  std::vector<char> to(from.size());
+  const int64_t P = conv.p(), Q = conv.q(), K = conv.k, M = conv.gemm_m();
+  for (int64_t m = 0; m < M; ++m) {
+    const int64_t n = m / (P * Q), pix = m % (P * Q);
+    for (int64_t k = 0; k < K; ++k) {
+      const size_t matrix = size_t(m * K + k) * size_t(elem);
+      const size_t layout =
+          size_t(((n * (K / 32) + k / 32) * P * Q + pix) * 32 + k % 32) * size_t(elem);
+      if (kToLayout)
+        std::memcpy(to.data() + layout, from.data() + matrix, size_t(elem));
+      else
+        std::memcpy(to.data() + matrix, from.data() + layout, size_t(elem));
+    }
+  }
+  return to;
+}
+
 }  // namespace
+
+std::vector<char> output_in_layout(const compiler::Conv2d& conv, const std::vector<char>& c,
+                                   int elem) {
+  if (conv.layout != compiler::ConvLayout::nchw32) return c;
+  return permute_nchw32<true>(conv, c, elem);
+}
+
+std::vector<char> output_as_matrix(const compiler::Conv2d& conv, const std::vector<char>& out,
+                                   int elem) {
+  if (conv.layout != compiler::ConvLayout::nchw32) return out;
+  return permute_nchw32<false>(conv, out, elem);
+}
 
 double ConvReport::x_of_explicit() const {
   if (timed && !no_baseline.empty()) return std::nan("");
@@ -75,7 +110,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
     throw Error(Error::Kind::cuda, kernel.main.name +
                                        " computes a GEMM, not a convolution (its schedule has no "
                                        "'conv' directive)");
-  if (std::string why = conv_run_error(conv, kernel.dtype); !why.empty())
+  if (std::string why = conv_run_error(conv, kernel.dtype, kernel.conv); !why.empty())
     throw Error(Error::Kind::cuda, kernel.main.name + " cannot compute this convolution: " + why);
   const compiler::Epilogue& epi = options.epilogue;
   if (std::string why = integer_scalars_error(kernel.dtype, epi.alpha, epi.beta); !why.empty())
@@ -123,7 +158,10 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
     dFilters.upload(hc.b.data(), dFilters.bytes(), "the filters", stream);
     dA.upload(hc.a.data(), dA.bytes(), "im2col's A", stream);
     if (epi.bias) dBias.upload(hc.bias.data(), dBias.bytes(), "bias", stream);
-    dOut.upload(hc.sent.data(), dOut.bytes(), "the output (poisoned)", stream);
+    const bool nchw32 = conv.layout == compiler::ConvLayout::nchw32;
+    const std::vector<char> sent =
+        nchw32 ? output_in_layout(conv, hc.sent, es_out) : std::vector<char>{};
+    dOut.upload((nchw32 ? sent : hc.sent).data(), dOut.bytes(), "the output (poisoned)", stream);
     if (!options.validate) break;
     compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, epi, dA,
                       dFilters, dRef);
@@ -134,13 +172,17 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
                  "running " + report.entry.name + " (cudaStreamSynchronize)");
     got_raw.resize(dOut.bytes());
     dOut.download(got_raw.data(), got_raw.size(), "the output", stream);
+    // Compared as the GEMM's C (an NCHW32 output rearranged on the host).
+    const std::vector<char> got_nchw32 =
+        nchw32 ? output_as_matrix(conv, got_raw, es_out) : std::vector<char>{};
+    const std::vector<char>& got_c = nchw32 ? got_nchw32 : got_raw;
     ValidationResult v;
     if (is_integer(out)) {  // s8: int32 values, bit for bit
-      decode_s32_into(got_raw, scratch_.got_s32);
-      v = compare_s32(p, InputMode::random, scratch_.got_s32, got_raw, hc.sent, hc.expected_s32);
+      decode_s32_into(got_c, scratch_.got_s32);
+      v = compare_s32(p, InputMode::random, scratch_.got_s32, got_c, hc.sent, hc.expected_s32);
     } else {
-      decode_into(t, got_raw, scratch_.got);
-      v = compare(p, InputMode::random, t, scratch_.got, got_raw, hc.sent, hc.expected, false,
+      decode_into(t, got_c, scratch_.got);
+      v = compare(p, InputMode::random, t, scratch_.got, got_c, hc.sent, hc.expected, false,
                   random_tolerance(report.ref_mode, t, p.k));
     }
     if (v.ref_norm == 0 && v.nan_count == 0 && epi.relu && draw + 1 < kMaxDraws) continue;

@@ -66,9 +66,18 @@ struct ConvCase {
 ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
                         const compiler::Epilogue& epi);
 
+// The output of `conv` (the GEMM's C, M x N row-major: NHWC) laid out in
+// the convolution's layout (NCHW32: [N][K/32][P][Q][32]), and back; NHWC
+// returns it unchanged. `elem` bytes an element.
+std::vector<char> output_in_layout(const compiler::Conv2d& conv, const std::vector<char>& c,
+                                   int elem);
+std::vector<char> output_as_matrix(const compiler::Conv2d& conv, const std::vector<char>& out,
+                                   int elem);
+
 // The implicit GEMM of `conv` as the convolution modules take it: M x N x K
 // with A the input (lda unused: packed), B column-major (the filters, ldb =
-// C·R·S), C row-major (the NHWC output, ldc = K).
+// C·R·S), C row-major (the NHWC output, ldc = K; an NCHW32 output is
+// validated as that matrix after output_as_matrix).
 compiler::Problem conv_problem(const compiler::Conv2d& conv, compiler::DType dtype);
 
 }  // namespace schedc::runtime

@@ -12,47 +12,56 @@ namespace schedc::runtime {
 std::vector<char> im2col_host(const compiler::Conv2d& conv, const std::vector<char>& input,
                               int elem) {
   const int64_t P = conv.p(), Q = conv.q(), K = conv.c * conv.r * conv.s;
-  const size_t run = size_t(conv.c) * size_t(elem);  // one pixel's channels, c = 0 .. C-1
+  // A run of channels contiguous in both the input and a row of A: one
+  // pixel's C channels (NHWC), or one pixel's 32 of one group (NCHW32).
+  const bool nchw32 = conv.layout == compiler::ConvLayout::nchw32;
+  const int64_t lanes = nchw32 ? 32 : conv.c, groups = conv.c / lanes;
+  const size_t run = size_t(lanes) * size_t(elem);
   std::vector<char> a(size_t(conv.n * P * Q) * size_t(K) * size_t(elem), 0);
   parallel_chunks(conv.n * P * Q, 1024, [&](size_t, int64_t m0, int64_t m1) {
     for (int64_t m = m0; m < m1; ++m) {
       const int64_t n = m / (P * Q), oh = m / Q % P, ow = m % Q;
-      for (int64_t r = 0; r < conv.r; ++r)
-        for (int64_t s = 0; s < conv.s; ++s) {
-          const int64_t ih = oh * conv.stride_h - conv.pad_h + r * conv.dil_h;
-          const int64_t iw = ow * conv.stride_w - conv.pad_w + s * conv.dil_w;
-          if (ih < 0 || ih >= conv.h || iw < 0 || iw >= conv.w) continue;  // padding: zeros
-          const int64_t kk = (r * conv.s + s) * conv.c;                    // c = 0
-          std::memcpy(a.data() + size_t(m * K + kk) * size_t(elem),
-                      input.data() + size_t(((n * conv.h + ih) * conv.w + iw) * conv.c) * elem,
-                      run);
-        }
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t r = 0; r < conv.r; ++r)
+          for (int64_t s = 0; s < conv.s; ++s) {
+            const int64_t ih = oh * conv.stride_h - conv.pad_h + r * conv.dil_h;
+            const int64_t iw = ow * conv.stride_w - conv.pad_w + s * conv.dil_w;
+            if (ih < 0 || ih >= conv.h || iw < 0 || iw >= conv.w) continue;  // padding: zeros
+            // NHWC: kk = (r·S + s)·C + c; NCHW32: ((g·R + r)·S + s)·32 + c % 32 (c = 0 here).
+            const int64_t kk = ((g * conv.r + r) * conv.s + s) * lanes;
+            const int64_t at = ((n * groups + g) * conv.h + ih) * conv.w + iw;  // the pixel's run
+            std::memcpy(a.data() + size_t(m * K + kk) * size_t(elem),
+                        input.data() + size_t(at * lanes) * size_t(elem), run);
+          }
     }
   });
   return a;
 }
 
 std::string im2col_source() {
-  return R"(// im2col of an NHWC convolution (schedc's explicit pipeline, runtime/im2col.h):
-// A (M x K, row-major; m = (n*P + oh)*Q + ow, kk = (r*S + s)*C + c) in
-// 16-byte chunks, one thread each; `vecs` chunks hold one pixel's C channels.
+  return R"(// im2col of an NHWC or NCHW32 convolution (schedc's explicit pipeline,
+// runtime/im2col.h): A (M x K, row-major; m = (n*P + oh)*Q + ow) in 16-byte
+// chunks, one thread each. A pixel's channels lie in `groups` runs of `vecs`
+// chunks (NHWC: one run of C; NCHW32: C/32 runs of 32), and a row of A is
+// (group, tap, chunk) in that order: kk = ((g*R + r)*S + s)*run + lane.
 extern "C" __global__ void schedc_im2col(const uint4* __restrict__ input, uint4* __restrict__ a,
-                                         long long chunks, int H, int W, int vecs, int P, int Q,
-                                         int S, int taps, int stride_h, int stride_w, int pad_h,
-                                         int pad_w, int dil_h, int dil_w) {
+                                         long long chunks, int H, int W, int groups, int vecs,
+                                         int P, int Q, int S, int taps, int stride_h, int stride_w,
+                                         int pad_h, int pad_w, int dil_h, int dil_w) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
-  const long long row_chunks = (long long)taps * vecs;
+  const long long row_chunks = (long long)groups * taps * vecs;
   const long long m = i / row_chunks;
   const int j = (int)(i - m * row_chunks);
-  const int tap = j / vecs, v = j - tap * vecs;
+  const int slot = j / vecs, v = j - slot * vecs;
+  const int g = slot / taps, tap = slot - g * taps;
   const int r = tap / S, s = tap - r * S;
   const int ow = (int)(m % Q), oh = (int)(m / Q % P);
   const long long n = m / ((long long)P * Q);
   const int ih = oh * stride_h - pad_h + r * dil_h, iw = ow * stride_w - pad_w + s * dil_w;
   uint4 value = make_uint4(0u, 0u, 0u, 0u);
   if (ih >= 0 && ih < H && iw >= 0 && iw < W)
-    value = input[((n * H + ih) * W + iw) * vecs + v];
+    value = input[(((n * groups + g) * H + ih) * W + iw) * vecs + v];
   a[i] = value;
 }
 )";
@@ -86,17 +95,19 @@ void Im2colKernel::launch(const compiler::Conv2d& conv, int elem, const void* in
     throw Error(Error::Kind::cuda, "internal error: im2col of C = " + std::to_string(conv.c) +
                                        " channels of " + std::to_string(elem) +
                                        " bytes: not 16-byte chunks");
-  int vecs = int(conv.c * elem / 16);
+  const bool nchw32 = conv.layout == compiler::ConvLayout::nchw32;
+  int groups = nchw32 ? int(conv.c / 32) : 1;
+  int vecs = int((nchw32 ? 32 : conv.c) * elem / 16);
   int h = int(conv.h), w = int(conv.w), p = int(conv.p()), q = int(conv.q()), s = int(conv.s);
   int taps = int(conv.r * conv.s);
   int stride_h = int(conv.stride_h), stride_w = int(conv.stride_w);
   int pad_h = int(conv.pad_h), pad_w = int(conv.pad_w);
   int dil_h = int(conv.dil_h), dil_w = int(conv.dil_w);
-  long long chunks = (long long)conv.gemm_m() * taps * vecs;
+  long long chunks = (long long)conv.gemm_m() * groups * taps * vecs;
   const void* in = input;
   void* out = a;
-  void* params[] = {&in, &out,  &chunks,   &h,        &w,     &vecs,  &p,     &q,
-                    &s,  &taps, &stride_h, &stride_w, &pad_h, &pad_w, &dil_h, &dil_w};
+  void* params[] = {&in, &out,  &chunks,   &h,        &w,     &groups, &vecs,  &p,    &q,
+                    &s,  &taps, &stride_h, &stride_w, &pad_h, &pad_w,  &dil_h, &dil_w};
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned((chunks + 255) / 256), 1, 1);
   config.blockDim = dim3(256, 1, 1);

@@ -2,8 +2,9 @@
 // im2col: a convolution's implicit-GEMM A written out, for run_conv's
 // reference and its explicit pipeline (runtime/conv_run.h). A is M x K,
 // row-major, M = N·P·Q output pixels (m = (n·P + oh)·Q + ow), K = C·R·S
-// (kk = (r·S + s)·C + c), as the convolution modules read it
-// (compiler/conv.h, NHWC).
+// in the convolution's K order (compiler/conv.h: NHWC kk = (r·S + s)·C + c,
+// NCHW32 ((c/32)·R·S + r·S + s)·32 + c%32), as the convolution modules read
+// it.
 
 #include <string>
 #include <vector>
@@ -14,8 +15,8 @@
 namespace schedc::runtime {
 
 // A from the convolution's definition, on the host, independent of the
-// kernels' address arithmetic (no offset table): A(m, kk) is the NHWC
-// input's element (n, ih, iw, c) with ih = oh·stride_h − pad_h + r·dil_h,
+// kernels' address arithmetic (no offset table): A(m, kk) is the input's
+// element (n, c, ih, iw) (NHWC or NCHW32) with ih = oh·stride_h − pad_h + r·dil_h,
 // iw = ow·stride_w − pad_w + s·dil_w, or zero outside H x W. `input` holds
 // the tensor's bytes, `elem` bytes an element (zero bytes are a zero in
 // every element type). Runs on the host's cores.

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "compiler/lower_wgmma.h"
+#include "runtime/conv_args.h"
 #include "runtime/conv_launch.h"
 #include "runtime/error.h"
 #include "runtime/host_data.h"
@@ -472,6 +473,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                                        " is outside CUDA's limits");
   int m = int(p.m), n = int(p.n), k = int(p.k);
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
+  // An NCHW32 convolution's output is no matrix: its entries take P·Q, the
+  // pixels of an output plane, as ldc (codegen/generated_kernel.h).
+  if (kernel_.conv == "nchw32") ldc = args.conv->p * args.conv->q;
   // A batch's strides; one GEMM's are its matrices' extents (never read by
   // the kernel, but a 3-D tensor map takes them all the same).
   const bool batch = p.batch > 1;

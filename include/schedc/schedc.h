@@ -87,9 +87,10 @@ struct Gemm {
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 
-// The geometry of a 2-D convolution, NHWC (docs/convolution.md): N images of
-// H x W pixels with C channels, K filters of R x S taps (of C channels),
-// stride, padding and dilation per axis (H, W). The output is N x P x Q x K.
+// The geometry of a 2-D convolution (docs/convolution.md): N images of H x W
+// pixels with C channels, K filters of R x S taps (of C channels), stride,
+// padding and dilation per axis (H, W). The output is N x P x Q x K. The
+// tensors' layout is the module's (Kernel::convolution_layout).
 struct SCHEDC_API ConvGeometry {
   int64_t n = 1, h = 1, w = 1, c = 1;
   int64_t k = 1, r = 1, s = 1;
@@ -105,8 +106,10 @@ struct SCHEDC_API ConvGeometry {
 
 // One convolution on a convolution module (Kernel::is_convolution):
 // y = alpha · conv(x, w) (+ beta · y, bias, relu: the schedule's epilogue).
-// x is the input [N][H][W][C], w the filters [K][R][S][C], y the output
-// [N][P][Q][K], all packed, elements of the schedule's dtype as `schedc run
+// In an NHWC module x is the input [N][H][W][C], w the filters [K][R][S][C],
+// y the output [N][P][Q][K]; in an NCHW32 one (`conv ... nchw32`) x is
+// [N][C/32][H][W][32], w [K][C/32][R][S][32], y [N][K/32][P][Q][32] (C and
+// K multiples of 32). All packed, elements of the schedule's dtype as `schedc run
 // --conv` takes them (s8: x and w signed char, y int, alpha and beta
 // integers; f16 and bf16: __half or __nv_bfloat16 throughout); bias is K
 // floats (one per output channel) or null. x must be 16-byte aligned and
@@ -183,6 +186,9 @@ class SCHEDC_API Kernel {
   // the one the kernel was tuned for, and `schedc run`'s default; nothing
   // for a GEMM module.
   std::optional<ConvGeometry> convolution() const;
+  // The layout of a convolution module's tensors: "nhwc" or "nchw32" (its
+  // `conv` directive's); "" for a GEMM module.
+  std::string convolution_layout() const;
   // Launches y = alpha · conv(x, w) (+ beta · y, bias, relu: the schedule's
   // epilogue) on `stream` of the current device, asynchronously, as
   // launch(const Gemm&) does, through the runtime's convolution launch

@@ -129,18 +129,28 @@ def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
     return pointer, shape[0], shape[1], max(strides[outer], shape[inner]), name, stream
 
 
-def _nhwc(x: Any, what: str, dims: str, want_stream: bool = False):
-    """(pointer, shape, dtype name, stream) of a packed 4-D CUDA tensor
+def _nhwc(x: Any, what: str, dims: str, want_stream: bool = False, rank: int = 4):
+    """(pointer, shape, dtype name, stream) of a packed `rank`-D CUDA tensor
     (_view) whose dimensions are `dims` ("N, H, W, C"), the last contiguous."""
     pointer, shape, strides, name, stream = _view(x, what, "tensor", want_stream)
-    if len(shape) != 4:
-        raise ValueError(f"{what} must be a 4-D tensor ({dims}), not {len(shape)}-D")
+    if len(shape) != rank:
+        raise ValueError(f"{what} must be a {rank}-D tensor ({dims}), not {len(shape)}-D")
     if any(step != packed for step, packed, extent in zip(strides, _packed_strides(shape), shape)
            if extent > 1):
         raise ValueError(f"{what} must be a packed ({dims}) tensor: strides {strides} (a torch "
                          "tensor t of shape (N, C, H, W) in channels_last memory is "
                          "t.permute(0, 2, 3, 1), no copy)")
     return pointer, shape, name, stream
+
+
+def _nchw32(x: Any, what: str, dims: str, want_stream: bool = False):
+    """_nhwc of a packed 5-D NCHW32 tensor (`dims` "N, C/32, H, W, 32"), its
+    shape given back as (N, H, W, C)."""
+    pointer, (n, groups, h, w, lanes), name, stream = _nhwc(x, what, dims, want_stream, rank=5)
+    if lanes != 32:
+        raise ValueError(f"{what} must be an NCHW32 tensor ({dims}): its last extent is {lanes}, "
+                         "not 32")
+    return pointer, (n, h, w, groups * 32), name, stream
 
 
 def _bias_pointer(bias: Optional[Any], n: int) -> int:
@@ -183,6 +193,8 @@ class Kernel:
     # A `conv` schedule: conv() runs it; `convolution` is the geometry its
     # schedule names (None for a GEMM).
     is_convolution = property(lambda self: self._k.is_convolution)
+    # "nhwc" or "nchw32": the layout conv() takes its tensors in ("" for a GEMM).
+    convolution_layout = property(lambda self: self._k.convolution_layout)
     convolution = property(lambda self: self._k.convolution)
 
     def __repr__(self) -> str:
@@ -228,8 +240,10 @@ class Kernel:
              padding: Any = None, dilation: Any = None, alpha: float = 1.0, beta: float = 0.0,
              bias: Optional[Any] = None) -> Any:
         """y = alpha * conv2d(x, w) (+ beta * y, bias, relu as the schedule's
-        epilogue says) for a convolution module (is_convolution), NHWC: x
-        (N, H, W, C), w (K, R, S, C), y (N, P, Q, K), each packed, on the
+        epilogue says) for a convolution module (is_convolution), in its
+        layout (convolution_layout): NHWC x (N, H, W, C), w (K, R, S, C), y
+        (N, P, Q, K); NCHW32 x (N, C/32, H, W, 32), w (K, C/32, R, S, 32), y
+        (N, K/32, P, Q, 32). Each packed, on the
         current CUDA stream of x's device (torch) or the stream x's
         __cuda_array_interface__ names. stride, padding and dilation are an
         int (both axes) or an (h, w) pair; None takes the schedule's own
@@ -239,8 +253,13 @@ class Kernel:
         if not self.is_convolution:
             raise ValueError(f"{self.entry_name} computes a GEMM (its schedule has no 'conv' "
                              "directive): call k(a, b), not k.conv(x, w)")
-        px, (n, h, wd, c), tx, stream = _nhwc(x, "x", "N, H, W, C", want_stream=True)
-        pw, (k, r, s, cw), tw, _ = _nhwc(w, "w", "K, R, S, C")
+        nchw32 = self.convolution_layout == "nchw32"
+        if nchw32:  # x (N, C/32, H, W, 32), w (K, C/32, R, S, 32)
+            px, (n, h, wd, c), tx, stream = _nchw32(x, "x", "N, C/32, H, W, 32", want_stream=True)
+            pw, (k, r, s, cw), tw, _ = _nchw32(w, "w", "K, C/32, R, S, 32")
+        else:
+            px, (n, h, wd, c), tx, stream = _nhwc(x, "x", "N, H, W, C", want_stream=True)
+            pw, (k, r, s, cw), tw, _ = _nhwc(w, "w", "K, R, S, C")
         if cw != c:
             raise ValueError(f"x has {c} channels and w {cw}: they must be the same")
         want, _ = _DTYPES[self.dtype]
@@ -257,16 +276,18 @@ class Kernel:
         p, q = g.p(), g.q()
         want_y = _C_DTYPES.get(self.dtype, want)
         # No output pixel (p or q below 1): y stays 0 and the library says why.
-        if y is None and p >= 1 and q >= 1:
+        shape_y, dims_y = ((n, k // 32, p, q, 32), "N, K/32, P, Q, 32") if nchw32 else \
+            ((n, p, q, k), "N, P, Q, K")
+        if y is None and p >= 1 and q >= 1 and (not nchw32 or k % 32 == 0):
             import torch
 
-            y = torch.empty((n, p, q, k), dtype=getattr(torch, want_y), device=x.device)
+            y = torch.empty(shape_y, dtype=getattr(torch, want_y), device=x.device)
         py = 0
         if y is not None:
-            py, shape_y, ty, _ = _nhwc(y, "y", "N, P, Q, K")
-            if shape_y != (n, p, q, k) or ty != want_y:
-                raise ValueError(f"y must be a {n}x{p}x{q}x{k} {want_y} tensor (N, P, Q, K), "
-                                 f"not {'x'.join(map(str, shape_y))} {ty}")
+            py, got_y, ty, _ = _nhwc(y, "y", dims_y, rank=len(shape_y))
+            if tuple(got_y) != shape_y or ty != want_y:
+                raise ValueError(f"y must be a {'x'.join(map(str, shape_y))} {want_y} tensor "
+                                 f"({dims_y}), not {'x'.join(map(str, got_y))} {ty}")
         self._k.launch_conv(g, px, pw, py, float(alpha), float(beta), _bias_pointer(bias, k),
                             stream)
         return y

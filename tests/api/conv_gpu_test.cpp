@@ -58,7 +58,9 @@ void expect_exact(const schedc::Kernel& k, const compiler::Conv2d& v, const comp
   w.upload(cc.hc.b.data(), w.bytes(), "w", ref.stream);
   void* w_at = static_cast<char*>(w_odd.get()) + 8;
   ASSERT_EQ(cudaMemcpy(w_at, cc.hc.b.data(), w.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
-  y.upload(cc.hc.sent.data(), y.bytes(), "y", ref.stream);
+  // y in the convolution's layout (NCHW32: [N][K/32][P][Q][32]), the reference's C a matrix.
+  const std::vector<char> sent = runtime::output_in_layout(v, cc.hc.sent, 4);
+  y.upload(sent.data(), y.bytes(), "y", ref.stream);
   a.upload(cc.hc.a.data(), a.bytes(), "im2col's A", ref.stream);
   if (epi.bias) bias.upload(cc.hc.bias.data(), bias.bytes(), "bias", ref.stream);
   runtime::compute_reference(cc.hc, cc.reference_inputs, ref.handle, ref.stream, p,
@@ -78,7 +80,7 @@ void expect_exact(const schedc::Kernel& k, const compiler::Conv2d& v, const comp
   std::vector<char> raw(y.bytes());
   y.download(raw.data(), raw.size(), "y", ref.stream);
   std::vector<int32_t> got;
-  runtime::decode_s32_into(raw, got);
+  runtime::decode_s32_into(runtime::output_as_matrix(v, raw, 4), got);
   const std::vector<int32_t>& want = cc.hc.expected_s32;
   ASSERT_EQ(got.size(), want.size()) << what;
   size_t wrong = 0, first = 0, nonzero = 0;
@@ -149,6 +151,28 @@ TEST(ApiConvGpu, EpilogueAndRepackedFiltersEqualTheReference) {
   for (const runtime::NamedConv& l : layers()) {
     expect_exact(*r.kernel, l.conv, epi, l.name + ", alpha 2 beta -1 bias relu");
     expect_exact(*r.kernel, l.conv, epi, l.name + ", filters 8 bytes off", true);
+  }
+}
+
+TEST(ApiConvGpu, Nchw32LaunchEqualsTheRuntimesReference) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  // The seed's layout: x [N][C/32][H][W][32], w [K][C/32][R][S][32], y
+  // [N][K/32][P][Q][32]; the geometry carries no layout: the module's applies.
+  schedc::CompileResult r =
+      schedc::compile_file(SCHEDC_SOURCE_DIR "/examples/conv/int8_nchw32.sched");
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  EXPECT_EQ(r.kernel->convolution_layout(), "nchw32");
+  compiler::Epilogue epi;
+  epi.alpha = 3, epi.beta = 1;
+  for (const runtime::NamedConv& l : layers()) {
+    const runtime::NamedConv v = runtime::in_layout(l, compiler::ConvLayout::nchw32);
+    if (v.conv.c % 32 != 0 || v.conv.k % 32 != 0) continue;  // the ragged ones below
+    expect_exact(*r.kernel, v.conv, {}, v.name + " NCHW32");
+  }
+  for (compiler::Conv2d v :
+       {conv2d(3, 7, 9, 32, 64, 3, 3, 1, 1), conv2d(2, 9, 7, 96, 32, 5, 5, 2, 3)}) {
+    v.layout = compiler::ConvLayout::nchw32;
+    expect_exact(*r.kernel, v, epi, compiler::conv_text(v) + ", alpha 3 beta 1");
   }
 }
 

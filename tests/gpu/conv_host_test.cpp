@@ -57,28 +57,62 @@ TEST(ConvArgs, FieldsAndTapsAreTheOffsetTable) {
 }
 
 TEST(ConvRunError, ChannelsInWholeSixteenByteChunks) {
-  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1), "s8"), "");
-  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "f16"), "");
-  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "bf16"), "");
-  const std::string s8 = runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "s8");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1), "s8", "nhwc"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "f16", "nhwc"), "");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "bf16", "nhwc"), "");
+  const std::string s8 = runtime::conv_run_error(conv2d(1, 7, 9, 8, 40, 3, 3, 1, 1), "s8", "nhwc");
   EXPECT_NE(s8.find("not a multiple of 16"), std::string::npos) << s8;
   EXPECT_NE(s8.find("C a multiple of 16"), std::string::npos) << s8;
-  const std::string f16 = runtime::conv_run_error(conv2d(1, 7, 9, 3, 40, 3, 3, 1, 1), "f16");
+  const std::string f16 =
+      runtime::conv_run_error(conv2d(1, 7, 9, 3, 40, 3, 3, 1, 1), "f16", "nhwc");
   EXPECT_NE(f16.find("C a multiple of 8"), std::string::npos) << f16;
-  compiler::Conv2d nchw = conv2d(1, 7, 9, 32, 40, 3, 3, 1, 1);
+  EXPECT_NE(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 0, 3), "s8", "nhwc"),
+            "");  // conv_error's
+}
+
+TEST(ConvRunError, TheModulesLayout) {
+  compiler::Conv2d nchw = conv2d(1, 7, 9, 32, 64, 3, 3, 1, 1);
   nchw.layout = compiler::ConvLayout::nchw32;
-  EXPECT_NE(runtime::conv_run_error(nchw, "s8").find("NHWC"), std::string::npos);
-  EXPECT_NE(runtime::conv_run_error(conv2d(1, 7, 9, 16, 40, 0, 3), "s8"), "");  // conv_error's
+  EXPECT_EQ(runtime::conv_run_error(nchw, "s8", "nchw32"), "");
+  EXPECT_EQ(runtime::conv_run_error(nchw, "s8", "nhwc"),
+            "the module computes nhwc convolutions (this one is nchw32)");
+  EXPECT_EQ(runtime::conv_run_error(conv2d(1, 7, 9, 32, 64, 3, 3, 1, 1), "s8", "nchw32"),
+            "the module computes nchw32 convolutions (this one is nhwc)");
+  nchw.k = 40;  // the output is NCHW32 too
+  EXPECT_NE(runtime::conv_run_error(nchw, "s8", "nchw32").find("K to be a multiple of 32"),
+            std::string::npos);
+  // A convolution whose text named no layout takes the module's; a padded
+  // C (the stem's) grows to NCHW32's 32.
+  runtime::NamedConv stem = runtime::resnet50_convs(1).front();
+  ASSERT_TRUE(stem.padded_channels);
+  const runtime::NamedConv in32 = runtime::in_layout(stem, compiler::ConvLayout::nchw32);
+  EXPECT_EQ(in32.conv.layout, compiler::ConvLayout::nchw32);
+  EXPECT_EQ(in32.conv.c, 32);
+  EXPECT_EQ(runtime::in_layout(stem, compiler::ConvLayout::nhwc).conv.c, 16);
+  runtime::NamedConv given{"", conv2d(1, 7, 9, 32, 64, 3, 3, 1, 1), true};
+  EXPECT_EQ(runtime::in_layout(given, compiler::ConvLayout::nchw32).conv.layout,
+            compiler::ConvLayout::nhwc);
 }
 
 // The host im2col (the convolution's definition) and the compiler's
 // address arithmetic (pixel base + tap offset + channel, predicated) give
 // the same A: two independent derivations of every element.
 TEST(Im2colHost, MatchesTheOffsetTableArithmetic) {
+  auto nchw32 = [](compiler::Conv2d v) {
+    v.layout = compiler::ConvLayout::nchw32;
+    return v;
+  };
   const compiler::Conv2d cases[] = {
-      conv2d(3, 7, 9, 16, 40, 3, 3, 1, 1),      conv2d(2, 13, 11, 32, 24, 1, 1, 2, 0),
-      conv2d(1, 15, 17, 16, 40, 3, 3, 1, 2, 2), conv2d(2, 9, 7, 48, 72, 5, 5, 2, 3),
-      conv2d(1, 5, 5, 16, 8, 7, 7, 1, 4),       conv2d(1, 224, 224, 16, 64, 7, 7, 2, 3),
+      conv2d(3, 7, 9, 16, 40, 3, 3, 1, 1),
+      conv2d(2, 13, 11, 32, 24, 1, 1, 2, 0),
+      conv2d(1, 15, 17, 16, 40, 3, 3, 1, 2, 2),
+      conv2d(2, 9, 7, 48, 72, 5, 5, 2, 3),
+      conv2d(1, 5, 5, 16, 8, 7, 7, 1, 4),
+      conv2d(1, 224, 224, 16, 64, 7, 7, 2, 3),
+      // NCHW32: channel groups outermost in both the input and A's K order.
+      nchw32(conv2d(3, 7, 9, 64, 32, 3, 3, 1, 1)),
+      nchw32(conv2d(2, 9, 7, 96, 64, 5, 5, 2, 3)),
+      nchw32(conv2d(1, 15, 17, 32, 32, 3, 3, 1, 2, 2)),
   };
   for (const compiler::Conv2d& v : cases) {
     SCOPED_TRACE(runtime::conv_string(v));
@@ -165,6 +199,32 @@ TEST(ConvCase, HoldsTheInputsBytesAndTheirIm2col) {
   EXPECT_EQ(sent.front(), runtime::kPoisonS32);
 }
 
+// An NCHW32 output, [N][K/32][P][Q][32], from and back to the GEMM's C.
+TEST(ConvOutput, Nchw32PutsEachElementInItsGroupPlane) {
+  compiler::Conv2d v = conv2d(2, 5, 7, 32, 64, 3, 3, 2, 1);  // P 3, Q 4, K 64
+  const int64_t M = v.gemm_m(), K = v.k, P = v.p(), Q = v.q();
+  std::vector<int32_t> values(size_t(M * K));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = int32_t(i);
+  std::vector<char> c(values.size() * 4);
+  std::memcpy(c.data(), values.data(), c.size());
+  EXPECT_EQ(runtime::output_in_layout(v, c, 4), c);  // NHWC is the GEMM's C
+  v.layout = compiler::ConvLayout::nchw32;
+  const std::vector<char> out = runtime::output_in_layout(v, c, 4);
+  ASSERT_EQ(out.size(), c.size());
+  int64_t bad = 0;
+  for (int64_t n = 0; n < v.n; ++n)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t oh = 0; oh < P; ++oh)
+        for (int64_t ow = 0; ow < Q; ++ow) {
+          int32_t got = 0;
+          const int64_t at = (((n * (K / 32) + k / 32) * P + oh) * Q + ow) * 32 + k % 32;
+          std::memcpy(&got, out.data() + at * 4, 4);
+          bad += got != int32_t(((n * P + oh) * Q + ow) * K + k);
+        }
+  EXPECT_EQ(bad, 0);
+  EXPECT_EQ(runtime::output_as_matrix(v, out, 4), c);
+}
+
 TEST(ResNet50, TwentyThreeDistinctLayersEveryModuleComputes) {
   for (int64_t batch : {1, 8, 32}) {
     const std::vector<runtime::NamedConv> layers = runtime::resnet50_convs(batch);
@@ -173,8 +233,11 @@ TEST(ResNet50, TwentyThreeDistinctLayersEveryModuleComputes) {
     for (const runtime::NamedConv& l : layers) {
       EXPECT_TRUE(seen.insert(runtime::conv_string(l.conv)).second) << l.name;
       EXPECT_EQ(l.conv.n, batch);
-      for (const char* dtype : {"s8", "f16", "bf16"})
-        EXPECT_EQ(runtime::conv_run_error(l.conv, dtype), "") << l.name << " " << dtype;
+      for (const char* dtype : {"s8", "f16", "bf16"}) {
+        EXPECT_EQ(runtime::conv_run_error(l.conv, dtype, "nhwc"), "") << l.name << " " << dtype;
+        const runtime::NamedConv n32 = runtime::in_layout(l, compiler::ConvLayout::nchw32);
+        EXPECT_EQ(runtime::conv_run_error(n32.conv, dtype, "nchw32"), "") << l.name << " " << dtype;
+      }
     }
     // The stem: 224 -> 112; stage 5: 7x7.
     EXPECT_EQ(layers.front().conv.p(), 112);

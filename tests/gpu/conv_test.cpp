@@ -37,18 +37,26 @@ using runtime::conv2d;  // (n, h, w, c, k, r, s[, stride, pad, dilation])
 // a multiple of any tile, 1x1 at stride 2, dilation 2, padding past 1 and
 // past the filter's reach, a rectangular filter with per-axis stride and
 // pad, a single output channel, 1x1 images.
-std::vector<compiler::Conv2d> ragged_convs(int64_t cmin) {
+std::vector<compiler::Conv2d> ragged_convs(int64_t cmin, compiler::ConvLayout layout) {
+  // NCHW32: C the smallest multiple the layout allows (32), K rounded up to 32.
+  const bool nchw32 = layout == compiler::ConvLayout::nchw32;
+  if (nchw32) cmin = 32;
   compiler::Conv2d rect = conv2d(2, 6, 10, 2 * cmin, 33, 1, 3);
   rect.stride_w = 2, rect.pad_w = 1;
-  return {conv2d(3, 7, 9, cmin, 40, 3, 3, 1, 1),
-          conv2d(2, 13, 11, 2 * cmin, 24, 1, 1, 2, 0),
-          conv2d(1, 15, 17, cmin, 40, 3, 3, 1, 2, 2),
-          conv2d(2, 9, 7, 3 * cmin, 72, 5, 5, 2, 3),
-          conv2d(1, 5, 5, cmin, 8, 7, 7, 1, 4),
-          conv2d(4, 1, 1, 4 * cmin, 40, 1, 1),
-          conv2d(1, 1, 1, cmin, 1, 1, 1),
-          rect,
-          conv2d(1, 31, 33, cmin, 40, 3, 3, 2, 1)};
+  std::vector<compiler::Conv2d> convs = {conv2d(3, 7, 9, cmin, 40, 3, 3, 1, 1),
+                                         conv2d(2, 13, 11, 2 * cmin, 24, 1, 1, 2, 0),
+                                         conv2d(1, 15, 17, cmin, 40, 3, 3, 1, 2, 2),
+                                         conv2d(2, 9, 7, 3 * cmin, 72, 5, 5, 2, 3),
+                                         conv2d(1, 5, 5, cmin, 8, 7, 7, 1, 4),
+                                         conv2d(4, 1, 1, 4 * cmin, 40, 1, 1),
+                                         conv2d(1, 1, 1, cmin, 1, 1, 1),
+                                         rect,
+                                         conv2d(1, 31, 33, cmin, 40, 3, 3, 2, 1)};
+  for (compiler::Conv2d& v : convs) {
+    v.layout = layout;
+    if (nchw32) v.k = (v.k + 31) / 32 * 32;
+  }
+  return convs;
 }
 
 // What a planted convolution kernel does wrong (or nothing).
@@ -185,14 +193,16 @@ TEST(PlantedConv, CorrectOnRaggedConvolutions) {
   SCHEDC_REQUIRE_GPU(s);
   for (const char* dtype : {"f16", "bf16", "s8"}) {
     auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), test_jit());
-    for (const compiler::Conv2d& v : ragged_convs(chunk_channels(dtype)))
+    for (const compiler::Conv2d& v :
+         ragged_convs(chunk_channels(dtype), compiler::ConvLayout::nhwc))
       expect_ok(run_validated(s, *prepared, "planted", v, {}), dtype, dtype);
     // alpha, beta on z, bias per output channel.
     compiler::Epilogue epi;
     epi.alpha = 2, epi.beta = 1, epi.bias = true;
-    expect_ok(run_validated(s, *prepared, "planted (alpha 2, beta 1, bias)",
-                            ragged_convs(chunk_channels(dtype)).front(), epi),
-              dtype, std::string(dtype) + " with an epilogue");
+    expect_ok(
+        run_validated(s, *prepared, "planted (alpha 2, beta 1, bias)",
+                      ragged_convs(chunk_channels(dtype), compiler::ConvLayout::nhwc).front(), epi),
+        dtype, std::string(dtype) + " with an epilogue");
   }
 }
 
@@ -319,6 +329,16 @@ class ConvScheduleTest : public ::testing::TestWithParam<std::string> {
                                                 epilogue ? *epilogue : c_->schedule.epilogue);
     expect_ok(r, c_->kernel.dtype, GetParam() + " " + what);
   }
+  // The module's layout (its `conv` directive's): every convolution runs in it.
+  compiler::ConvLayout layout() const {
+    return c_->kernel.conv == "nchw32" ? compiler::ConvLayout::nchw32 : compiler::ConvLayout::nhwc;
+  }
+  std::vector<runtime::NamedConv> resnet50(int64_t batch) const {
+    std::vector<runtime::NamedConv> out;
+    for (const runtime::NamedConv& l : runtime::resnet50_convs(batch))
+      out.push_back(runtime::in_layout(l, layout()));
+    return out;
+  }
   std::optional<cli::Compiled> c_;
   std::shared_ptr<runtime::PreparedKernel> prepared_;
 };
@@ -327,7 +347,7 @@ TEST_P(ConvScheduleTest, CorrectOnResNet50AtBatch1And8) {
   SCHEDC_REQUIRE_GPU(s);
   if (!prepare(s)) return;
   for (int64_t batch : {1, 8})
-    for (const runtime::NamedConv& l : runtime::resnet50_convs(batch))
+    for (const runtime::NamedConv& l : resnet50(batch))
       expect_correct(s, l.conv, l.name + " batch " + std::to_string(batch));
 }
 
@@ -335,7 +355,7 @@ TEST_P(ConvScheduleTest, CorrectOnResNet50AtBatch32) {
   SCHEDC_REQUIRE_GPU(s);
   if (!prepare(s)) return;
   // A 3x3 and a stride-2 layer of the middle stages, and the last 1x1.
-  for (const runtime::NamedConv& l : runtime::resnet50_convs(32))
+  for (const runtime::NamedConv& l : resnet50(32))
     if (l.name == "res3 3x3" || l.name == "res4 3x3/2" || l.name == "res5 1x1 expand")
       expect_correct(s, l.conv, l.name + " batch 32");
 }
@@ -343,7 +363,8 @@ TEST_P(ConvScheduleTest, CorrectOnResNet50AtBatch32) {
 TEST_P(ConvScheduleTest, CorrectOnRaggedConvolutions) {
   SCHEDC_REQUIRE_GPU(s);
   if (!prepare(s)) return;
-  const std::vector<compiler::Conv2d> convs = ragged_convs(chunk_channels(c_->kernel.dtype));
+  const std::vector<compiler::Conv2d> convs =
+      ragged_convs(chunk_channels(c_->kernel.dtype), layout());
   for (const compiler::Conv2d& v : convs) expect_correct(s, v, "ragged");
   // alpha and beta (z) at run time, the schedule's bias and relu.
   compiler::Epilogue epi = c_->schedule.epilogue;

@@ -1,7 +1,7 @@
 """The Python module (`pip install .`): check, emit and compile without a
 GPU, diagnostics as Python exceptions with their places; on a GPU with torch,
 a schedule run on torch tensors equals torch.matmul, a convolution schedule
-run on NHWC tensors torch.nn.functional.conv2d (SKIPPED otherwise)."""
+run on NHWC or NCHW32 tensors torch.nn.functional.conv2d (SKIPPED otherwise)."""
 
 import os
 
@@ -205,6 +205,51 @@ def test_conv_arguments_raise_before_launching():
         k.conv(x, w, y, alpha=0.5)
     with pytest.raises(ValueError, match="no output pixel"):  # y None: nothing to allocate
         k.conv(_NeverRead((1, 2, 2, 16), "|i1"), _NeverRead((16, 3, 3, 16), "|i1"), padding=0)
+
+
+CONV_NCHW32 = os.path.join(ROOT, "examples", "conv", "int8_nchw32.sched")
+
+
+def test_nchw32_conv_takes_five_dimensional_tensors():
+    k = schedc.compile_file(CONV_NCHW32)
+    assert k.convolution_layout == "nchw32"
+    assert schedc.compile_file(CONV_INT8).convolution_layout == "nhwc"
+    assert schedc.compile(SGEMM).convolution_layout == ""
+    x = _NeverRead((8, 4, 28, 28, 32), "|i1")
+    w = _NeverRead((128, 4, 3, 3, 32), "|i1")
+    with pytest.raises(ValueError, match=r"5-D tensor \(N, C/32, H, W, 32\), not 4-D"):
+        k.conv(_NeverRead((8, 28, 28, 128), "|i1"), w)
+    with pytest.raises(ValueError, match="its last extent is 16, not 32"):
+        k.conv(_NeverRead((8, 8, 28, 28, 16), "|i1"), w)
+    with pytest.raises(ValueError, match="x has 128 channels and w 64"):
+        k.conv(x, _NeverRead((128, 2, 3, 3, 32), "|i1"))
+    with pytest.raises(ValueError, match=r"y must be a 5-D tensor \(N, K/32, P, Q, 32\), not 4-D"):
+        k.conv(x, w, _NeverRead((8, 28, 28, 128), "<i4"))
+    with pytest.raises(ValueError, match=r"y must be a 8x4x28x28x32 int32 tensor \(N, K/32"):
+        k.conv(x, w, _NeverRead((8, 4, 26, 26, 32), "<i4"))
+    with pytest.raises(ValueError, match="NCHW32 needs K to be a multiple of 32"):
+        k.conv(x, _NeverRead((40, 4, 3, 3, 32), "|i1"), _NeverRead((8, 1, 28, 28, 32), "<i4"))
+
+
+def test_int8_nchw32_conv_on_torch_tensors_equals_conv2d():
+    torch = _torch_cuda()
+    import torch.nn.functional as F
+
+    k = schedc.compile_file(CONV_NCHW32)
+    for n, h, wd, c, kk, r, stride, pad in ((2, 28, 28, 128, 128, 3, None, None),
+                                            (3, 7, 9, 32, 64, 3, 2, (1, 2))):
+        # NCHW -> NCHW32: (N, C/32, 32, H, W) -> (N, C/32, H, W, 32), packed.
+        x_nchw = torch.randint(-128, 128, (n, c, h, wd), dtype=torch.int8, device="cuda")
+        w_kcrs = torch.randint(-128, 128, (kk, c, r, r), dtype=torch.int8, device="cuda")
+        x = x_nchw.reshape(n, c // 32, 32, h, wd).permute(0, 1, 3, 4, 2).contiguous()
+        w = w_kcrs.reshape(kk, c // 32, 32, r, r).permute(0, 1, 3, 4, 2).contiguous()
+        y = k.conv(x, w, stride=stride, padding=pad)
+        torch.cuda.synchronize()
+        assert y.dtype == torch.int32 and y.shape[1] == kk // 32 and y.shape[4] == 32
+        ref = F.conv2d(x_nchw.cpu().double(), w_kcrs.cpu().double(), stride=stride or 1,
+                       padding=pad or 1).round().int()
+        got = y.cpu().permute(0, 1, 4, 2, 3).reshape(ref.shape)  # back to NCHW
+        assert torch.equal(got, ref)
 
 
 def test_int8_conv_on_torch_tensors_equals_conv2d():

@@ -102,7 +102,8 @@ Reads replay_thread(const Conv2d& v, const std::vector<compiler::ConvTap>& taps,
     if (m < M) {
       const int img = m / pq, pix = m - img * pq, oh = pix / int(v.q()), ow = pix - oh * int(v.q());
       const int h0 = oh * int(v.stride_h) - int(v.pad_h), w0 = ow * int(v.stride_w) - int(v.pad_w);
-      origin[i] = ((img * int(v.h) + h0) * int(v.w) + w0) * int(v.c);
+      origin[i] = c.nchw32 ? ((img * (int(v.c) >> 5) * int(v.h) + h0) * int(v.w) + w0) * 32
+                           : ((img * int(v.h) + h0) * int(v.w) + w0) * int(v.c);
       hw0[i] = int((unsigned(h0) << 16) | (unsigned(w0) & 0xFFFFu));
     } else {
       origin[i] = 0;
@@ -110,11 +111,18 @@ Reads replay_thread(const Conv2d& v, const std::vector<compiler::ConvTap>& taps,
     }
   }
   const int kk = k_first * bk + chunk * c.vec;
+  const int n_taps = int(taps.size()), plane = int(v.h * v.w) * 32,
+            channels_end = (int(v.c) >> 5) * plane;  // NCHW32
   int tap = kk / int(v.c), ch = kk - tap * int(v.c);
+  if (c.nchw32) {  // kk / 32 is the slot (channel group g, tap); ch = g * plane + lane
+    const int slot = kk >> 5, g = slot / n_taps;
+    tap = slot - g * n_taps;
+    ch = g * plane + (kk & 31);
+  }
   Reads r;
   r.at.assign(c.rows, {});
   for (int k_tile = k_first; k_tile < k_last; ++k_tile) {
-    const bool in_k = tap < int(taps.size());
+    const bool in_k = c.nchw32 ? ch < channels_end : tap < n_taps;
     const compiler::ConvTap& tp = taps[in_k ? tap : 0];
     for (int i = 0; i < c.rows; ++i) {
       const int ih = (hw0[i] >> 16) + int(int16_t(tp.dh)),
@@ -122,8 +130,13 @@ Reads replay_thread(const Conv2d& v, const std::vector<compiler::ConvTap>& taps,
       const bool inside = in_k && unsigned(ih) < unsigned(v.h) && unsigned(iw) < unsigned(v.w);
       r.at[i].push_back(inside ? origin[i] + int(tp.offset) + ch : -1);
     }
-    ch += bk;
-    while (ch >= int(v.c)) ch -= int(v.c), ++tap;
+    if (c.nchw32) {
+      tap += bk / 32;
+      while (tap >= n_taps) tap -= n_taps, ch += plane;
+    } else {
+      ch += bk;
+      while (ch >= int(v.c)) ch -= int(v.c), ++tap;
+    }
   }
   return r;
 }
@@ -135,6 +148,7 @@ void check_walk(const Conv2d& v, const std::string& dtype, int bm, int k_first_s
   auto p = plan_of(conv_schedule(compiler::conv_text(v), dtype, bm, 4), diags);
   ASSERT_TRUE(p) << diags;
   const compiler::WgmmaConvCopy& c = *p->wgmma->conv;
+  ASSERT_EQ(c.nchw32, v.layout == compiler::ConvLayout::nchw32);
   const int bk = p->block_k;
   const int64_t M = v.gemm_m(), K = v.gemm_k();
   const int k_tiles = int((K + bk - 1) / bk);
@@ -188,6 +202,25 @@ TEST(ConvCopy, ProducerWalkReadsWhatTheDefinitionReads) {
   check_walk(make(2, 7, 9, 8, 40, 3, 3, 1, 1), "f16", 128, 1);
   check_walk(make(1, 15, 13, 24, 72, 5, 5, 2, 2), "bf16", 128, 1);
   check_walk(make(1, 5, 5, 200, 64, 3, 3, 1, 4), "f16", 64, 2);  // pad wider than the filter
+}
+
+Conv2d nchw32(Conv2d v) {
+  v.layout = compiler::ConvLayout::nchw32;
+  return v;
+}
+
+TEST(ConvCopy, Nchw32WalkReadsWhatTheDefinitionReads) {
+  // A k-tile is 4 (s8) or 2 (f16) slots of (channel group, tap): taps fewer
+  // than, equal to, more than and not dividing a k-tile's slots; one group
+  // and several; odd H, W; stride, padding, dilation; 1x1 and the 7x7 stem.
+  check_walk(nchw32(make(2, 7, 9, 32, 64, 3, 3, 1, 1)), "s8", 128, 1);
+  check_walk(nchw32(make(1, 9, 7, 64, 32, 3, 3, 2, 2, 2)), "s8", 64, 1);
+  check_walk(nchw32(make(2, 8, 8, 96, 64, 5, 5, 2, 2)), "s8", 128, 2);
+  check_walk(nchw32(make(1, 6, 6, 128, 64, 2, 2, 1, 1)), "s8", 128, 1);
+  check_walk(nchw32(make(3, 11, 11, 128, 64, 1, 1, 2, 0)), "s8", 64, 1);
+  check_walk(nchw32(make(1, 13, 11, 32, 64, 7, 7, 2, 3)), "s8", 128, 3);
+  check_walk(nchw32(make(2, 7, 9, 64, 96, 3, 3, 1, 1)), "f16", 128, 1);
+  check_walk(nchw32(make(1, 5, 5, 32, 32, 1, 3, 1, 1)), "bf16", 64, 1);
 }
 
 TEST(ConvCopy, RulesAreLocated) {

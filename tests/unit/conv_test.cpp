@@ -109,15 +109,16 @@ TEST(Conv, EveryGemmElementIsTheDefinitionsInputElementOrPadding) {
   // ResNet's shapes in miniature: 1x1, 3x3 stride 1 and 2, 7x7 stride 2 with
   // padding; odd sizes; dilation; both layouts.
   for (ConvLayout l : {ConvLayout::nhwc, ConvLayout::nchw32}) {
-    const int64_t c = l == ConvLayout::nchw32 ? 64 : 3;
-    check_against_definition(conv(2, c, 5, 4, 1, 1, 0, l));
-    check_against_definition(conv(1, c, 7, 4, 3, 1, 1, l));
-    check_against_definition(conv(2, c, 9, 4, 3, 2, 1, l));
-    check_against_definition(conv(1, c, 11, 4, 7, 2, 3, l));
-    Conv2d d = conv(1, c, 8, 4, 3, 1, 2, l);
+    // NCHW32 takes C and K in multiples of 32 (the output is NCHW32 too).
+    const int64_t c = l == ConvLayout::nchw32 ? 64 : 3, k = l == ConvLayout::nchw32 ? 32 : 4;
+    check_against_definition(conv(2, c, 5, k, 1, 1, 0, l));
+    check_against_definition(conv(1, c, 7, k, 3, 1, 1, l));
+    check_against_definition(conv(2, c, 9, k, 3, 2, 1, l));
+    check_against_definition(conv(1, c, 11, k, 7, 2, 3, l));
+    Conv2d d = conv(1, c, 8, k, 3, 1, 2, l);
     d.dil_h = d.dil_w = 2;
     check_against_definition(d);
-    Conv2d rect = conv(1, c, 1, 4, 1, 1, 0, l);
+    Conv2d rect = conv(1, c, 1, k, 1, 1, 0, l);
     rect.h = 6, rect.w = 9, rect.r = 2, rect.s = 3, rect.stride_h = 2, rect.pad_w = 1;
     check_against_definition(rect);
   }
@@ -132,7 +133,7 @@ TEST(Conv, RandomConvolutionsMatchTheDefinition) {
     v.n = pick(1, 2);
     v.c = v.layout == ConvLayout::nchw32 ? 32 * pick(1, 2) : pick(1, 5);
     v.h = pick(1, 9), v.w = pick(1, 9);
-    v.k = pick(1, 3);
+    v.k = v.layout == ConvLayout::nchw32 ? 32 * pick(1, 2) : pick(1, 3);
     v.r = pick(1, 4), v.s = pick(1, 4);
     v.stride_h = pick(1, 3), v.stride_w = pick(1, 3);
     v.dil_h = pick(1, 2), v.dil_w = pick(1, 2);
@@ -176,6 +177,9 @@ TEST(Conv, ErrorsNameWhatIsWrong) {
   EXPECT_EQ(conv_error(v), "the filter is larger than the padded input: no output pixel");
   v = conv(1, 48, 8, 4, 3, 1, 1, ConvLayout::nchw32);
   EXPECT_EQ(conv_error(v), "NCHW32 needs C to be a multiple of 32 (C is 48)");
+  v = conv(1, 64, 8, 40, 3, 1, 1, ConvLayout::nchw32);
+  EXPECT_EQ(conv_error(v),
+            "NCHW32 needs K to be a multiple of 32: the output is NCHW32 too (K is 40)");
   v = conv(1, 3, 8, 4, 3, 1, 1);
   v.pad_w = -1;
   EXPECT_EQ(conv_error(v), "the padding must be at least 0");
