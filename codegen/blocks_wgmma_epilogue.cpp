@@ -23,28 +23,29 @@ bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
 
-// The offset of C(row, col) in the emitted code: row-major with ldc, or the
-// NCHW32 output's (ldc is then P·Q: emit_c_offset_nchw32).
-std::string c_offset(const WgmmaPlan& w, const std::string& row, const std::string& col) {
-  if (nchw32_c(w)) return "c_offset_nchw32(ldc, N, " + row + ", " + col + ")";
-  return "(size_t)" + row + " * ldc + " + col;
-}
-
-// C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32]: row m = img·P·Q +
-// pixel, column k. Every term but k % 32 is a multiple of 32 (K is), so
-// pairs and quads of columns stay contiguous and aligned.
+// C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32], with row m =
+// img·P·Q + pixel and column k, is at c_row(m) + c_col(k): the row's part
+// img·K·P·Q + pixel·32 (one division, once per row of a thread: c_rows)
+// and the column's (k / 32)·P·Q·32 + k % 32. Every term but k % 32 is a
+// multiple of 32 (K is), so pairs and quads of columns stay contiguous and
+// aligned. In int: the output has fewer than 2^31 elements
+// (compiler::conv_error); with size_t terms NVCC split the int2 and int4
+// stores into 4-byte ones, and a division per store cost the epilogue as
+// much as the main loop (both seen with ncu on an H100).
 void emit_c_offset_nchw32(Emitter& e) {
-  e.comment("NCHW32 output [N][K/32][P][Q][32]: C(row, col) with row = img * P * Q + pixel and");
-  e.comment("pq = P * Q (the entry's ldc for this module), K = N");
+  e.comment("NCHW32 output [N][K/32][P][Q][32]: C(row, col) at c_row_nchw32(row) + c_col_nchw32(col),");
+  e.comment("row = img * P * Q + pixel, pq = P * Q (the entry's ldc for this module), K = N; a row");
+  e.comment("past M is taken as the last (its stores are skipped)");
   e.open_scope(
-      "__device__ __forceinline__ size_t c_offset_nchw32(int pq, int K, int row, int col)");
-  e.line("const int img = row / pq;");
-  e.line(
-      "return ((size_t)img * K + (col & ~31)) * pq + (size_t)(row - img * pq) * 32 + (col & 31);");
+      "__device__ __forceinline__ int c_row_nchw32(int pq, int K, int M, int row)");
+  e.line("const int m = row < M ? row : M - 1, img = m / pq;");
+  e.line("return img * K * pq + (m - img * pq) * 32;");
+  e.close_scope();
+  e.open_scope("__device__ __forceinline__ int c_col_nchw32(int pq, int col)");
+  e.line("return (col & ~31) * pq + (col & 31);");
   e.close_scope();
   e.line();
 }
-
 }  // namespace
 
 namespace {
@@ -99,7 +100,12 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
                "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
                " v1, float alpha, float beta, const float* bias, bool pairs)");
   e.line("if (row >= M || col >= N) return;");
-  e.line(TC + "* dst = C + " + c_offset(*p.wgmma, "row", "col") + ";");
+  if (nchw32_c(*p.wgmma)) {
+    e.comment("NCHW32: C is the row's start, C + c_row_nchw32(row) (c_rows)");
+    e.line(TC + "* dst = C + c_col_nchw32(ldc, col);");
+  } else {
+    e.line(TC + "* dst = C + (size_t)row * ldc + col;");
+  }
   e.open_scope("if (pairs && col + 1 < N)");
   e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
   e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
@@ -168,11 +174,11 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
       format("const %s y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];", V.c_str()));
   e.line(format("const %s t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);", V.c_str()));
   e.line(format("const %s t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);", V.c_str()));
-  e.line(
-      format("const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + "
-             "(odd ? 6 : 0);",
-             w.inst_n));
-  e.line("store_quad(C + " + c_offset(w, "row", "col") +
+  e.line(format("const int %scol = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
+                nchw32_c(w) ? "" : "row = row0 + i * 64 + 8 * h, ", w.inst_n));
+  e.line("store_quad(C + " +
+         std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
+                                 : "(size_t)row * ldc + col") +
          ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias);");
   e.close_scope("h");
   close_pair_loops(e);
@@ -185,14 +191,22 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
 void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const bool quads = w.direct_quads();
+  if (nchw32_c(w)) {
+    e.comment("NCHW32: the output offset of each of this thread's rows, row0 + 64 i + 8 h");
+    e.line(format("int c_rows[%d];", 2 * w.m_insts));
+    e.line("#pragma unroll");
+    e.line(format("for (int x = 0; x < %d; ++x) c_rows[x] = c_row_nchw32(ldc, N, M, row0 + x / 2 * "
+                  "64 + x %% 2 * 8);",
+                  2 * w.m_insts));
+  }
   if (quads) emit_quad_stores(e, p);
   e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",
                 nchw32_c(w) ? "" : "ldc % 2 == 0 && ", 2 * compiler::c_size_of(p.dtype)));
   open_pair_loops(e, w);
   e.line(
-      format("store_pair(C, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
+      format("store_pair(%s, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
              "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
-             w.inst_n));
+             nchw32_c(w) ? "C + c_rows[2 * i + r / 2 % 2]" : "C", w.inst_n));
   close_pair_loops(e);
   if (quads) e.close_scope();
 }
