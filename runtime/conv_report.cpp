@@ -8,8 +8,10 @@
 namespace schedc::runtime {
 
 std::string conv_string(const compiler::Conv2d& c) {
-  // conv_text names NCHW32 itself (the directive's default is NHWC).
-  return compiler::conv_text(c) + (c.layout == compiler::ConvLayout::nhwc ? " NHWC" : "");
+  // The directive's text without its layout word, then the layout's name.
+  compiler::Conv2d sizes = c;
+  sizes.layout = compiler::ConvLayout::nhwc;
+  return compiler::conv_text(sizes) + " " + compiler::to_string(c.layout);
 }
 
 std::string conv_title(const compiler::Conv2d& c) {
