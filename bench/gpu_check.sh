@@ -384,6 +384,7 @@ section_python() {
       --shapes "$shape" >"$LOGS/python-cli-bench.$i.txt" 2>&1
     pys+=("$LOGS/python-check.$i.log"); clis+=("$LOGS/python-cli-bench.$i.txt")
   done
+  [ "$rounds" -gt 0 ] || return 0  # PYTHON_ROUNDS=0: the tests alone
   python3 bench/python_vs_cli.py --python "${pys[@]}" --cli "${clis[@]}" >"$LOGS/python-ratios.txt" 2>&1
   note ratios "$(tail -1 "$LOGS/python-ratios.txt")"
   cp "${pys[@]}" "${clis[@]}" "$LOGS/python-ratios.txt" "$DEST/" 2>/dev/null
