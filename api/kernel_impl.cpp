@@ -65,7 +65,7 @@ void KernelImpl::launch(const compiler::Problem& p, const runtime::GemmArgs& arg
     } catch (const runtime::Error& e) {
       throw ArgumentError(std::string("schedc: ") + e.what());
     }
-    if (std::string why = runtime::integer_scalars_error(c_.kernel.dtype, args.alpha, args.beta);
+    if (std::string why = runtime::integer_scalars_error(c_.kernel, args.alpha, args.beta);
         !why.empty())
       throw ArgumentError("schedc: " + why);
     module(current_device()).launch(choice, p, args, stream);

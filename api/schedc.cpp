@@ -95,6 +95,11 @@ const std::string& Kernel::entry_name() const {
 const std::string& Kernel::dtype() const {
   return impl_->compiled().kernel.dtype;
 }
+std::string Kernel::c_dtype() const {
+  const codegen::GeneratedKernel& k = impl_->compiled().kernel;
+  if (!k.c_dtype.empty()) return k.c_dtype;
+  return k.dtype == "s8" ? "s32" : k.dtype;
+}
 std::string Kernel::arch() const {
   return impl_->compiled().target.arch_name();
 }

@@ -217,7 +217,7 @@ int bench_command(const BenchArgs& a) {
     }
     // s8 takes whole-number scalars (the kernel converts them with int()).
     const compiler::Epilogue epi = a.scalars.applied_to(c->schedule.epilogue);
-    if (std::string why = runtime::integer_scalars_error(c->kernel.dtype, epi.alpha, epi.beta);
+    if (std::string why = runtime::integer_scalars_error(c->kernel, epi.alpha, epi.beta);
         !why.empty()) {
       std::cerr << f << ": error: " << why << "\n";
       rc = std::max(rc, int(kBadInput));

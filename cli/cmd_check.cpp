@@ -73,7 +73,8 @@ Json schedule_json(const Schedule& s) {
   o["epilogue"] = {{"alpha", report::json_real(s.epilogue.alpha)},
                    {"beta", report::json_real(s.epilogue.beta)},
                    {"bias", s.epilogue.bias},
-                   {"relu", s.epilogue.relu}};
+                   {"relu", s.epilogue.relu},
+                   {"requantize", s.epilogue.requantize}};
   return o;
 }
 

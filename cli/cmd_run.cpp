@@ -276,7 +276,7 @@ int run_command(const RunArgs& a) {
   // said here, before any device, so `--alpha 0.5` is bad input everywhere.
   const compiler::Epilogue epilogue = a.scalars.applied_to(c->schedule.epilogue);
   if (std::string why =
-          runtime::integer_scalars_error(c->kernel.dtype, epilogue.alpha, epilogue.beta);
+          runtime::integer_scalars_error(c->kernel, epilogue.alpha, epilogue.beta);
       !why.empty()) {
     std::cerr << "schedc run: error: " << why << "\n";
     return kBadInput;
@@ -409,7 +409,9 @@ int run_command(const RunArgs& a) {
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       v << "scalars: alpha " << epilogue.alpha << ", beta " << epilogue.beta
-        << (epilogue.bias ? ", bias" : "") << (epilogue.relu ? ", relu" : "") << "\n";
+        << (epilogue.bias ? ", bias" : "") << (epilogue.relu ? ", relu" : "")
+        << (epilogue.requantize ? ", requantized to int8 (from the reference's exact sums)" : "")
+        << "\n";
       for (const auto& [name, f] : j.functions)
         v << "ptxas: " << name << " "
           << (f.entry ? std::to_string(f.registers) + " registers, " : "(device function) ")

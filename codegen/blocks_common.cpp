@@ -45,6 +45,10 @@ const char* c_element_type(DType t) {
   return t == DType::s8 ? "int" : element_type(t);
 }
 
+const char* c_element_type(const KernelPlan& p) {
+  return p.schedule.epilogue.requantize ? "signed char" : c_element_type(p.dtype);
+}
+
 const char* accumulator_type(DType t) {
   return t == DType::s8 ? "int" : "float";
 }
@@ -107,6 +111,7 @@ std::string schedule_text(const Schedule& s) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);
     if (ep.bias) t += " bias";
     if (ep.relu) t += " relu";
+    if (ep.requantize) t += " requantize";
     put(t, s.epilogue_at);
   }
   return o.str();
@@ -175,9 +180,42 @@ void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
+// `epilogue ... requantize` (dtype s8, compiler/schedule.h): the int32 sum
+// to an int8 C through f32, every step rounded as written (__fmul_rn and
+// __fadd_rn are never fused into an FMA), so the host's reference repeats
+// it bit for bit.
+void emit_requantize_epilogue_helpers(Emitter& e, const KernelPlan& p) {
+  const Schedule& s = p.schedule;
+  const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
+  std::string what = "alpha*acc + beta*C";
+  if (bias) what += " + bias[n]";
+  if (relu) what = "max(" + what + ", 0)";
+  e.comment("Epilogue " + origin_note(s, s.epilogue_at) + ": C = saturate(rint(" + what +
+            ")) to int8, in f32,");
+  e.comment("each product and sum rounded (no FMA). beta == 0 at run time: C is not read.");
+  e.open_scope(
+      "__device__ __forceinline__ int epilogue_value(int acc, const signed char* c, int n, float "
+      "alpha, float beta, const float* __restrict__ bias)");
+  e.line("float v = __fmul_rn(alpha, __int2float_rn(acc));");
+  e.line("if (beta != 0.0f) v = __fadd_rn(v, __fmul_rn(beta, float(*c)));");
+  if (bias) e.line("v = __fadd_rn(v, bias[n]);  // bias");
+  if (relu) e.line("v = fmaxf(v, 0.0f);  // relu");
+  e.line("return __float2int_rn(fminf(fmaxf(v, -128.0f), 127.0f));  // saturate, ties to even");
+  e.close_scope();
+  e.line();
+  e.open_scope(
+      "__device__ __forceinline__ void store_c(signed char* c, int n, int acc, float alpha, float "
+      "beta, const float* __restrict__ bias)");
+  e.line("*c = (signed char)epilogue_value(acc, c, n, alpha, beta, bias);");
+  e.close_scope();
+  e.line();
+}
+
 }  // namespace
 
 void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
+  if (p.dtype == DType::s8 && p.schedule.epilogue.requantize)
+    return emit_requantize_epilogue_helpers(e, p);
   if (p.dtype == DType::s8) return emit_integer_epilogue_helpers(e, p);
   const Schedule& s = p.schedule;
   const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
@@ -235,7 +273,7 @@ void emit_entry_guard_close(Emitter& e, const std::string& name) {
 void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
                       const std::string& extra_params, int min_blocks,
                       const std::string& attributes) {
-  const std::string T = element_type(p.dtype), TC = c_element_type(p.dtype);
+  const std::string T = element_type(p.dtype), TC = c_element_type(p);
   e.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(p.block_threads) +
          (min_blocks > 0 ? ", " + std::to_string(min_blocks) : "") + ")" +
          (attributes.empty() ? "" : " " + attributes));
@@ -265,7 +303,7 @@ void emit_batch_offsets(Emitter& e, const KernelPlan& p) {
                      static_cast<long long>(s.batch), origin_note(s, s.batch_at).c_str()));
     e.comment("GEMMs, GEMM after GEMM; each tile's GEMM (`gemm`) is its TMA coordinate z, and its");
     e.comment("C lies gemm strides past the first GEMM's");
-    e.line(std::string(c_element_type(p.dtype)) + "* const C_batch = C;");
+    e.line(std::string(c_element_type(p)) + "* const C_batch = C;");
     return;
   }
   e.comment(format("batch %lld %s: this block computes GEMM blockIdx.z of the batch, whose A, B",

@@ -32,6 +32,8 @@ std::string schedule_text(const compiler::Schedule& s);
 // of the accumulators ("int" for s8, else "float").
 const char* element_type(compiler::DType t);
 const char* c_element_type(compiler::DType t);
+// C's type in `p`'s kernel: "signed char" for s8 with `epilogue ... requantize`.
+const char* c_element_type(const compiler::KernelPlan& p);
 const char* accumulator_type(compiler::DType t);
 
 // File comment (what produced the module, the schedule, the ABI) and the

@@ -275,7 +275,7 @@ void emit_wgmma_walk_tile(Emitter& e, const KernelPlan& p, const std::string& st
   const std::string per_gemm = p.stream_k ? "sk_whole_tiles" : "(tiles_m * tiles_n)";
   e.line("const int walked = blockIdx.x + " + step + " * gridDim.x;");
   e.line("const int gemm = walked / " + per_gemm + ", tile = walked % " + per_gemm + ";");
-  e.line(std::string(c_element_type(p.dtype)) +
+  e.line(std::string(c_element_type(p)) +
          "* const C = C_batch + (long long)gemm * batch_stride_c;  // this tile's GEMM's");
   emit_tile_origin(e, p, "tile");
 }

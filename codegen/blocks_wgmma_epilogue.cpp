@@ -13,8 +13,10 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-// C's element type in the emitted code: the operands' T, but int for s8.
+// C's element type in the emitted code: the operands' T, but int for s8
+// (signed char when requantized).
 std::string c_t(const KernelPlan& p) {
+  if (p.schedule.epilogue.requantize) return "signed char";
   return p.dtype == compiler::DType::s8 ? "int" : "T";
 }
 
@@ -95,7 +97,7 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.comment("C[row][col], C[row][col + 1] through epilogue_value; out-of-range ones skipped.");
   e.comment(
       format("`pairs`: C and ldc keep every even column %d-byte aligned (one check per launch).",
-             2 * compiler::c_size_of(p.dtype)));
+             2 * compiler::c_size_of(p.schedule)));
   e.open_scope("__device__ __forceinline__ void store_pair(" + TC +
                "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
                " v1, float alpha, float beta, const float* bias, bool pairs)");
@@ -109,7 +111,9 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   e.open_scope("if (pairs && col + 1 < N)");
   e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
   e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
-  if (p.dtype == compiler::DType::s8)
+  if (p.schedule.epilogue.requantize)
+    e.line("*reinterpret_cast<char2*>(dst) = make_char2(r0, r1);");
+  else if (p.dtype == compiler::DType::s8)
     e.line("*reinterpret_cast<int2*>(dst) = make_int2(r0, r1);");
   else if (p.dtype == compiler::DType::bf16)
     e.line("*reinterpret_cast<__nv_bfloat162*>(dst) = __floats2bfloat162_rn(r0, r1);");
@@ -201,7 +205,7 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   }
   if (quads) emit_quad_stores(e, p);
   e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",
-                nchw32_c(w) ? "" : "ldc % 2 == 0 && ", 2 * compiler::c_size_of(p.dtype)));
+                nchw32_c(w) ? "" : "ldc % 2 == 0 && ", 2 * compiler::c_size_of(p.schedule)));
   open_pair_loops(e, w);
   e.line(
       format("store_pair(%s, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "

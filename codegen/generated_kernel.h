@@ -192,6 +192,9 @@ struct GeneratedKernel {
   // grid z (the ABI above); the runtime launches every problem, a batch of
   // one included, that way.
   bool batched = false;
+  // C's element type where it is not the dtype's usual one (f32, f16, bf16
+  // as A and B; int32 for s8): "s8" for `epilogue ... requantize` (int8 C).
+  std::string c_dtype;
   // "" for a GEMM; "nhwc" or "nchw32" for a convolution module (the ABI
   // above): the layout of its input, filters and output.
   std::string conv;

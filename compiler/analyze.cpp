@@ -212,7 +212,7 @@ void Analyzer::read_epilogue(const Directive& d) {
   if (!first_time("epilogue", d)) return;
   s_.epilogue_at = at(d);
   std::map<std::string, const Arg*> items;
-  const std::vector<std::string> names = {"alpha", "beta", "bias", "relu"};
+  const std::vector<std::string> names = {"alpha", "beta", "bias", "relu", "requantize"};
   for (size_t i = 0; i < d.args.size(); ++i) {
     const Arg& w = d.args[i];
     if (std::find(names.begin(), names.end(), w.text) == names.end()) {
@@ -220,7 +220,7 @@ void Analyzer::read_epilogue(const Directive& d) {
                         (w.text.size() > 40 ? w.text.substr(0, 40) + "..." : w.text) + "'";
       std::string guess = dsl::closest_spelling(w.text, names);
       if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
-      bad_value(w.span, msg + " (expected alpha X, beta Y, bias or relu)");
+      bad_value(w.span, msg + " (expected alpha X, beta Y, bias, relu or requantize)");
       continue;
     }
     bool has_value = w.text == "alpha" || w.text == "beta";
@@ -233,6 +233,7 @@ void Analyzer::read_epilogue(const Directive& d) {
     }
     if (w.text == "bias") s_.epilogue.bias = true;
     if (w.text == "relu") s_.epilogue.relu = true;
+    if (w.text == "requantize") s_.epilogue.requantize = true;
     if (value) {
       double x = value->real;
       if (!std::isfinite(x) || std::fabs(x) > FLT_MAX) {
@@ -306,6 +307,30 @@ void Analyzer::stream_k_rules() {
   }
 }
 
+void Analyzer::requantize_rules() {
+  const Directive* ep = given("epilogue");
+  if (!ep || !s_.epilogue.requantize) return;
+  dsl::SourceSpan at = ep->keyword_span;
+  for (const Arg& w : ep->args)
+    if (w.text == "requantize") at = w.span;
+  if (s_.dtype != DType::s8) {
+    auto& e = error(at, "'requantize' needs dtype s8: it rounds and saturates the int32 sums of "
+                        "int8 operands to an int8 C");
+    note(e, dtype_note(), "dtype set here");
+    return;
+  }
+  if (s_.mma && !s_.uses_wgmma()) {
+    auto& e = error(at, "'requantize' is not implemented yet with '" + mma_dir_->keyword +
+                            " s8': the int8 C is written by the 'wgmma s8' epilogue");
+    e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+  }
+  if (const Directive* t = given("tma_store")) {
+    auto& e = error(at, "'requantize' is not implemented yet with 'tma_store': the int8 C is "
+                        "written by direct stores");
+    e.notes.push_back({t->keyword_span, "'tma_store' given here"});
+  }
+}
+
 void Analyzer::dtype_rules() {
   bool half = s_.dtype != DType::f32;
   if (s_.dtype == DType::s8 && !s_.mma) {
@@ -314,9 +339,11 @@ void Analyzer::dtype_rules() {
           "f32 only, and int8 runs on the tensor cores");
     return;
   }
-  if (const Directive* ep = given("epilogue"); ep && s_.dtype == DType::s8) {
+  requantize_rules();
+  if (const Directive* ep = given("epilogue");
+      ep && s_.dtype == DType::s8 && !s_.epilogue.requantize) {
     // The s8 epilogue scales the exact s32 sum by integers (cuBLAS's int8
-    // GEMM takes int32 alpha and beta).
+    // GEMM takes int32 alpha and beta); requantize's is f32.
     for (size_t i = 0; i + 1 < ep->args.size(); ++i) {
       const Arg& w = ep->args[i];
       if (w.text != "alpha" && w.text != "beta") continue;

@@ -226,6 +226,8 @@ class Analyzer {
   void tensor_core_rules();
 
   void dtype_rules();
+  // `epilogue ... requantize`: dtype s8, the wgmma kernel's direct stores.
+  void requantize_rules();
   // The mma type was read (an unknown type name is reported on its own).
   bool values_ok_ok_for_type() const {
     std::string t = mma_dir_ ? mma_dir_->args[0].text : "";

@@ -39,7 +39,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
   w.a_in_registers = form.a_in_registers;
   w.a_transposed = form.a_transposed;
   w.b_transposed = form.b_transposed;
-  w.c_elem_bytes = c_size_of(s.dtype);
+  w.c_elem_bytes = c_size_of(s);
   // The instruction's rows (inst_m) run along C's rows, or its columns when swapped.
   const int along_m = w.swapped ? w.inst_n : w.inst_m, along_n = w.swapped ? w.inst_m : w.inst_n;
   SCHEDC_INTERNAL_ASSERT(w.inst_m == 64 && w.inst_n > 0 && w.wg_m % along_m == 0 &&

@@ -43,7 +43,7 @@ SmemUse smem_use(const Schedule& s) {
   if (s.tma_store) {
     // Each consumer's staging (compiler/wgmma_plan.h): the whole tile of
     // 16-bit C, chunks of panels of a 4-byte C.
-    const int64_t c_elem = c_size_of(s.dtype);
+    const int64_t c_elem = c_size_of(s);
     u.c_stage_bytes = int64_t(t.m) * t.n * elem * (s.pingpong ? 2 : 1);
     if (c_elem == 4 && s.warp && s.warp->m > 0 && s.warp->n > 0) {
       const int64_t consumers = s.pingpong ? 2 : int64_t(t.m / s.warp->m) * (t.n / s.warp->n);

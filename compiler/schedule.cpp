@@ -43,6 +43,10 @@ int c_size_of(DType t) {
   return t == DType::s8 ? 4 : size_of(t);
 }
 
+int c_size_of(const Schedule& s) {
+  return s.dtype == DType::s8 && s.epilogue.requantize ? 1 : c_size_of(s.dtype);
+}
+
 namespace {
 
 // Shortest text that reads back as the same float (0.5, 1, -0.2).
@@ -122,7 +126,8 @@ std::string to_sched_text(const Schedule& s) {
   }
   const Epilogue& e = s.epilogue;
   o << "epilogue alpha " << real_text(e.alpha) << " beta " << real_text(e.beta)
-    << (e.bias ? " bias" : "") << (e.relu ? " relu" : "") << "\n";
+    << (e.bias ? " bias" : "") << (e.relu ? " relu" : "") << (e.requantize ? " requantize" : "")
+    << "\n";
   return o.str();
 }
 

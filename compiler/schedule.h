@@ -35,6 +35,8 @@ const char* to_string(MmaType);
 const char* to_string(Tf32Rounding);  // "nearest", "truncate"
 int size_of(DType);                   // bytes per element of A and B in global memory
 int c_size_of(DType);                 // bytes per element of C: 4 for s8 (int32), else size_of
+struct Schedule;
+int c_size_of(const Schedule&);       // the same, 1 for s8 with `epilogue ... requantize` (int8)
 
 // Where a setting came from: the directive's span, or nowhere (a default).
 struct Origin {
@@ -67,11 +69,16 @@ struct MmaSpec {  // `wmma …` / `mma …` / `wgmma …`
   Origin tf32_rounding_at;  // the `truncate` word, when written
 };
 
-struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu]`
+struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu] [requantize]`
   float alpha = 1.0f;
   float beta = 0.0f;
   bool bias = false;  // C[m][n] += bias[n]
   bool relu = false;
+  // dtype s8: C is int8, not int32. alpha·acc + beta·C + bias[n] is taken
+  // in f32 (each product and sum rounded, no fused multiply-add), relu
+  // applied, then rounded to the nearest integer (ties to even) and
+  // saturated to [-128, 127]: alpha is the per-tensor requantization scale.
+  bool requantize = false;
 };
 
 struct Schedule {

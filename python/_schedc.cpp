@@ -63,6 +63,7 @@ NB_MODULE(_schedc, m) {
       .def_prop_ro("cuda_source", &schedc::Kernel::cuda_source)
       .def_prop_ro("entry_name", &schedc::Kernel::entry_name)
       .def_prop_ro("dtype", &schedc::Kernel::dtype)
+      .def_prop_ro("c_dtype", &schedc::Kernel::c_dtype)
       .def_prop_ro("arch", &schedc::Kernel::arch)
       .def_prop_ro("layout", &schedc::Kernel::layout)
       .def_prop_ro("block_threads", &schedc::Kernel::block_threads)

@@ -172,6 +172,11 @@ void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>&
     out[i] = t == ElemType::f16 ? half_to_float(p[i]) : bf16_to_float(p[i]);
 }
 
+void decode_s8_into(const std::vector<char>& bytes, std::vector<int32_t>& out) {
+  out.resize(bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i) out[i] = int32_t(static_cast<signed char>(bytes[i]));
+}
+
 void decode_s32_into(const std::vector<char>& bytes, std::vector<int32_t>& out) {
   out.resize(bytes.size() / 4);
   std::memcpy(out.data(), bytes.data(), out.size() * 4);
@@ -322,6 +327,18 @@ GemmInputs make_int_inputs(const compiler::Problem& p, InputMode mode, uint64_t 
 }
 
 }  // namespace
+
+void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t seed) {
+  const uint64_t s = seed * 2 + 1;
+  for (size_t i = 0; i < z.size(); ++i)
+    if (!std::isnan(z[i])) z[i] = float(int_in(hash64(s, 4, i), -128, 127, false));
+  for (size_t j = 0; j < bias.size(); ++j)
+    bias[j] = float(int_in(hash64(s, 5, j), -256, 256, false)) / 8.0f;
+}
+
+ElemType output_type(const std::string& dtype, const std::string& c_dtype) {
+  return c_dtype.empty() ? output_type(dtype) : elem_type(c_dtype);
+}
 
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias) {

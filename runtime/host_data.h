@@ -50,6 +50,8 @@ std::vector<float> decode(ElemType t, const std::vector<char>& bytes);
 void decode_into(ElemType t, const std::vector<char>& bytes, std::vector<float>& out);
 // s32 bytes as the exact int32 values, into `out` (storage reused).
 void decode_s32_into(const std::vector<char>& bytes, std::vector<int32_t>& out);
+// int8 bytes (a requantized C) as int32 values.
+void decode_s8_into(const std::vector<char>& bytes, std::vector<int32_t>& out);
 std::vector<char> encode_s32(const std::vector<int32_t>& values);
 // The poison every output element holds before a run: NaN, or kPoisonS32.
 std::vector<char> poison(ElemType t, size_t count);
@@ -94,6 +96,18 @@ struct GemmInputs {
 // R = floor(sqrt(B / K)); when even K > B, [-1, 1] and B keeps only every
 // stride-th diagonal as above. Exact mode draws nonzero values, random mode
 // uniform ones (zeros included), under other seeds.
+// `epilogue ... requantize` (an int8 C): C's prior content `z` (read with
+// beta) made int8, [-128, 127], and the bias small multiples of 1/8 in
+// [-32, 32], so that the outputs spread over int8 rather than all
+// saturating; NaN (the poison) stays. The operands are drawn for alpha 1
+// (their int32 sums exact). Deterministic in `seed`.
+void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t seed);
+
+// C's element type of a module of `dtype` whose C type is `c_dtype`
+// (GeneratedKernel::c_dtype: "" for the dtype's usual output_type, "s8" for
+// an int8 C).
+ElemType output_type(const std::string& dtype, const std::string& c_dtype);
+
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias);
 

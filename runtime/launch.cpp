@@ -19,13 +19,13 @@ namespace schedc::runtime {
 
 namespace {
 
-// Bytes per element of A and B, and of C, for a kernel's dtype (s8: int8
-// operands, int32 C).
+// Bytes per element of A and B for a kernel's dtype, and of its C (s8: int8
+// operands, int32 C, or int8 when requantized).
 int operand_bytes(const std::string& dtype) {
   return elem_size(elem_type(dtype));
 }
-int c_bytes(const std::string& dtype) {
-  return elem_size(output_type(dtype));
+int c_bytes(const codegen::GeneratedKernel& k) {
+  return elem_size(output_type(k.dtype, k.c_dtype));
 }
 
 // Why main's preconditions fail here, or "" when they hold.
@@ -514,7 +514,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // (codegen/blocks_common.cpp): a fraction would be dropped silently. Every
   // run, benchmark and library call passes here (the CLI checks first, to
   // exit 2 before looking for a device).
-  if (std::string why = integer_scalars_error(kernel_.dtype, alpha, beta); !why.empty())
+  if (std::string why = integer_scalars_error(kernel_, alpha, beta); !why.empty())
     throw Error(Error::Kind::cuda, why);
   const float* bias = args.bias;
   // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), the
@@ -530,11 +530,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
           encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
     map_b = encode_tma_map(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }
-  const int elem = c_bytes(kernel_.dtype);
+  const int elem = c_bytes(kernel_);
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))
-    map_c = encode_tma_map(to_string(output_type(kernel_.dtype)), c, p.c_rows(), p.c_row_len(), ldc,
+    map_c = encode_tma_map(to_string(output_type(kernel_.dtype, kernel_.c_dtype)), c, p.c_rows(), p.c_row_len(), ldc,
                            e.tma_c, map_batch, stride_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.

@@ -70,7 +70,13 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   if (!keep_inputs)
     if (auto found = cache.find(key)) return found;
   auto hc = std::make_shared<HostCase>();
-  GemmInputs in = make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+  // An int8 C (`epilogue ... requantize`): the operands drawn for alpha 1,
+  // cuBLAS's exact sums, then the requantization on the host.
+  const bool requantized = out == ElemType::s8;
+  GemmInputs in = requantized ? make_inputs(p, t, mode, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f,
+                                            epi.bias)
+                              : make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+  if (requantized) requantize_inputs(in.c0, in.bias, seed);
   hc->a = encode(t, in.a);
   hc->b = encode(t, in.b);
   hc->bias = in.bias;
@@ -78,7 +84,10 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   hc->ref = ref;
   dA.upload(hc->a.data(), dA.bytes(), "A", stream);
   dB.upload(hc->b.data(), dB.bytes(), "B", stream);
-  compute_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
+  compute_reference(*hc, in, cublas_handle, stream, p, t, ref,
+                    requantized ? compiler::Epilogue{} : epi, dA, dB, dRef);
+  if (requantized)
+    hc->expected_s32 = requantize_reference(hc->expected_s32, p, packed(in.c0, p), in.bias, epi);
   if (keep_inputs)
     hc->inputs = std::move(in);
   else
@@ -173,8 +182,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
                                        kernel.main.name +
                                        ": the kernel computes one GEMM; its schedule has no "
                                        "'batch' directive");
-  // A's and B's type, and C's: they differ for s8 (int8 in, int32 out).
-  const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype);
+  // A's and B's type, and C's: they differ for s8 (int8 in, int32 out, or
+  // int8 out when requantized).
+  const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype, kernel.c_dtype);
   const size_t es = size_t(elem_size(t)), es_out = size_t(elem_size(out));
   const compiler::Epilogue& epi = options.epilogue;
   auto stream = static_cast<cudaStream_t>(stream_);
@@ -210,7 +220,11 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // negative product); comparing against zeros would prove nothing, so such
     // inputs are drawn again with another seed, a bounded number of times.
     constexpr int kMaxDraws = 16;
-    for (InputMode mode : {InputMode::exact, InputMode::random})
+    // A requantized (int8) C: random inputs only; its sums are exact in
+    // every mode, and exact mode's small integers scale to zeros.
+    std::vector<InputMode> modes = {InputMode::exact, InputMode::random};
+    if (out == ElemType::s8) modes = {InputMode::random};
+    for (InputMode mode : modes)
       for (int draw = 0;; ++draw) {
         uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
         const std::shared_ptr<const HostCase> hc =
@@ -236,7 +250,10 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         std::vector<float>& got = scratch_.got;
         std::vector<int32_t>& got_s32 = scratch_.got_s32;
         ValidationResult v;
-        if (is_integer(out)) {  // s8: int32 values, always bit for bit
+        if (out == ElemType::s8) {  // requantized: int8 values, bit for bit
+          decode_s8_into(got_raw, got_s32);
+          v = compare_s8(p, mode, got_s32, got_raw, sent, hc->expected_s32);
+        } else if (is_integer(out)) {  // s8: int32 values, always bit for bit
           decode_s32_into(got_raw, got_s32);
           v = compare_s32(p, mode, got_s32, got_raw, sent, hc->expected_s32);
         } else {
@@ -308,15 +325,25 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
     // cuBLAS writes its own C (kernel's type and ldc); its runs alternate with
     // the kernel's in one harness (runtime/timing.h says why).
-    DeviceBuffer dCublas(dC.bytes(), "cuBLAS's C");
-    dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
+    // A requantizing kernel's baseline is cuBLAS int8's int32 GEMM (alpha 1,
+    // beta 0) into an int32 C of its own: no requantization pass is charged
+    // to cuBLAS.
+    const bool requantized = out == ElemType::s8;
+    const compiler::Epilogue base_epi = requantized ? compiler::Epilogue{} : epi;
+    DeviceBuffer dCublas(requantized ? size_t(p.c_span()) * 4 : dC.bytes(), "cuBLAS's C");
+    if (requantized) {
+      const std::vector<char> zeros(dCublas.bytes(), 0);
+      dCublas.upload(zeros.data(), dCublas.bytes(), "cuBLAS's C", stream);
+    } else {
+      dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
+    }
     auto cublas_launch = [&] {
       cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
-                  epi.alpha, epi.beta);
+                  base_epi.alpha, base_epi.beta);
     };
     // s8: one call says whether cuBLAS int8 takes the kernel's C.
-    report.no_baseline =
-        int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(), dB.get(), dCublas.get(), epi);
+    report.no_baseline = int8_baseline_refusal(cublas_, baseline_mode, t, p, dA.get(), dB.get(),
+                                               dCublas.get(), base_epi);
     std::vector<std::function<void()>> launches = {launch};
     if (report.no_baseline.empty()) launches.push_back(cublas_launch);
     const std::vector<TimingStats> stats = time_interleaved(launches, stream_, topt);

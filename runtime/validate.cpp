@@ -89,6 +89,10 @@ std::string integer_scalars_error(const std::string& dtype, float alpha, float b
   return "";
 }
 
+std::string integer_scalars_error(const codegen::GeneratedKernel& k, float alpha, float beta) {
+  return k.c_dtype == "s8" ? "" : integer_scalars_error(k.dtype, alpha, beta);
+}
+
 namespace {
 
 // An element that holds no valid result: NaN on either side for floats; for
@@ -262,6 +266,43 @@ ValidationResult compare_s32(const compiler::Problem& p, InputMode mode,
                              const std::vector<char>& sent_raw,
                              const std::vector<int32_t>& expected) {
   return compare_values(p, mode, 4, got, got_raw, sent_raw, expected, true, Tolerance{});
+}
+
+ValidationResult compare_s8(const compiler::Problem& p, InputMode mode,
+                            const std::vector<int32_t>& got, const std::vector<char>& got_raw,
+                            const std::vector<char>& sent_raw,
+                            const std::vector<int32_t>& expected) {
+  return compare_values(p, mode, 1, got, got_raw, sent_raw, expected, true, Tolerance{});
+}
+
+namespace {
+
+// One f32 rounding, never fused with what follows (the kernel's __fmul_rn
+// and __fadd_rn): a volatile store forces the rounded value out whatever
+// the host compiler's contraction settings.
+float rounded(float x) {
+  volatile float r = x;
+  return r;
+}
+
+}  // namespace
+
+std::vector<int32_t> requantize_reference(const std::vector<int32_t>& acc,
+                                          const compiler::Problem& p,
+                                          const std::vector<float>& z,
+                                          const std::vector<float>& bias,
+                                          const compiler::Epilogue& epi) {
+  std::vector<int32_t> r(acc.size());
+  for (int64_t row = 0; row < p.batch * p.m; ++row)
+    for (int64_t j = 0; j < p.n; ++j) {
+      const size_t at = size_t(row * p.n + j);
+      float v = rounded(epi.alpha * float(acc[at]));
+      if (epi.beta != 0.0f) v = rounded(v + rounded(epi.beta * z[at]));
+      if (epi.bias) v = rounded(v + bias[size_t(j)]);
+      if (epi.relu) v = std::fmax(v, 0.0f);
+      r[at] = int32_t(std::nearbyint(std::fmin(std::fmax(v, -128.0f), 127.0f)));
+    }
+  return r;
 }
 
 std::vector<float> finish_reference(const std::vector<float>& ref32, const compiler::Problem& p,

@@ -52,6 +52,9 @@ bool exact_scale(float x);
 // the inputs' rule keeps the products within int32). "" when they are (or
 // dtype is not "s8"), else why not, naming the value.
 std::string integer_scalars_error(const std::string& dtype, float alpha, float beta);
+// The same for kernel `k`: "" for a requantizing one (GeneratedKernel::c_dtype
+// "s8"), whose epilogue takes alpha, beta and bias as f32.
+std::string integer_scalars_error(const codegen::GeneratedKernel& k, float alpha, float beta);
 
 struct Mismatch {
   int64_t row = 0, col = 0;
@@ -94,6 +97,26 @@ ValidationResult compare_s32(const compiler::Problem& p, InputMode mode,
                              const std::vector<int32_t>& got, const std::vector<char>& got_raw,
                              const std::vector<char>& sent_raw,
                              const std::vector<int32_t>& expected);
+
+// compare_s32 for the int8 C of `epilogue ... requantize`: `got` the output
+// bytes as integers; an unwritten element shows as a mismatch unless its
+// reference is the poison (-128, kPaddingS8).
+ValidationResult compare_s8(const compiler::Problem& p, InputMode mode,
+                            const std::vector<int32_t>& got, const std::vector<char>& got_raw,
+                            const std::vector<char>& sent_raw,
+                            const std::vector<int32_t>& expected);
+
+// The int8 C of `epilogue ... requantize` (compiler/schedule.h) from the
+// exact int32 sums `acc` (batch x m x n packed), as the kernel's epilogue
+// computes it, step by step in f32 with each product and sum rounded:
+// alpha·acc, + beta·z (z: C's prior content packed the same way, read when
+// beta != 0), + bias[n], relu, then rint (ties to even) saturated to
+// [-128, 127].
+std::vector<int32_t> requantize_reference(const std::vector<int32_t>& acc,
+                                          const compiler::Problem& p,
+                                          const std::vector<float>& z,
+                                          const std::vector<float>& bias,
+                                          const compiler::Epilogue& epi);
 
 // Applies bias and relu to cuBLAS's f32 result (batch x m x n packed; the
 // one bias to every GEMM) and rounds to the output type, as the kernel's

@@ -159,6 +159,9 @@ class SCHEDC_API Kernel {
   // int8 A and B, int32 C, integer alpha and beta).
   const std::string& entry_name() const;
   const std::string& dtype() const;
+  // C's element type: dtype(), but "s32" for s8, and "s8" for s8 with
+  // `epilogue ... requantize` (an int8 C; alpha, beta and bias any floats).
+  std::string c_dtype() const;
   // The architecture it was generated for ("sm_90").
   std::string arch() const;
   // A's, B's and C's layouts in memory, in that order: N row-major, T

@@ -38,8 +38,8 @@ class ScheduleError(ValueError):
 
 _DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2),
            "s8": ("int8", 1)}
-# C's element type where it is not the operands': int32 for s8 (exact sums).
-_C_DTYPES = {"s8": "int32"}
+# C's element type (Kernel.c_dtype) as torch and the array interface name it.
+_C_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "s32": "int32", "s8": "int8"}
 
 
 def _compiled(result) -> "Kernel":
@@ -186,6 +186,9 @@ class Kernel:
     cuda_source = property(lambda self: self._k.cuda_source)
     entry_name = property(lambda self: self._k.entry_name)
     dtype = property(lambda self: self._k.dtype)
+    # C's element type: dtype, but "s32" for s8 and "s8" for s8 with
+    # `epilogue ... requantize` (an int8 C).
+    c_dtype = property(lambda self: self._k.c_dtype)
     arch = property(lambda self: self._k.arch)
     layout = property(lambda self: self._k.layout)  # A, B, C: "NNN", "NTN" (B column-major), …
     block_threads = property(lambda self: self._k.block_threads)
@@ -219,7 +222,7 @@ class Kernel:
         for t, what in ((ta, "a"), (tb, "b")):
             if t != want:
                 raise TypeError(f"{what} is {t}; this kernel takes {want} (dtype {self.dtype})")
-        want_c = _C_DTYPES.get(self.dtype, want)
+        want_c = _C_NAMES[self.c_dtype]
         if c is None:
             import torch
 
@@ -274,7 +277,7 @@ class Kernel:
         g.dilation_h, g.dilation_w = _pair(dilation, "dilation",
                                            (named.dilation_h, named.dilation_w))
         p, q = g.p(), g.q()
-        want_y = _C_DTYPES.get(self.dtype, want)
+        want_y = _C_NAMES[self.c_dtype]
         # No output pixel (p or q below 1): y stays 0 and the library says why.
         shape_y, dims_y = ((n, k // 32, p, q, 32), "N, K/32, P, Q, 32") if nchw32 else \
             ((n, p, q, k), "N, P, Q, K")

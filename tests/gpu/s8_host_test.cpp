@@ -302,6 +302,69 @@ TEST(S8Scalars, AlphaAndBetaMustBeWholeNumbers) {
   EXPECT_NE(integer_scalars_error("s8", 33554432, 0), "");  // 2^25: beyond 2^24
   EXPECT_NE(integer_scalars_error("s8", NAN, 0), "");
   EXPECT_EQ(integer_scalars_error("f32", 0.5f, 0.1f), "");  // floats take any scalars
+  // A requantizing s8 kernel (an int8 C) takes f32 scalars.
+  codegen::GeneratedKernel k;
+  k.dtype = "s8";
+  EXPECT_NE(integer_scalars_error(k, 0.5f, 0), "");
+  k.c_dtype = "s8";
+  EXPECT_EQ(integer_scalars_error(k, 0.5f, 0.25f), "");
+}
+
+// ---- requantization (`epilogue ... requantize`: an int8 C) ----
+
+TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
+  compiler::Problem p{1, 6, 1, 0, 0, 0, compiler::DType::s8};
+  compiler::Epilogue epi;
+  epi.alpha = 0.5f;
+  epi.requantize = true;
+  // 0.5 x: 2.5 -> 2, 3.5 -> 4 (ties to even), -2.5 -> -2, 1000 -> 127, -1000 -> -128.
+  const std::vector<int32_t> acc = {5, 7, -5, 2000, -2000, 1};
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
+            (std::vector<int32_t>{2, 4, -2, 127, -128, 0}));  // 0.5 -> 0
+  epi.relu = true;
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
+            (std::vector<int32_t>{2, 4, 0, 127, 0, 0}));
+  // beta·z and the bias per column, then relu.
+  epi.relu = false;
+  epi.beta = 2.0f;
+  epi.bias = true;
+  const std::vector<float> z = {1, -1, 3, 0, 0, -128};
+  const std::vector<float> bias = {0.25f, 0, 0, 0, 0, 100};
+  EXPECT_EQ(requantize_reference(acc, p, z, bias, epi),
+            (std::vector<int32_t>{5, 2, 4, 127, -128, -128}));  // 2.5 + 2 + 0.25 = 4.75 -> 5
+  // f32 step by step: 16777217 is not an f32 (rounds to 16777216), and
+  // alpha·acc is rounded before the bias is added.
+  compiler::Problem one{1, 1, 1, 0, 0, 0, compiler::DType::s8};
+  compiler::Epilogue big;
+  big.alpha = 1.0f / 131072;  // 2^-17
+  big.bias = true;
+  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big),
+            std::vector<int32_t>{127});  // 128 + 0.5 -> 127 after saturation
+  big.alpha = 1.0f / 1048576;  // 16777216 / 2^20 = 16, + 0.5 = 16.5 -> 16 (even)
+  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big), std::vector<int32_t>{16});
+}
+
+TEST(Requantize, InputsMakeZInt8AndTheBiasSmall) {
+  std::vector<float> z = {NAN, 1e6f, -3e5f, 7}, bias(40, 1e5f);
+  requantize_inputs(z, bias, 3);
+  EXPECT_TRUE(std::isnan(z[0]));  // the poison stays
+  for (size_t i = 1; i < z.size(); ++i) {
+    EXPECT_GE(z[i], -128);
+    EXPECT_LE(z[i], 127);
+    EXPECT_EQ(z[i], std::nearbyint(z[i]));
+  }
+  for (float b : bias) {
+    EXPECT_LE(std::fabs(b), 32.0f);
+    EXPECT_EQ(b * 8, std::nearbyint(b * 8));
+  }
+  std::vector<float> z2 = {NAN, 1e6f, -3e5f, 7}, bias2(40, 1e5f);
+  requantize_inputs(z2, bias2, 3);
+  EXPECT_EQ(bias, bias2);  // deterministic in the seed
+  std::vector<int32_t> got;
+  decode_s8_into({char(0x80), char(0x7f), char(0xff), 0}, got);
+  EXPECT_EQ(got, (std::vector<int32_t>{-128, 127, -1, 0}));
+  EXPECT_EQ(output_type("s8", "s8"), ElemType::s8);
+  EXPECT_EQ(output_type("s8", ""), ElemType::s32);
 }
 
 // ---- reports ----

@@ -130,6 +130,37 @@ def test_int8_best_on_torch_tensors_equals_int_mm():
         k(x, w.t(), alpha=0.5)
 
 
+REQUANTIZE = os.path.join(ROOT, "tests", "gpu", "schedules", "wgmma_s8_requantize.sched")
+
+
+def test_c_dtype_names_each_modules_output():
+    assert schedc.compile(SGEMM).c_dtype == "f32"
+    assert schedc.compile_file(os.path.join(ROOT, "examples", "int8_best.sched")).c_dtype == "s32"
+    assert schedc.compile_file(REQUANTIZE).c_dtype == "s8"
+
+
+def test_requantized_int8_gemm_on_torch_equals_its_f32_definition():
+    torch = _torch_cuda()
+    k = schedc.compile_file(REQUANTIZE)  # epilogue alpha 0.0005 beta 0.5 bias relu requantize
+    x = torch.randint(-128, 128, (300, 700), dtype=torch.int8, device="cuda")
+    w = torch.randint(-128, 128, (260, 700), dtype=torch.int8, device="cuda")
+    z = torch.randint(-128, 128, (300, 260), dtype=torch.int8, device="cuda")
+    bias = (torch.randint(-256, 257, (260,), device="cuda") / 8).float()
+    c = z.clone()
+    k(x, w.t(), c=c, alpha=0.0005, beta=0.5, bias=bias)
+    torch.cuda.synchronize()
+    assert c.dtype == torch.int8
+    # The kernel's steps in f32 on the CPU, each rounded: alpha·acc, + beta·z, + bias, relu,
+    # round half to even, saturate.
+    acc = (x.cpu().long() @ w.t().cpu().long()).float()
+    v = torch.tensor(0.0005, dtype=torch.float32) * acc
+    v = v + torch.tensor(0.5, dtype=torch.float32) * z.cpu().float()
+    v = (v + bias.cpu()).clamp_min(0)
+    want = torch.round(v.clamp(-128, 127)).to(torch.int8)
+    assert torch.equal(c.cpu(), want)
+    assert 0 < int((want == 127).sum()) < want.numel()  # some saturate, not all
+
+
 def test_wrong_inputs_raise_before_launching():
     torch = _torch_cuda()
     k = schedc.compile(SGEMM)
