@@ -172,11 +172,18 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
         nchw32 ? output_in_layout(conv, hc.sent, es_out) : std::vector<char>{};
     dOut.upload((nchw32 ? sent : hc.sent).data(), dOut.bytes(), "the output (poisoned)", stream);
     if (!options.validate) break;
-    compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode,
-                      requantized ? sums : epi, dA, dFilters, dRef);
-    if (requantized)
-      hc.expected_s32 =
-          requantize_reference(hc.expected_s32, p, cc.reference_inputs.c0, hc.bias, epi);
+    if (requantized) {  // the exact sums alone (no bias), requantized on the host
+      std::vector<float> bias;
+      bias.swap(cc.reference_inputs.bias);
+      compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, sums, dA,
+                        dFilters, dRef);
+      bias.swap(cc.reference_inputs.bias);
+      hc.expected_s32 = requantize_reference(hc.expected_s32, p, cc.reference_inputs.c0,
+                                             cc.reference_inputs.bias, epi);
+    } else {
+      compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, epi, dA,
+                        dFilters, dRef);
+    }
     if (hc.ref != baseline_mode) report.ref_mode = hc.ref;  // s8 checked against f64
 
     launch();

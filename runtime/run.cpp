@@ -84,10 +84,16 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   hc->ref = ref;
   dA.upload(hc->a.data(), dA.bytes(), "A", stream);
   dB.upload(hc->b.data(), dB.bytes(), "B", stream);
-  compute_reference(*hc, in, cublas_handle, stream, p, t, ref,
-                    requantized ? compiler::Epilogue{} : epi, dA, dB, dRef);
-  if (requantized)
+  if (requantized) {  // the exact sums alone (no bias: the reference would add it), requantized
+    std::vector<float> bias;
+    bias.swap(in.bias);
+    compute_reference(*hc, in, cublas_handle, stream, p, t, ref, compiler::Epilogue{}, dA, dB,
+                      dRef);
+    bias.swap(in.bias);
     hc->expected_s32 = requantize_reference(hc->expected_s32, p, packed(in.c0, p), in.bias, epi);
+  } else {
+    compute_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
+  }
   if (keep_inputs)
     hc->inputs = std::move(in);
   else

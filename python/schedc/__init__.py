@@ -209,7 +209,8 @@ class Kernel:
         says) on the current CUDA stream of A's device (torch) or the stream
         A's __cuda_array_interface__ names. With c None, C is a new matrix
         (torch tensors only). Returns C. dtype s8: A and B int8, C int32,
-        alpha and beta integers."""
+        alpha and beta integers; with `epilogue ... requantize` (c_dtype
+        "s8") C int8 and alpha, beta, bias any floats."""
         if self.is_convolution:
             raise ValueError(f"{self.entry_name} computes a convolution (its schedule has "
                              "'conv'): call k.conv(x, w), not k(a, b)")
@@ -232,7 +233,8 @@ class Kernel:
         pc, mc, nc, ldc, tc, _ = _matrix(c, "c", c_col)
         if (mc, nc) != (m, n) or tc != want_c:
             raise ValueError(f"c must be a {m}x{n} {want_c} matrix, not {mc}x{nc} {tc}")
-        if self.dtype == "s8" and (float(alpha) != int(alpha) or float(beta) != int(beta)):
+        # An int32 C takes integer scalars; a requantized one (c_dtype s8) any floats.
+        if self.c_dtype == "s32" and (float(alpha) != int(alpha) or float(beta) != int(beta)):
             raise ValueError(f"dtype s8 computes in int32: alpha and beta must be integers, "
                              f"not {alpha} and {beta}")
         self._k.launch(m, n, ka, pa, lda, pb, ldb, pc, ldc, float(alpha), float(beta),
@@ -252,7 +254,8 @@ class Kernel:
         int (both axes) or an (h, w) pair; None takes the schedule's own
         (`conv ... stride 1 pad 1`, the `convolution` property). With y None,
         y is a new tensor (torch tensors only). Returns y. dtype s8: x and w
-        int8, y int32, alpha and beta integers; bias is K float32 values."""
+        int8, y int32 (int8 with `epilogue ... requantize`), alpha and beta integers
+        (any floats when requantized); bias is K float32 values."""
         if not self.is_convolution:
             raise ValueError(f"{self.entry_name} computes a GEMM (its schedule has no 'conv' "
                              "directive): call k(a, b), not k.conv(x, w)")
