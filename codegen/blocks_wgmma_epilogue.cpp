@@ -52,12 +52,14 @@ void emit_c_offset_nchw32(Emitter& e) {
 
 namespace {
 
-// store_quad: four adjacent columns of one row as one 16-byte store (see
-// emit_quad_stores).
+// store_quad: four adjacent columns of one row as one 16-byte store (4-byte
+// for an int8 C; see emit_quad_stores).
 void emit_store_quad(Emitter& e, const KernelPlan& p) {
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
-  e.comment(
-      "C[row][col .. col + 3] through epilogue_value, one 16-byte store: dst 16-byte aligned,");
+  const int bytes = 4 * p.wgmma->c_elem_bytes;
+  e.comment(format(
+      "C[row][col .. col + 3] through epilogue_value, one %d-byte store: dst %d-byte aligned,",
+      bytes, bytes));
   e.comment("the four columns inside C.");
   e.open_scope("__device__ __forceinline__ void store_quad(" + TC + "* dst, int col, " + V +
                " v0, " + V + " v1, " + V + " v2, " + V +
@@ -65,7 +67,9 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
   for (int x = 0; x < 4; ++x)
     e.line(format("const %s r%d = epilogue_value(v%d, dst + %d, col + %d, alpha, beta, bias);",
                   V.c_str(), x, x, x, x));
-  if (p.dtype == compiler::DType::s8)
+  if (p.schedule.epilogue.requantize)
+    e.line("*reinterpret_cast<char4*>(dst) = make_char4(r0, r1, r2, r3);");
+  else if (p.dtype == compiler::DType::s8)
     e.line("*reinterpret_cast<int4*>(dst) = make_int4(r0, r1, r2, r3);");
   else
     e.line("*reinterpret_cast<float4*>(dst) = make_float4(r0, r1, r2, r3);");
@@ -161,12 +165,14 @@ void close_pair_loops(Emitter& e) {
 void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string V = accumulator_type(p.dtype);
-  e.comment("inside C with 16-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair");
+  const int bytes = 4 * w.c_elem_bytes;  // a quad: 16 bytes, 4 of an int8 C
+  e.comment(format(
+      "inside C with %d-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair", bytes));
   e.line(
-      format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% 16 == 0 && "
+      format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && "
              "row0 - 16 * (threadIdx.x / 32 %% 4) - threadIdx.x %% 32 / 4 + %d <= M && col0 - 2 * "
              "(threadIdx.x %% 4) + %d <= N;",
-             nchw32_c(w) ? "" : "ldc % 4 == 0 && ", w.wg_m, w.wg_n));
+             nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes, w.wg_m, w.wg_n));
   e.open_scope("if (quads)");
   e.line("const bool odd = threadIdx.x % 2;");
   emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 8)", w.inst_n / 2));
