@@ -150,15 +150,35 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
 
 namespace {
 
+// "alpha*acc + beta*C + bias[n]" with relu around it: what the epilogue
+// computes, for the emitted comments.
+std::string epilogue_formula(const Schedule& s) {
+  std::string what = "alpha*acc + beta*C";
+  if (s.epilogue.bias) what += " + bias[n]";
+  if (s.epilogue.relu) what = "max(" + what + ", 0)";
+  return what;
+}
+
+// store_c: one C element of type `c_type` through epilogue_value from an
+// accumulator of type `acc_type`, the value converted by `convert` ("", a
+// cast such as "(signed char)", or a type such as "__half" to construct).
+void emit_store_c(Emitter& e, const std::string& c_type, const std::string& acc_type,
+                  const std::string& convert) {
+  e.open_scope("__device__ __forceinline__ void store_c(" + c_type + "* c, int n, " + acc_type +
+               " acc, float alpha, float beta, const float* __restrict__ bias)");
+  const std::string value = "epilogue_value(acc, c, n, alpha, beta, bias)";
+  const bool construct = !convert.empty() && convert.front() != '(';
+  e.line("*c = " + (construct ? convert + "(" + value + ")" : convert + value) + ";");
+  e.close_scope();
+}
+
 // s8: the accumulator is the exact s32 sum; alpha, beta and the bias are
 // integers (analysis and the runtime check it), and the sum wraps as s32
 // does (unsigned arithmetic: signed overflow is undefined in C++).
 void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
-  std::string what = "alpha*acc + beta*C";
-  if (bias) what += " + bias[n]";
-  if (relu) what = "max(" + what + ", 0)";
+  const std::string what = epilogue_formula(s);
   e.comment("Epilogue " + origin_note(s, s.epilogue_at) + ": C = " + what +
             ", in s32 (wrapping); alpha, beta");
   e.comment("and bias hold integers. beta == 0 at run time: C is not read.");
@@ -172,11 +192,7 @@ void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   if (!relu) e.line("return int(v);");
   e.close_scope();
   e.line();
-  e.open_scope(
-      "__device__ __forceinline__ void store_c(int* c, int n, int acc, float alpha, float beta, "
-      "const float* __restrict__ bias)");
-  e.line("*c = epilogue_value(acc, c, n, alpha, beta, bias);");
-  e.close_scope();
+  emit_store_c(e, "int", "int", "");
   e.line();
 }
 
@@ -187,9 +203,7 @@ void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
 void emit_requantize_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
-  std::string what = "alpha*acc + beta*C";
-  if (bias) what += " + bias[n]";
-  if (relu) what = "max(" + what + ", 0)";
+  const std::string what = epilogue_formula(s);
   e.comment("Epilogue " + origin_note(s, s.epilogue_at) + ": C = saturate(rint(" + what +
             ")) to int8, in f32,");
   e.comment("each product and sum rounded (no FMA). beta == 0 at run time: C is not read.");
@@ -203,11 +217,7 @@ void emit_requantize_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line("return __float2int_rn(fminf(fmaxf(v, -128.0f), 127.0f));  // saturate, ties to even");
   e.close_scope();
   e.line();
-  e.open_scope(
-      "__device__ __forceinline__ void store_c(signed char* c, int n, int acc, float alpha, float "
-      "beta, const float* __restrict__ bias)");
-  e.line("*c = (signed char)epilogue_value(acc, c, n, alpha, beta, bias);");
-  e.close_scope();
+  emit_store_c(e, "signed char", "int", "(signed char)");
   e.line();
 }
 
@@ -220,9 +230,7 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   const Schedule& s = p.schedule;
   const bool bias = s.epilogue.bias, relu = s.epilogue.relu;
   const std::string T = element_type(p.dtype);
-  std::string what = "alpha*acc + beta*C";
-  if (bias) what += " + bias[n]";
-  if (relu) what = "max(" + what + ", 0)";
+  const std::string what = epilogue_formula(s);
   e.comment("Epilogue " + origin_note(s, s.epilogue_at) + ": C = " + what + ".");
   e.comment("beta == 0 at run time: C is not read (it may hold anything, NaN included).");
   e.open_scope("__device__ __forceinline__ float epilogue_value(float acc, const " + T +
@@ -234,10 +242,7 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line("return v;");
   e.close_scope();
   e.line();
-  e.open_scope("__device__ __forceinline__ void store_c(" + T +
-               "* c, int n, float acc, float alpha, float beta, const float* __restrict__ bias)");
-  e.line("*c = " + T + "(epilogue_value(acc, c, n, alpha, beta, bias));");
-  e.close_scope();
+  emit_store_c(e, T, "float", T);
   if (p.dtype != DType::f32) {
     e.line();
     return;
