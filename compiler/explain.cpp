@@ -374,9 +374,14 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
                 " where the tile is inside C and beta is 0) and stored by TMA boxes when C, ldc "
                 "and C's rows are 16-byte multiples, else copied out by the warps 128 contiguous "
                 "bytes at a time"
-      : w.c_col
-          ? "element stores straight from the accumulators into column-major C (a warp's "
-            "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
+      : w.c_col ? "element stores straight from the accumulators into column-major C (a warp's "
+                  "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
+      : w.direct_quads()
+          ? std::to_string(4 * w.c_elem_bytes) +
+                "-byte stores of four adjacent columns (lanes 2q and 2q + 1 swap a pair) where a "
+                "tile lies inside C with aligned rows, else " +
+                std::to_string(2 * w.c_elem_bytes) +
+                "-byte pair stores, straight from the accumulators"
           : std::to_string(2 * w.c_elem_bytes) + "-byte pair stores straight from the accumulators";
   e.notes.push_back("wgmma epilogue: " + epilogue);
   if (w.pingpong)

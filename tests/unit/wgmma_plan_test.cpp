@@ -520,13 +520,19 @@ TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
   EXPECT_LE(two->smem_bytes, compiler::kWgmmaSmemLimit);
 }
 
-TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteC) {
+TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteOr1ByteC) {
   const std::string s8 =
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize\npersistent\n";
   std::optional<KernelPlan> p = plan_of(s8);
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->wgmma->direct_quads());
+  EXPECT_EQ(p->wgmma->c_elem_bytes, 4);
+  // An int8 C (`epilogue ... requantize`): quads of four int8, 4-byte stores.
+  std::optional<KernelPlan> q8 = plan_of(s8 + "epilogue alpha 0.01 requantize\n");
+  ASSERT_TRUE(q8);
+  EXPECT_EQ(q8->wgmma->c_elem_bytes, 1);
+  EXPECT_TRUE(q8->wgmma->direct_quads());
   // Column-major C: a pair's two elements lie ldc apart, no quads.
   std::optional<KernelPlan> col = plan_of(s8 + "layout C col\n");
   ASSERT_TRUE(col);
