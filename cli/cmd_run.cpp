@@ -275,8 +275,7 @@ int run_command(const RunArgs& a) {
   // s8 takes whole-number scalars (the kernel converts them with int()):
   // said here, before any device, so `--alpha 0.5` is bad input everywhere.
   const compiler::Epilogue epilogue = a.scalars.applied_to(c->schedule.epilogue);
-  if (std::string why =
-          runtime::integer_scalars_error(c->kernel, epilogue.alpha, epilogue.beta);
+  if (std::string why = runtime::integer_scalars_error(c->kernel, epilogue.alpha, epilogue.beta);
       !why.empty()) {
     std::cerr << "schedc run: error: " << why << "\n";
     return kBadInput;

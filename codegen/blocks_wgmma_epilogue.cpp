@@ -35,11 +35,12 @@ bool nchw32_c(const WgmmaPlan& w) {
 // stores into 4-byte ones, and a division per store cost the epilogue as
 // much as the main loop (both seen with ncu on an H100).
 void emit_c_offset_nchw32(Emitter& e) {
-  e.comment("NCHW32 output [N][K/32][P][Q][32]: C(row, col) at c_row_nchw32(row) + c_col_nchw32(col),");
-  e.comment("row = img * P * Q + pixel, pq = P * Q (the entry's ldc for this module), K = N; a row");
+  e.comment(
+      "NCHW32 output [N][K/32][P][Q][32]: C(row, col) at c_row_nchw32(row) + c_col_nchw32(col),");
+  e.comment(
+      "row = img * P * Q + pixel, pq = P * Q (the entry's ldc for this module), K = N; a row");
   e.comment("past M is taken as the last (its stores are skipped)");
-  e.open_scope(
-      "__device__ __forceinline__ int c_row_nchw32(int pq, int K, int M, int row)");
+  e.open_scope("__device__ __forceinline__ int c_row_nchw32(int pq, int K, int M, int row)");
   e.line("const int m = row < M ? row : M - 1, img = m / pq;");
   e.line("return img * K * pq + (m - img * pq) * 32;");
   e.close_scope();
@@ -205,9 +206,10 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
     e.comment("NCHW32: the output offset of each of this thread's rows, row0 + 64 i + 8 h");
     e.line(format("int c_rows[%d];", 2 * w.m_insts));
     e.line("#pragma unroll");
-    e.line(format("for (int x = 0; x < %d; ++x) c_rows[x] = c_row_nchw32(ldc, N, M, row0 + x / 2 * "
-                  "64 + x %% 2 * 8);",
-                  2 * w.m_insts));
+    e.line(
+        format("for (int x = 0; x < %d; ++x) c_rows[x] = c_row_nchw32(ldc, N, M, row0 + x / 2 * "
+               "64 + x %% 2 * 8);",
+               2 * w.m_insts));
   }
   if (quads) emit_quad_stores(e, p);
   e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",

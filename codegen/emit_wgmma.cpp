@@ -197,7 +197,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.entry_guards = true;
   k.dtype = compiler::to_string(p.dtype);
   k.tensor_cores = true;
-  k.mma_type = compiler::to_string(w.type);  // "s8": A, B int8, C int32
+  k.mma_type = compiler::to_string(w.type);              // "s8": A, B int8, C int32
   if (p.schedule.epilogue.requantize) k.c_dtype = "s8";  // or int8
   k.min_sm = 90;
   k.arch_specific = true;  // wgmma and setmaxnreg: sm_90a

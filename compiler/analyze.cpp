@@ -314,8 +314,9 @@ void Analyzer::requantize_rules() {
   for (const Arg& w : ep->args)
     if (w.text == "requantize") at = w.span;
   if (s_.dtype != DType::s8) {
-    auto& e = error(at, "'requantize' needs dtype s8: it rounds and saturates the int32 sums of "
-                        "int8 operands to an int8 C");
+    auto& e = error(at,
+                    "'requantize' needs dtype s8: it rounds and saturates the int32 sums of "
+                    "int8 operands to an int8 C");
     note(e, dtype_note(), "dtype set here");
     return;
   }
@@ -325,8 +326,9 @@ void Analyzer::requantize_rules() {
     e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
   }
   if (const Directive* t = given("tma_store")) {
-    auto& e = error(at, "'requantize' is not implemented yet with 'tma_store': the int8 C is "
-                        "written by direct stores");
+    auto& e = error(at,
+                    "'requantize' is not implemented yet with 'tma_store': the int8 C is "
+                    "written by direct stores");
     e.notes.push_back({t->keyword_span, "'tma_store' given here"});
   }
 }

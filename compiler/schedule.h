@@ -36,7 +36,7 @@ const char* to_string(Tf32Rounding);  // "nearest", "truncate"
 int size_of(DType);                   // bytes per element of A and B in global memory
 int c_size_of(DType);                 // bytes per element of C: 4 for s8 (int32), else size_of
 struct Schedule;
-int c_size_of(const Schedule&);       // the same, 1 for s8 with `epilogue ... requantize` (int8)
+int c_size_of(const Schedule&);  // the same, 1 for s8 with `epilogue ... requantize` (int8)
 
 // Where a setting came from: the directive's span, or nowhere (a default).
 struct Origin {

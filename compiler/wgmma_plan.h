@@ -287,8 +287,7 @@ struct WgmmaPlan {
   // (codegen/blocks_wgmma_epilogue.cpp). A 1-byte C (s8 requantized) does
   // the same with 4-byte stores of four int8.
   bool direct_quads() const {
-    return !swapped && !c_col && (c_elem_bytes == 4 || c_elem_bytes == 1) &&
-           (inst_n / 8) % 2 == 0;
+    return !swapped && !c_col && (c_elem_bytes == 4 || c_elem_bytes == 1) && (inst_n / 8) % 2 == 0;
   }
   // Sector-staged stores (the swapped tf32 kernel, row-major C, cooperative
   // consumers side by side along N): where the tile lies inside C, beta is 0

@@ -86,9 +86,9 @@ ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, 
                         const compiler::Epilogue& epi, const std::string& c_dtype) {
   const ElemType t = elem_type(dtype);
   const bool requantized = c_dtype == "s8";
-  ConvInputs in = requantized ? make_conv_inputs(conv, t, seed, 1.0f,
-                                                 epi.beta != 0.0f ? 1.0f : 0.0f, epi.bias)
-                              : make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
+  ConvInputs in =
+      requantized ? make_conv_inputs(conv, t, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f, epi.bias)
+                  : make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
   if (requantized) requantize_inputs(in.z, in.bias, seed);
   ConvCase cc;
   cc.input = encode(t, in.input);

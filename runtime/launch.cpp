@@ -534,8 +534,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))
-    map_c = encode_tma_map(to_string(output_type(kernel_.dtype, kernel_.c_dtype)), c, p.c_rows(), p.c_row_len(), ldc,
-                           e.tma_c, map_batch, stride_c);
+    map_c = encode_tma_map(to_string(output_type(kernel_.dtype, kernel_.c_dtype)), c, p.c_rows(),
+                           p.c_row_len(), ldc, e.tma_c, map_batch, stride_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
   const compiler::StreamKSplit split =

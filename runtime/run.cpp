@@ -73,9 +73,9 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   // An int8 C (`epilogue ... requantize`): the operands drawn for alpha 1,
   // cuBLAS's exact sums, then the requantization on the host.
   const bool requantized = out == ElemType::s8;
-  GemmInputs in = requantized ? make_inputs(p, t, mode, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f,
-                                            epi.bias)
-                              : make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
+  GemmInputs in =
+      requantized ? make_inputs(p, t, mode, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f, epi.bias)
+                  : make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
   if (requantized) requantize_inputs(in.c0, in.bias, seed);
   hc->a = encode(t, in.a);
   hc->b = encode(t, in.b);

@@ -288,8 +288,7 @@ float rounded(float x) {
 }  // namespace
 
 std::vector<int32_t> requantize_reference(const std::vector<int32_t>& acc,
-                                          const compiler::Problem& p,
-                                          const std::vector<float>& z,
+                                          const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,
                                           const compiler::Epilogue& epi) {
   std::vector<int32_t> r(acc.size());

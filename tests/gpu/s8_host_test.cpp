@@ -322,8 +322,7 @@ TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
   EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
             (std::vector<int32_t>{2, 4, -2, 127, -128, 0}));  // 0.5 -> 0
   epi.relu = true;
-  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
-            (std::vector<int32_t>{2, 4, 0, 127, 0, 0}));
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi), (std::vector<int32_t>{2, 4, 0, 127, 0, 0}));
   // beta·z and the bias per column, then relu.
   epi.relu = false;
   epi.beta = 2.0f;
@@ -340,7 +339,7 @@ TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
   big.bias = true;
   EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big),
             std::vector<int32_t>{127});  // 128 + 0.5 -> 127 after saturation
-  big.alpha = 1.0f / 1048576;  // 16777216 / 2^20 = 16, + 0.5 = 16.5 -> 16 (even)
+  big.alpha = 1.0f / 1048576;            // 16777216 / 2^20 = 16, + 0.5 = 16.5 -> 16 (even)
   EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big), std::vector<int32_t>{16});
 }
 
