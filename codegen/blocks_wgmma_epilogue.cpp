@@ -13,11 +13,10 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-// C's element type in the emitted code: the operands' T, but int for s8
-// (signed char when requantized).
+// C's element type in the emitted code: the operands' T, but for s8 its own
+// (int, or signed char when requantized: c_element_type).
 std::string c_t(const KernelPlan& p) {
-  if (p.schedule.epilogue.requantize) return "signed char";
-  return p.dtype == compiler::DType::s8 ? "int" : "T";
+  return p.dtype == compiler::DType::s8 ? c_element_type(p) : "T";
 }
 
 // An NCHW32 convolution's output (WgmmaConvCopy::nchw32): C is not a matrix.
@@ -49,9 +48,6 @@ void emit_c_offset_nchw32(Emitter& e) {
   e.close_scope();
   e.line();
 }
-}  // namespace
-
-namespace {
 
 // store_quad: four adjacent columns of one row as one 16-byte store (4-byte
 // for an int8 C; see emit_quad_stores).

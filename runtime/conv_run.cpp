@@ -83,19 +83,18 @@ double ConvReport::x_of_explicit() const {
 }
 
 ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
-                        const compiler::Epilogue& epi, const std::string& c_dtype) {
+                        const compiler::Epilogue& epi) {
   const ElemType t = elem_type(dtype);
-  const bool requantized = c_dtype == "s8";
-  ConvInputs in =
-      requantized ? make_conv_inputs(conv, t, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f, epi.bias)
-                  : make_conv_inputs(conv, t, seed, epi.alpha, epi.beta, epi.bias);
-  if (requantized) requantize_inputs(in.z, in.bias, seed);
+  const auto [alpha, beta] = drawn_scalars(epi);
+  ConvInputs in = make_conv_inputs(conv, t, seed, alpha, beta, epi.bias);
+  if (epi.requantize) requantize_inputs(in.z, in.bias, seed);  // an int8 C
   ConvCase cc;
   cc.input = encode(t, in.input);
   cc.hc.a = im2col_host(conv, cc.input, elem_size(t));
   cc.hc.b = encode(t, in.filters);
   cc.hc.bias = in.bias;
-  cc.hc.sent = encode(output_type(dtype, c_dtype), in.z);  // z where beta reads it, else the poison
+  // z where beta reads it, else the poison
+  cc.hc.sent = encode(output_type(dtype, epi.requantize ? "s8" : ""), in.z);
   cc.reference_inputs.c0 = in.z;
   cc.reference_inputs.bias = in.bias;
   return cc;
@@ -116,14 +115,14 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
                                        "'conv' directive)");
   if (std::string why = conv_run_error(conv, kernel.dtype, kernel.conv); !why.empty())
     throw Error(Error::Kind::cuda, kernel.main.name + " cannot compute this convolution: " + why);
-  const compiler::Epilogue& epi = options.epilogue;
-  if (std::string why = integer_scalars_error(kernel, epi.alpha, epi.beta); !why.empty())
+  if (std::string why =
+          integer_scalars_error(kernel, options.epilogue.alpha, options.epilogue.beta);
+      !why.empty())
     throw Error(Error::Kind::cuda, why);
   const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype, kernel.c_dtype);
-  // An int8 C (`epilogue ... requantize`): checked against cuBLAS's exact
-  // sums requantized on the host; cuBLAS's own GEMM runs with alpha 1, beta 0.
-  const bool requantized = out == ElemType::s8;
-  const compiler::Epilogue sums;  // alpha 1, beta 0: the exact int32 sums
+  // Whether C is int8 (`epilogue ... requantize`), the kernel says.
+  compiler::Epilogue epi = options.epilogue;
+  epi.requantize = out == ElemType::s8;
   const int es = elem_size(t), es_out = elem_size(out);
   const compiler::Problem p = conv_problem(conv, dtype_of(kernel.dtype));
   auto stream = static_cast<cudaStream_t>(stream_);
@@ -161,8 +160,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   std::vector<char>& got_raw = scratch_.got_raw;
   constexpr int kMaxDraws = 16;
   for (int draw = 0;; ++draw) {
-    cc = make_conv_case(conv, kernel.dtype, options.seed + uint64_t(draw) * 1000003u, epi,
-                        kernel.c_dtype);
+    cc = make_conv_case(conv, kernel.dtype, options.seed + uint64_t(draw) * 1000003u, epi);
     dInput.upload(cc.input.data(), dInput.bytes(), "the input tensor", stream);
     dFilters.upload(hc.b.data(), dFilters.bytes(), "the filters", stream);
     dA.upload(hc.a.data(), dA.bytes(), "im2col's A", stream);
@@ -172,18 +170,8 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
         nchw32 ? output_in_layout(conv, hc.sent, es_out) : std::vector<char>{};
     dOut.upload((nchw32 ? sent : hc.sent).data(), dOut.bytes(), "the output (poisoned)", stream);
     if (!options.validate) break;
-    if (requantized) {  // the exact sums alone (no bias), requantized on the host
-      std::vector<float> bias;
-      bias.swap(cc.reference_inputs.bias);
-      compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, sums, dA,
-                        dFilters, dRef);
-      bias.swap(cc.reference_inputs.bias);
-      hc.expected_s32 = requantize_reference(hc.expected_s32, p, cc.reference_inputs.c0,
-                                             cc.reference_inputs.bias, epi);
-    } else {
-      compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, epi, dA,
-                        dFilters, dRef);
-    }
+    compute_reference(hc, cc.reference_inputs, cublas_, stream, p, t, baseline_mode, epi, dA,
+                      dFilters, dRef);
     if (hc.ref != baseline_mode) report.ref_mode = hc.ref;  // s8 checked against f64
 
     launch();
@@ -196,7 +184,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
         nchw32 ? output_as_matrix(conv, got_raw, es_out) : std::vector<char>{};
     const std::vector<char>& got_c = nchw32 ? got_nchw32 : got_raw;
     ValidationResult v;
-    if (requantized) {  // int8 values, bit for bit
+    if (epi.requantize) {  // int8 values, bit for bit
       decode_s8_into(got_c, scratch_.got_s32);
       v = compare_s8(p, InputMode::random, scratch_.got_s32, got_c, hc.sent, hc.expected_s32);
     } else if (is_integer(out)) {  // s8: int32 values, bit for bit
@@ -231,9 +219,9 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
     // cuBLAS writes a C of its own, in the kernel's type (int32 for an int8
     // C: no requantization pass is charged to cuBLAS or the pipeline).
-    const compiler::Epilogue& base_epi = requantized ? sums : epi;
-    DeviceBuffer dCublas(requantized ? size_t(p.m * p.n) * 4 : dOut.bytes(), "cuBLAS's C");
-    if (requantized) {
+    const compiler::Epilogue base_epi = epi.requantize ? compiler::Epilogue{} : epi;
+    DeviceBuffer dCublas(epi.requantize ? size_t(p.m * p.n) * 4 : dOut.bytes(), "cuBLAS's C");
+    if (epi.requantize) {
       const std::vector<char> zeros(dCublas.bytes(), 0);
       dCublas.upload(zeros.data(), dCublas.bytes(), "cuBLAS's C", stream);
     } else {

@@ -63,12 +63,11 @@ struct ConvCase {
   HostCase hc;
   GemmInputs reference_inputs;  // c0 (z) and the bias, for compute_reference
 };
-// `c_dtype` is the module's GeneratedKernel::c_dtype: "s8" (an int8 C,
-// `epilogue ... requantize`) draws the operands for alpha 1, z in int8 and a
-// small bias (requantize_inputs), and hc.expected_s32 is then the
-// requantized reference, computed from cuBLAS's exact sums.
+// With epi.requantize (an int8 C) the operands are drawn for alpha 1, z in
+// int8 and the bias small (drawn_scalars, requantize_inputs), and the
+// reference compute_reference gives is the requantized one.
 ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
-                        const compiler::Epilogue& epi, const std::string& c_dtype = "");
+                        const compiler::Epilogue& epi);
 
 // The output of `conv` (the GEMM's C, M x N row-major: NHWC) laid out in
 // the convolution's layout (NCHW32: [N][K/32][P][Q][32]), and back; NHWC

@@ -336,6 +336,11 @@ void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t
     bias[j] = float(int_in(hash64(s, 5, j), -256, 256, false)) / 8.0f;
 }
 
+std::pair<float, float> drawn_scalars(const compiler::Epilogue& epi) {
+  if (!epi.requantize) return {epi.alpha, epi.beta};
+  return {1.0f, epi.beta != 0.0f ? 1.0f : 0.0f};
+}
+
 ElemType output_type(const std::string& dtype, const std::string& c_dtype) {
   return c_dtype.empty() ? output_type(dtype) : elem_type(c_dtype);
 }

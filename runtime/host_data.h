@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/conv.h"
@@ -102,6 +103,10 @@ struct GemmInputs {
 // saturating; NaN (the poison) stays. The operands are drawn for alpha 1
 // (their int32 sums exact). Deterministic in `seed`.
 void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t seed);
+// The alpha and beta a case's inputs are drawn for (make_inputs,
+// make_conv_inputs): epi's, or for an int8 C (epi.requantize) alpha 1 and
+// beta 0 or 1, so that the int32 sums are exact whatever the f32 scalars.
+std::pair<float, float> drawn_scalars(const compiler::Epilogue& epi);
 
 // C's element type of a module of `dtype` whose C type is `c_dtype`
 // (GeneratedKernel::c_dtype: "" for the dtype's usual output_type, "s8" for

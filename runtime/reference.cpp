@@ -49,19 +49,21 @@ void float_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cu
 // rejects the problem (it does not take every layout, leading dimension and
 // alignment), by cublasDgemm on the same integers as f64, exact too (the
 // inputs' rule keeps every sum below 2^31, far below f64's 2^53). Then bias
-// and relu on the host, as the kernel's epilogue (finish_reference_s32).
+// and relu on the host, as the kernel's epilogue (finish_reference_s32). An
+// int8 C (epi.requantize): cuBLAS's sums alone (alpha 1, beta 0), the whole
+// epilogue in f32 on the host (requantize_reference).
 void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
                   const compiler::Problem& p, const compiler::Epilogue& epi, const DeviceBuffer& dA,
                   const DeviceBuffer& dB, const DeviceBuffer& dRef) {
   const size_t count = size_t(p.batch * p.m * p.n);
-  const std::vector<float> c0 =
-      epi.beta != 0.0f ? packed(in.c0, p) : std::vector<float>(count, 0.0f);
+  const float alpha = epi.requantize ? 1.0f : epi.alpha, beta = epi.requantize ? 0.0f : epi.beta;
+  const std::vector<float> c0 = beta != 0.0f ? packed(in.c0, p) : std::vector<float>(count, 0.0f);
   const std::vector<char> c0_s32 = encode(ElemType::s32, c0);
   dRef.upload(c0_s32.data(), dRef.bytes(), "reference C0", stream);
   std::vector<int64_t> acc(count);
   const std::string int8_failed =
       try_cublas_gemm(cublas_handle, RefMode::s8, ElemType::s8, p, dA.get(), dB.get(),
-                      reference_c(p, dRef.get()), epi.alpha, epi.beta);
+                      reference_c(p, dRef.get()), alpha, beta);
   if (int8_failed.empty()) {
     check_cuda(cudaStreamSynchronize(stream), "cuBLAS int8 reference (cudaStreamSynchronize)");
     std::vector<char> raw(dRef.bytes());
@@ -82,13 +84,17 @@ void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaS
     dC64.upload(c64.data(), dC64.bytes(), "reference C0 as f64", stream);
     cublas_gemm_f64(cublas_handle, p, static_cast<const double*>(dA64.get()),
                     static_cast<const double*>(dB64.get()), reference_c(p, dC64.get()),
-                    double(int32_t(epi.alpha)), double(int32_t(epi.beta)));
+                    double(int32_t(alpha)), double(int32_t(beta)));
     check_cuda(cudaStreamSynchronize(stream), "cuBLAS f64 reference (cudaStreamSynchronize)");
     dC64.download(c64.data(), dC64.bytes(), "the f64 reference", stream);
     for (size_t i = 0; i < count; ++i) acc[i] = std::llround(c64[i]);
     hc.ref = RefMode::s8_via_f64;
   }
-  hc.expected_s32 = finish_reference_s32(acc, p, in.bias, epi.relu);
+  hc.expected_s32 =
+      epi.requantize
+          ? requantize_reference(acc, p, epi.beta != 0.0f ? packed(in.c0, p) : std::vector<float>{},
+                                 in.bias, epi)
+          : finish_reference_s32(acc, p, in.bias, epi.relu);
 }
 
 }  // namespace

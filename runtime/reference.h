@@ -25,7 +25,9 @@ std::vector<float> packed(const std::vector<float>& c, const compiler::Problem& 
 // them. A float type `t`: into hc.expected (f32 by cuBLAS, one rounding to
 // t). s8: into hc.expected_s32, by cuBLAS int8 (exact in int32) or, where
 // cuBLAS int8 rejects the problem, cublasDgemm on the same integers (exact
-// too; hc.ref = s8_via_f64). dRef holds batch x m x n 4-byte elements.
+// too; hc.ref = s8_via_f64); with epi.requantize (an int8 C) the exact sums
+// requantized on the host (requantize_reference). dRef holds batch x m x n
+// 4-byte elements.
 void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaStream_t stream,
                        const compiler::Problem& p, ElemType t, RefMode ref,
                        const compiler::Epilogue& epi, const DeviceBuffer& dA,

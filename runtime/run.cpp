@@ -52,7 +52,8 @@ std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputM
   k << p.m << ' ' << p.n << ' ' << p.k << ' ' << p.a_ld() << ' ' << p.b_ld() << ' ' << p.c_ld()
     << ' ' << p.a_col << p.b_col << p.c_col << ' ' << p.batch << ' ' << p.a_stride() << ' '
     << p.b_stride() << ' ' << p.c_stride() << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
-    << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu;
+    << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu
+    << epi.requantize;
   return k.str();
 }
 
@@ -70,13 +71,9 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   if (!keep_inputs)
     if (auto found = cache.find(key)) return found;
   auto hc = std::make_shared<HostCase>();
-  // An int8 C (`epilogue ... requantize`): the operands drawn for alpha 1,
-  // cuBLAS's exact sums, then the requantization on the host.
-  const bool requantized = out == ElemType::s8;
-  GemmInputs in =
-      requantized ? make_inputs(p, t, mode, seed, 1.0f, epi.beta != 0.0f ? 1.0f : 0.0f, epi.bias)
-                  : make_inputs(p, t, mode, seed, epi.alpha, epi.beta, epi.bias);
-  if (requantized) requantize_inputs(in.c0, in.bias, seed);
+  const auto [alpha, beta] = drawn_scalars(epi);
+  GemmInputs in = make_inputs(p, t, mode, seed, alpha, beta, epi.bias);
+  if (epi.requantize) requantize_inputs(in.c0, in.bias, seed);  // an int8 C
   hc->a = encode(t, in.a);
   hc->b = encode(t, in.b);
   hc->bias = in.bias;
@@ -84,16 +81,7 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   hc->ref = ref;
   dA.upload(hc->a.data(), dA.bytes(), "A", stream);
   dB.upload(hc->b.data(), dB.bytes(), "B", stream);
-  if (requantized) {  // the exact sums alone (no bias: the reference would add it), requantized
-    std::vector<float> bias;
-    bias.swap(in.bias);
-    compute_reference(*hc, in, cublas_handle, stream, p, t, ref, compiler::Epilogue{}, dA, dB,
-                      dRef);
-    bias.swap(in.bias);
-    hc->expected_s32 = requantize_reference(hc->expected_s32, p, packed(in.c0, p), in.bias, epi);
-  } else {
-    compute_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
-  }
+  compute_reference(*hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
   if (keep_inputs)
     hc->inputs = std::move(in);
   else
@@ -192,7 +180,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   // int8 out when requantized).
   const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype, kernel.c_dtype);
   const size_t es = size_t(elem_size(t)), es_out = size_t(elem_size(out));
-  const compiler::Epilogue& epi = options.epilogue;
+  // Whether C is int8 (`epilogue ... requantize`), the kernel says.
+  compiler::Epilogue epi = options.epilogue;
+  epi.requantize = out == ElemType::s8;
   auto stream = static_cast<cudaStream_t>(stream_);
 
   RunReport report;
@@ -229,7 +219,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // A requantized (int8) C: random inputs only; its sums are exact in
     // every mode, and exact mode's small integers scale to zeros.
     std::vector<InputMode> modes = {InputMode::exact, InputMode::random};
-    if (out == ElemType::s8) modes = {InputMode::random};
+    if (epi.requantize) modes = {InputMode::random};
     for (InputMode mode : modes)
       for (int draw = 0;; ++draw) {
         uint64_t seed = options.seed + uint64_t(draw) * 1000003u;
@@ -256,7 +246,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         std::vector<float>& got = scratch_.got;
         std::vector<int32_t>& got_s32 = scratch_.got_s32;
         ValidationResult v;
-        if (out == ElemType::s8) {  // requantized: int8 values, bit for bit
+        if (epi.requantize) {  // int8 values, bit for bit
           decode_s8_into(got_raw, got_s32);
           v = compare_s8(p, mode, got_s32, got_raw, sent, hc->expected_s32);
         } else if (is_integer(out)) {  // s8: int32 values, always bit for bit
@@ -314,8 +304,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
       }
     report.validate_ms = ms_since(t0);
   } else {
-    GemmInputs in =
-        make_inputs(p, t, InputMode::random, options.seed, epi.alpha, epi.beta, epi.bias);
+    const auto [alpha, beta] = drawn_scalars(epi);
+    GemmInputs in = make_inputs(p, t, InputMode::random, options.seed, alpha, beta, epi.bias);
+    if (epi.requantize) requantize_inputs(in.c0, in.bias, options.seed);
     dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
     dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
     if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
@@ -334,10 +325,9 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     // A requantizing kernel's baseline is cuBLAS int8's int32 GEMM (alpha 1,
     // beta 0) into an int32 C of its own: no requantization pass is charged
     // to cuBLAS.
-    const bool requantized = out == ElemType::s8;
-    const compiler::Epilogue base_epi = requantized ? compiler::Epilogue{} : epi;
-    DeviceBuffer dCublas(requantized ? size_t(p.c_span()) * 4 : dC.bytes(), "cuBLAS's C");
-    if (requantized) {
+    const compiler::Epilogue base_epi = epi.requantize ? compiler::Epilogue{} : epi;
+    DeviceBuffer dCublas(epi.requantize ? size_t(p.c_span()) * 4 : dC.bytes(), "cuBLAS's C");
+    if (epi.requantize) {
       const std::vector<char> zeros(dCublas.bytes(), 0);
       dCublas.upload(zeros.data(), dCublas.bytes(), "cuBLAS's C", stream);
     } else {

@@ -287,7 +287,7 @@ float rounded(float x) {
 
 }  // namespace
 
-std::vector<int32_t> requantize_reference(const std::vector<int32_t>& acc,
+std::vector<int32_t> requantize_reference(const std::vector<int64_t>& acc,
                                           const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,
                                           const compiler::Epilogue& epi) {

@@ -112,7 +112,7 @@ ValidationResult compare_s8(const compiler::Problem& p, InputMode mode,
 // alpha·acc, + beta·z (z: C's prior content packed the same way, read when
 // beta != 0), + bias[n], relu, then rint (ties to even) saturated to
 // [-128, 127].
-std::vector<int32_t> requantize_reference(const std::vector<int32_t>& acc,
+std::vector<int32_t> requantize_reference(const std::vector<int64_t>& acc,
                                           const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,
                                           const compiler::Epilogue& epi);

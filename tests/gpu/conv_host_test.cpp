@@ -192,6 +192,23 @@ TEST(ConvCase, HoldsTheInputsBytesAndTheirIm2col) {
   EXPECT_EQ(cc.hc.bias, in.bias);
   EXPECT_EQ(cc.reference_inputs.c0.size(), size_t(v.gemm_m() * v.gemm_n()));
   EXPECT_EQ(cc.reference_inputs.bias, in.bias);
+  // An int8 C (`epilogue ... requantize`): inputs drawn for alpha 1, z int8
+  // (one byte an element, sent as drawn), the bias small multiples of 1/8.
+  compiler::Epilogue rq = epi;
+  rq.alpha = 0.001f, rq.requantize = true;
+  const runtime::ConvCase q = runtime::make_conv_case(v, "s8", 5, rq);
+  ASSERT_EQ(q.hc.sent.size(), size_t(v.gemm_m() * v.gemm_n()));
+  ASSERT_EQ(q.reference_inputs.c0.size(), q.hc.sent.size());
+  for (size_t i = 0; i < q.hc.sent.size(); ++i) {
+    const float z = q.reference_inputs.c0[i];
+    ASSERT_TRUE(z >= -128 && z <= 127) << z;
+    ASSERT_EQ(int(static_cast<signed char>(q.hc.sent[i])), int(z));
+  }
+  for (float b : q.hc.bias) EXPECT_LE(std::fabs(b), 32.0f);
+  EXPECT_EQ(runtime::drawn_scalars(rq), (std::pair<float, float>{1.0f, 1.0f}));
+  rq.beta = 0;
+  EXPECT_EQ(runtime::drawn_scalars(rq), (std::pair<float, float>{1.0f, 0.0f}));
+  EXPECT_EQ(runtime::drawn_scalars(epi), (std::pair<float, float>{epi.alpha, epi.beta}));
   // beta 0: the output is poisoned (INT32_MIN) before the run.
   const runtime::ConvCase poisoned = runtime::make_conv_case(v, "s8", 5, {});
   std::vector<int32_t> sent;

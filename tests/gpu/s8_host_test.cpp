@@ -318,7 +318,7 @@ TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
   epi.alpha = 0.5f;
   epi.requantize = true;
   // 0.5 x: 2.5 -> 2, 3.5 -> 4 (ties to even), -2.5 -> -2, 1000 -> 127, -1000 -> -128.
-  const std::vector<int32_t> acc = {5, 7, -5, 2000, -2000, 1};
+  const std::vector<int64_t> acc = {5, 7, -5, 2000, -2000, 1};  // the exact sums
   EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
             (std::vector<int32_t>{2, 4, -2, 127, -128, 0}));  // 0.5 -> 0
   epi.relu = true;
