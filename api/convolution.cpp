@@ -43,7 +43,7 @@ ConvGeometry geometry_of(const compiler::Conv2d& v) {
 compiler::Conv2d checked_conv(const ConvGeometry& g, const std::string& entry,
                               const std::string& dtype, const std::string& layout) {
   compiler::Conv2d v = conv2d_of(g);
-  if (layout == "nchw32") v.layout = compiler::ConvLayout::nchw32;  // the module's tensors
+  v.layout = compiler::layout_from_word(layout).value_or(v.layout);  // the module's tensors
   const std::string cannot = "schedc: " + entry + " cannot compute the convolution ";
   // The rules' arithmetic is 64-bit; every value within 32 bits keeps it exact.
   const int64_t values[] = {g.n,     g.h,          g.w,         g.c,        g.k,

@@ -72,7 +72,8 @@ std::optional<std::vector<runtime::NamedConv>> ConvOptions::parse(const compiler
     // Whether the text names the layout (else the module's applies: convs_for).
     bool layout_given = false;
     std::istringstream words(text);
-    for (std::string word; words >> word;) layout_given |= word == "nhwc" || word == "nchw32";
+    for (std::string word; words >> word;)
+      layout_given |= compiler::layout_from_word(word).has_value();
     out.push_back({"", *conv, layout_given});
   }
   if (!ok) return std::nullopt;
@@ -91,7 +92,7 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(
   }
   std::vector<runtime::NamedConv> convs;
   const compiler::ConvLayout layout =
-      k.conv == "nchw32" ? compiler::ConvLayout::nchw32 : compiler::ConvLayout::nhwc;
+      compiler::layout_from_word(k.conv).value_or(compiler::ConvLayout::nhwc);
   for (const runtime::NamedConv& v : given) convs.push_back(runtime::in_layout(v, layout));
   if (convs.empty() && c.schedule.conv) convs.push_back({"", *c.schedule.conv});
   if (convs.empty()) {

@@ -229,7 +229,9 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (w.a_transposed || w.b_transposed) k.transpose = transpose;
   k.transposes_a = w.a_transposed;
   k.transposes_b = w.b_transposed;
-  if (w.conv) k.conv = w.conv->nchw32 ? "nchw32" : "nhwc";
+  if (w.conv)
+    k.conv = compiler::layout_word(w.conv->nchw32 ? compiler::ConvLayout::nchw32
+                                                  : compiler::ConvLayout::nhwc);
   return k;
 }
 

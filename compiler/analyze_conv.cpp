@@ -33,8 +33,8 @@ void Analyzer::read_conv(const Directive& d) {
   for (size_t i = 2; i < a.size(); ++i) {
     if (a[i].kind == Arg::Kind::word && a[i].text != "stride" && a[i].text != "pad" &&
         a[i].text != "dilation") {
-      if (a[i].text == "nhwc" || a[i].text == "nchw32") {
-        v.layout = a[i].text == "nhwc" ? ConvLayout::nhwc : ConvLayout::nchw32;
+      if (const std::optional<ConvLayout> l = layout_from_word(a[i].text)) {
+        v.layout = *l;
         continue;
       }
       bad_value(a[i].span,

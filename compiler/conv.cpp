@@ -26,6 +26,16 @@ const char* to_string(ConvLayout l) {
   return l == ConvLayout::nhwc ? "NHWC" : "NCHW32";
 }
 
+const char* layout_word(ConvLayout l) {
+  return l == ConvLayout::nhwc ? "nhwc" : "nchw32";
+}
+
+std::optional<ConvLayout> layout_from_word(const std::string& word) {
+  for (ConvLayout l : {ConvLayout::nhwc, ConvLayout::nchw32})
+    if (word == layout_word(l)) return l;
+  return std::nullopt;
+}
+
 std::string conv_channels_error(const Conv2d& conv, int elem_bytes, const std::string& dtype) {
   const int64_t bytes = int64_t(conv.c) * elem_bytes;
   if (bytes % 16 == 0) return "";
@@ -84,7 +94,7 @@ std::string conv_text(const Conv2d& v) {
                   std::to_string(v.r) + "x" + std::to_string(v.s) + " stride " +
                   pair(v.stride_h, v.stride_w) + " pad " + pair(v.pad_h, v.pad_w);
   if (v.dil_h != 1 || v.dil_w != 1) t += " dilation " + pair(v.dil_h, v.dil_w);
-  if (v.layout == ConvLayout::nchw32) t += " nchw32";
+  if (v.layout != ConvLayout::nhwc) t += std::string(" ") + layout_word(v.layout);
   return t;
 }
 

@@ -37,7 +37,11 @@
 namespace schedc::compiler {
 
 enum class ConvLayout { nhwc, nchw32 };
-const char* to_string(ConvLayout l);
+const char* to_string(ConvLayout l);  // "NHWC", "NCHW32": for people
+// The layout's word in the `conv` directive, `--conv` and
+// GeneratedKernel::conv ("nhwc", "nchw32"), and the layout a word names.
+const char* layout_word(ConvLayout l);
+std::optional<ConvLayout> layout_from_word(const std::string& word);
 
 struct Conv2d {
   int64_t n = 1, c = 1, h = 1, w = 1;  // input: N images, C channels, H x W

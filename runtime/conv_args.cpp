@@ -26,14 +26,10 @@ ConvArgs make_conv_args(const compiler::Conv2d& conv) {
 std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype,
                            const std::string& module_layout) {
   if (std::string why = compiler::conv_error(conv); !why.empty()) return why;
-  const std::string layout = conv_layout_name(conv.layout);
+  const std::string layout = compiler::layout_word(conv.layout);
   if (layout != module_layout)
     return "the module computes " + module_layout + " convolutions (this one is " + layout + ")";
   return compiler::conv_channels_error(conv, elem_size(elem_type(dtype)), dtype);
-}
-
-std::string conv_layout_name(compiler::ConvLayout layout) {
-  return layout == compiler::ConvLayout::nchw32 ? "nchw32" : "nhwc";
 }
 
 }  // namespace schedc::runtime

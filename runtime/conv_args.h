@@ -40,8 +40,4 @@ ConvArgs make_conv_args(const compiler::Conv2d& conv);
 std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype,
                            const std::string& module_layout);
 
-// A layout as GeneratedKernel::conv and the `conv` directive write it:
-// "nhwc", "nchw32".
-std::string conv_layout_name(compiler::ConvLayout layout);
-
 }  // namespace schedc::runtime

@@ -331,7 +331,7 @@ class ConvScheduleTest : public ::testing::TestWithParam<std::string> {
   }
   // The module's layout (its `conv` directive's): every convolution runs in it.
   compiler::ConvLayout layout() const {
-    return c_->kernel.conv == "nchw32" ? compiler::ConvLayout::nchw32 : compiler::ConvLayout::nhwc;
+    return compiler::layout_from_word(c_->kernel.conv).value();
   }
   std::vector<runtime::NamedConv> resnet50(int64_t batch) const {
     std::vector<runtime::NamedConv> out;

@@ -168,6 +168,14 @@ TEST(Conv, ResNet50LayersHaveTheirOutputSizesAndTablesThatFit) {
   EXPECT_EQ(offset_table_bytes(conv(1, 3, 224, 64, 7, 2, 3)), 49 * 8);
 }
 
+TEST(Conv, LayoutWordsReadBack) {
+  for (ConvLayout l : {ConvLayout::nhwc, ConvLayout::nchw32})
+    EXPECT_EQ(layout_from_word(layout_word(l)), l);
+  EXPECT_EQ(std::string(layout_word(ConvLayout::nchw32)), "nchw32");
+  EXPECT_FALSE(layout_from_word("NCHW32").has_value());  // to_string's, for people
+  EXPECT_FALSE(layout_from_word("nchw").has_value());
+}
+
 TEST(Conv, ErrorsNameWhatIsWrong) {
   Conv2d v = conv(1, 3, 8, 4, 3, 1, 1);
   EXPECT_EQ(conv_error(v), "");
