@@ -39,7 +39,7 @@ class ScheduleError(ValueError):
 _DTYPES = {"f32": ("float32", 4), "f16": ("float16", 2), "bf16": ("bfloat16", 2),
            "s8": ("int8", 1)}
 # C's element type (Kernel.c_dtype) as torch and the array interface name it.
-_C_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "s32": "int32", "s8": "int8"}
+_C_NAMES = {**{dtype: name for dtype, (name, _) in _DTYPES.items()}, "s32": "int32"}
 
 
 def _compiled(result) -> "Kernel":
@@ -129,7 +129,7 @@ def _matrix(x: Any, what: str, col: bool = False, want_stream: bool = False):
     return pointer, shape[0], shape[1], max(strides[outer], shape[inner]), name, stream
 
 
-def _nhwc(x: Any, what: str, dims: str, want_stream: bool = False, rank: int = 4):
+def _packed_tensor(x: Any, what: str, dims: str, want_stream: bool = False, rank: int = 4):
     """(pointer, shape, dtype name, stream) of a packed `rank`-D CUDA tensor
     (_view) whose dimensions are `dims` ("N, H, W, C"), the last contiguous."""
     pointer, shape, strides, name, stream = _view(x, what, "tensor", want_stream)
@@ -144,9 +144,10 @@ def _nhwc(x: Any, what: str, dims: str, want_stream: bool = False, rank: int = 4
 
 
 def _nchw32(x: Any, what: str, dims: str, want_stream: bool = False):
-    """_nhwc of a packed 5-D NCHW32 tensor (`dims` "N, C/32, H, W, 32"), its
+    """_packed_tensor of a 5-D NCHW32 tensor (`dims` "N, C/32, H, W, 32"), its
     shape given back as (N, H, W, C)."""
-    pointer, (n, groups, h, w, lanes), name, stream = _nhwc(x, what, dims, want_stream, rank=5)
+    pointer, (n, groups, h, w, lanes), name, stream = _packed_tensor(x, what, dims, want_stream,
+                                                                     rank=5)
     if lanes != 32:
         raise ValueError(f"{what} must be an NCHW32 tensor ({dims}): its last extent is {lanes}, "
                          "not 32")
@@ -264,8 +265,8 @@ class Kernel:
             px, (n, h, wd, c), tx, stream = _nchw32(x, "x", "N, C/32, H, W, 32", want_stream=True)
             pw, (k, r, s, cw), tw, _ = _nchw32(w, "w", "K, C/32, R, S, 32")
         else:
-            px, (n, h, wd, c), tx, stream = _nhwc(x, "x", "N, H, W, C", want_stream=True)
-            pw, (k, r, s, cw), tw, _ = _nhwc(w, "w", "K, R, S, C")
+            px, (n, h, wd, c), tx, stream = _packed_tensor(x, "x", "N, H, W, C", want_stream=True)
+            pw, (k, r, s, cw), tw, _ = _packed_tensor(w, "w", "K, R, S, C")
         if cw != c:
             raise ValueError(f"x has {c} channels and w {cw}: they must be the same")
         want, _ = _DTYPES[self.dtype]
@@ -290,7 +291,7 @@ class Kernel:
             y = torch.empty(shape_y, dtype=getattr(torch, want_y), device=x.device)
         py = 0
         if y is not None:
-            py, got_y, ty, _ = _nhwc(y, "y", dims_y, rank=len(shape_y))
+            py, got_y, ty, _ = _packed_tensor(y, "y", dims_y, rank=len(shape_y))
             if tuple(got_y) != shape_y or ty != want_y:
                 raise ValueError(f"y must be a {'x'.join(map(str, shape_y))} {want_y} tensor "
                                  f"({dims_y}), not {'x'.join(map(str, got_y))} {ty}")
