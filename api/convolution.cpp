@@ -92,8 +92,9 @@ void Kernel::launch(const Conv& conv, void* stream) const {
   if (!conv.x || !conv.w || !conv.y)
     throw ArgumentError("schedc: x, w and y must be device pointers, not null");
   const runtime::ConvArgs conv_args = runtime::make_conv_args(v);
-  impl_->launch(runtime::conv_problem(v, c.schedule.dtype),
-                {conv.x, conv.w, conv.y, conv.alpha, conv.beta, conv.bias, &conv_args}, stream);
+  runtime::GemmArgs args{conv.x, conv.w, conv.y, conv.alpha, conv.beta, conv.bias, &conv_args};
+  args.scale = conv.scale;
+  impl_->launch(runtime::conv_problem(v, c.schedule.dtype), args, stream);
 }
 
 }  // namespace schedc

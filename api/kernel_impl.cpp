@@ -54,6 +54,23 @@ const runtime::Module& KernelImpl::module(int device) const {
   return *modules_.emplace(device, std::move(m)).first->second;
 }
 
+void KernelImpl::check_channel_vectors(const runtime::GemmArgs& args) const {
+  const std::string& name = c_.kernel.main.name;
+  const char* count = args.conv ? "K device floats (one per output channel)"
+                                : "N device floats (one per column of C)";
+  auto check = [&](const void* given, bool taken, const std::string& what,
+                   const std::string& item) {
+    if (taken && !given)
+      throw ArgumentError("schedc: " + name + "'s epilogue reads " + what + " ('epilogue ... " +
+                          item + "'): " + item + " must point to " + count + ", not null");
+    if (!taken && given)
+      throw ArgumentError("schedc: " + item + " given, but " + name + "'s epilogue has no '" +
+                          item + "': it would be ignored");
+  };
+  check(args.bias, c_.schedule.epilogue.bias, "a bias", "bias");
+  check(args.scale, c_.kernel.channel_scale, "per-channel scales", "scale");
+}
+
 void KernelImpl::launch(const compiler::Problem& p, const runtime::GemmArgs& args,
                         void* stream) const {
   try {
@@ -68,6 +85,7 @@ void KernelImpl::launch(const compiler::Problem& p, const runtime::GemmArgs& arg
     if (std::string why = runtime::integer_scalars_error(c_.kernel, args.alpha, args.beta);
         !why.empty())
       throw ArgumentError("schedc: " + why);
+    check_channel_vectors(args);
     module(current_device()).launch(choice, p, args, stream);
   } catch (const runtime::Error& e) {
     throw Error(e.what());

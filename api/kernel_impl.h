@@ -35,6 +35,12 @@ class KernelImpl {
   // launched; runtime failures throw Error.
   void launch(const compiler::Problem& p, const runtime::GemmArgs& args, void* stream) const;
 
+  // Throws ArgumentError where the epilogue reads a bias or per-channel
+  // scales (`epilogue ... bias`, `scale`) that args leave null (the kernel
+  // would read address 0), or where args give one the epilogue does not
+  // read (the caller would believe it applied).
+  void check_channel_vectors(const runtime::GemmArgs& args) const;
+
  private:
   // The module of the current device, compiled and loaded at its first use.
   const runtime::Module& module(int device) const;

@@ -100,6 +100,9 @@ std::string Kernel::c_dtype() const {
   if (!k.c_dtype.empty()) return k.c_dtype;
   return k.dtype == "s8" ? "s32" : k.dtype;
 }
+bool Kernel::takes_scale() const {
+  return impl_->compiled().kernel.channel_scale;
+}
 std::string Kernel::arch() const {
   return impl_->compiled().target.arch_name();
 }
@@ -121,7 +124,9 @@ void Kernel::launch(const Gemm& gemm, void* stream) const {
                         " computes a convolution (its schedule has 'conv'): launch it with a "
                         "schedc::Conv, not a schedc::Gemm");
   const compiler::Problem p = problem_of(gemm, c.schedule.dtype, c.kernel);
-  impl_->launch(p, {gemm.a, gemm.b, gemm.c, gemm.alpha, gemm.beta, gemm.bias}, stream);
+  runtime::GemmArgs args{gemm.a, gemm.b, gemm.c, gemm.alpha, gemm.beta, gemm.bias};
+  args.scale = gemm.scale;
+  impl_->launch(p, args, stream);
 }
 
 namespace {

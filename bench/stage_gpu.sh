@@ -15,7 +15,7 @@ strip -o build-gpu/schedc_gpu_tests "$BUILD_DIR/tests/schedc_gpu_tests"
 # The library API's tests and libschedc (run with LD_LIBRARY_PATH=build-gpu).
 strip -o build-gpu/schedc_api_tests "$BUILD_DIR/tests/schedc_api_tests"
 strip -o build-gpu/schedc_api_conv_tests "$BUILD_DIR/tests/schedc_api_conv_tests"
-strip -o build-gpu/libschedc.so.0.2 "$BUILD_DIR/api/libschedc.so.0.2"
+strip -o build-gpu/libschedc.so.0.3 "$BUILD_DIR/api/libschedc.so.0.3"
 # The header-only libraries and their CMake files, for building the Python
 # module there (gpu_check.sh python): that machine has no package registry.
 rm -rf build-gpu/deps && mkdir -p build-gpu/deps/include build-gpu/deps/share/cmake

@@ -74,7 +74,8 @@ Json schedule_json(const Schedule& s) {
                    {"beta", report::json_real(s.epilogue.beta)},
                    {"bias", s.epilogue.bias},
                    {"relu", s.epilogue.relu},
-                   {"requantize", s.epilogue.requantize}};
+                   {"requantize", s.epilogue.requantize},
+                   {"scale", s.epilogue.scale}};
   return o;
 }
 

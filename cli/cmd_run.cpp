@@ -408,7 +408,9 @@ int run_command(const RunArgs& a) {
       v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       v << "scalars: alpha " << epilogue.alpha << ", beta " << epilogue.beta
-        << (epilogue.bias ? ", bias" : "") << (epilogue.relu ? ", relu" : "")
+        << (epilogue.bias ? ", bias" : "")
+        << (epilogue.scale ? ", per-channel scales (multiples of 1/64 in [0.5, 2])" : "")
+        << (epilogue.relu ? ", relu" : "")
         << (epilogue.requantize ? ", requantized to int8 (from the reference's exact sums)" : "")
         << "\n";
       for (const auto& [name, f] : j.functions)

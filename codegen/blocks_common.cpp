@@ -110,6 +110,7 @@ std::string schedule_text(const Schedule& s) {
   if (s.epilogue_at.from_source) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);
     if (ep.bias) t += " bias";
+    if (ep.scale) t += " scale";
     if (ep.relu) t += " relu";
     if (ep.requantize) t += " requantize";
     put(t, s.epilogue_at);
@@ -153,7 +154,7 @@ namespace {
 // "alpha*acc + beta*C + bias[n]" with relu around it: what the epilogue
 // computes, for the emitted comments.
 std::string epilogue_formula(const Schedule& s) {
-  std::string what = "alpha*acc + beta*C";
+  std::string what = s.epilogue.scale ? "(alpha*scale[n])*acc + beta*C" : "alpha*acc + beta*C";
   if (s.epilogue.bias) what += " + bias[n]";
   if (s.epilogue.relu) what = "max(" + what + ", 0)";
   return what;
@@ -162,11 +163,12 @@ std::string epilogue_formula(const Schedule& s) {
 // store_c: one C element of type `c_type` through epilogue_value from an
 // accumulator of type `acc_type`, the value converted by `convert` ("", a
 // cast such as "(signed char)", or a type such as "__half" to construct).
-void emit_store_c(Emitter& e, const std::string& c_type, const std::string& acc_type,
-                  const std::string& convert) {
+void emit_store_c(Emitter& e, const KernelPlan& p, const std::string& c_type,
+                  const std::string& acc_type, const std::string& convert) {
   e.open_scope("__device__ __forceinline__ void store_c(" + c_type + "* c, int n, " + acc_type +
-               " acc, float alpha, float beta, const float* __restrict__ bias)");
-  const std::string value = "epilogue_value(acc, c, n, alpha, beta, bias)";
+               " acc, float alpha, float beta, const float* __restrict__ bias" + scale_param(p) +
+               ")");
+  const std::string value = "epilogue_value(acc, c, n, alpha, beta, bias" + scale_arg(p) + ")";
   const bool construct = !convert.empty() && convert.front() != '(';
   e.line("*c = " + (construct ? convert + "(" + value + ")" : convert + value) + ";");
   e.close_scope();
@@ -192,7 +194,7 @@ void emit_integer_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   if (!relu) e.line("return int(v);");
   e.close_scope();
   e.line();
-  emit_store_c(e, "int", "int", "");
+  emit_store_c(e, p, "int", "int", "");
   e.line();
 }
 
@@ -209,15 +211,19 @@ void emit_requantize_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.comment("each product and sum rounded (no FMA). beta == 0 at run time: C is not read.");
   e.open_scope(
       "__device__ __forceinline__ int epilogue_value(int acc, const signed char* c, int n, float "
-      "alpha, float beta, const float* __restrict__ bias)");
-  e.line("float v = __fmul_rn(alpha, __int2float_rn(acc));");
+      "alpha, float beta, const float* __restrict__ bias" +
+      scale_param(p) + ")");
+  if (s.epilogue.scale)
+    e.line("float v = __fmul_rn(__fmul_rn(alpha, scale[n]), __int2float_rn(acc));  // scale");
+  else
+    e.line("float v = __fmul_rn(alpha, __int2float_rn(acc));");
   e.line("if (beta != 0.0f) v = __fadd_rn(v, __fmul_rn(beta, float(*c)));");
   if (bias) e.line("v = __fadd_rn(v, bias[n]);  // bias");
   if (relu) e.line("v = fmaxf(v, 0.0f);  // relu");
   e.line("return __float2int_rn(fminf(fmaxf(v, -128.0f), 127.0f));  // saturate, ties to even");
   e.close_scope();
   e.line();
-  emit_store_c(e, "signed char", "int", "(signed char)");
+  emit_store_c(e, p, "signed char", "int", "(signed char)");
   e.line();
 }
 
@@ -242,7 +248,7 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line("return v;");
   e.close_scope();
   e.line();
-  emit_store_c(e, T, "float", T);
+  emit_store_c(e, p, T, "float", T);
   if (p.dtype != DType::f32) {
     e.line();
     return;
@@ -267,6 +273,14 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
+std::string scale_param(const KernelPlan& p) {
+  return p.schedule.epilogue.scale ? ", const float* __restrict__ scale" : "";
+}
+
+std::string scale_arg(const KernelPlan& p) {
+  return p.schedule.epilogue.scale ? ", scale" : "";
+}
+
 void emit_entry_guard_open(Emitter& e, const std::string& name) {
   e.line("#if !defined(SCHEDC_ONE_ENTRY) || defined(SCHEDC_ENTRY_" + name + ")");
 }
@@ -286,7 +300,7 @@ void emit_kernel_open(Emitter& e, const KernelPlan& p, const std::string& name,
                "* __restrict__ B, int ldb, " + TC +
                "* __restrict__ C, int ldc, float alpha, float beta, const float* __restrict__ "
                "bias" +
-               (p.schedule.batch > 0 ? ", " + std::string(kBatchParams) : "") +
+               scale_param(p) + (p.schedule.batch > 0 ? ", " + std::string(kBatchParams) : "") +
                (extra_params.empty() ? "" : ", " + extra_params) + ")");
   if (p.schedule.batch > 0) emit_batch_offsets(e, p);
 }

@@ -58,6 +58,13 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 // -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, NVRTC sees that entry alone
 // (runtime/jit.h: the runtime compiles only the entries a launch needs,
 // each cached on its own).
+// `epilogue ... scale` (compiler/schedule.h): the per-channel scales'
+// parameter (", const float* __restrict__ scale") and argument (", scale"),
+// each written right after bias's; empty without `scale`, so every other
+// kernel's code is unchanged.
+std::string scale_param(const compiler::KernelPlan& plan);
+std::string scale_arg(const compiler::KernelPlan& plan);
+
 void emit_entry_guard_open(Emitter& e, const std::string& name);
 void emit_entry_guard_close(Emitter& e, const std::string& name);
 

@@ -60,10 +60,10 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
   e.comment("the four columns inside C.");
   e.open_scope("__device__ __forceinline__ void store_quad(" + TC + "* dst, int col, " + V +
                " v0, " + V + " v1, " + V + " v2, " + V +
-               " v3, float alpha, float beta, const float* bias)");
+               " v3, float alpha, float beta, const float* bias" + scale_param(p) + ")");
   for (int x = 0; x < 4; ++x)
-    e.line(format("const %s r%d = epilogue_value(v%d, dst + %d, col + %d, alpha, beta, bias);",
-                  V.c_str(), x, x, x, x));
+    e.line(format("const %s r%d = epilogue_value(v%d, dst + %d, col + %d, alpha, beta, bias%s);",
+                  V.c_str(), x, x, x, x, scale_arg(p).c_str()));
   if (p.schedule.epilogue.requantize)
     e.line("*reinterpret_cast<char4*>(dst) = make_char4(r0, r1, r2, r3);");
   else if (p.dtype == compiler::DType::s8)
@@ -86,11 +86,13 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
         "C column-major: (row, col) at col * ldc + row, the pair ldc apart (`pairs` unused).");
     e.open_scope("__device__ __forceinline__ void store_pair(" + TC +
                  "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
-                 " v1, float alpha, float beta, const float* bias, bool pairs)");
+                 " v1, float alpha, float beta, const float* bias" + scale_param(p) +
+                 ", bool pairs)");
     e.line("if (row >= M || col >= N) return;");
     e.line(TC + "* dst = C + (size_t)col * ldc + row;");
-    e.line("store_c(dst, col, v0, alpha, beta, bias);");
-    e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
+    e.line("store_c(dst, col, v0, alpha, beta, bias" + scale_arg(p) + ");");
+    e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias" + scale_arg(p) +
+           ");");
     e.close_scope();
     e.line();
     return;
@@ -101,7 +103,8 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
              2 * compiler::c_size_of(p.schedule)));
   e.open_scope("__device__ __forceinline__ void store_pair(" + TC +
                "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
-               " v1, float alpha, float beta, const float* bias, bool pairs)");
+               " v1, float alpha, float beta, const float* bias" + scale_param(p) +
+               ", bool pairs)");
   e.line("if (row >= M || col >= N) return;");
   if (nchw32_c(*p.wgmma)) {
     e.comment("NCHW32: C is the row's start, C + c_row_nchw32(row) (c_rows)");
@@ -110,8 +113,10 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
     e.line(TC + "* dst = C + (size_t)row * ldc + col;");
   }
   e.open_scope("if (pairs && col + 1 < N)");
-  e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
-  e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
+  e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias" + scale_arg(p) +
+         ");");
+  e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias" +
+         scale_arg(p) + ");");
   if (p.schedule.epilogue.requantize)
     e.line("*reinterpret_cast<char2*>(dst) = make_char2(r0, r1);");
   else if (p.dtype == compiler::DType::s8)
@@ -124,8 +129,8 @@ void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
     e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
   e.line("return;");
   e.close_scope();
-  e.line("store_c(dst, col, v0, alpha, beta, bias);");
-  e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
+  e.line("store_c(dst, col, v0, alpha, beta, bias" + scale_arg(p) + ");");
+  e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias" + scale_arg(p) + ");");
   e.close_scope();
   e.line();
 }
@@ -186,7 +191,8 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.line("store_quad(C + " +
          std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                                  : "(size_t)row * ldc + col") +
-         ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias);");
+         ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias" +
+         scale_arg(p) + ");");
   e.close_scope("h");
   close_pair_loops(e);
   e.close_scope();
@@ -213,8 +219,8 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
   open_pair_loops(e, w);
   e.line(
       format("store_pair(%s, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
-             "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias, pairs);",
-             nchw32_c(w) ? "C + c_rows[2 * i + r / 2 % 2]" : "C", w.inst_n));
+             "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias%s, pairs);",
+             nchw32_c(w) ? "C + c_rows[2 * i + r / 2 % 2]" : "C", w.inst_n, scale_arg(p).c_str()));
   close_pair_loops(e);
   if (quads) e.close_scope();
 }

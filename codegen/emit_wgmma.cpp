@@ -199,6 +199,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.tensor_cores = true;
   k.mma_type = compiler::to_string(w.type);              // "s8": A, B int8, C int32
   if (p.schedule.epilogue.requantize) k.c_dtype = "s8";  // or int8
+  k.channel_scale = p.schedule.epilogue.scale;
   k.min_sm = 90;
   k.arch_specific = true;  // wgmma and setmaxnreg: sm_90a
   k.needs_cuda_headers = true;

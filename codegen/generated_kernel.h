@@ -195,6 +195,10 @@ struct GeneratedKernel {
   // C's element type where it is not the dtype's usual one (f32, f16, bf16
   // as A and B; int32 for s8): "s8" for `epilogue ... requantize` (int8 C).
   std::string c_dtype;
+  // `epilogue ... scale` (with requantize): every entry but the repack and
+  // transpose ones takes `const float* scale` (N per-channel scales) right
+  // after bias, before everything the ABI above puts after bias.
+  bool channel_scale = false;
   // "" for a GEMM; "nhwc" or "nchw32" for a convolution module (the ABI
   // above): the layout of its input, filters and output.
   std::string conv;

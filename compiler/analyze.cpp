@@ -212,7 +212,7 @@ void Analyzer::read_epilogue(const Directive& d) {
   if (!first_time("epilogue", d)) return;
   s_.epilogue_at = at(d);
   std::map<std::string, const Arg*> items;
-  const std::vector<std::string> names = {"alpha", "beta", "bias", "relu", "requantize"};
+  const std::vector<std::string> names = {"alpha", "beta", "bias", "scale", "relu", "requantize"};
   for (size_t i = 0; i < d.args.size(); ++i) {
     const Arg& w = d.args[i];
     if (std::find(names.begin(), names.end(), w.text) == names.end()) {
@@ -220,7 +220,7 @@ void Analyzer::read_epilogue(const Directive& d) {
                         (w.text.size() > 40 ? w.text.substr(0, 40) + "..." : w.text) + "'";
       std::string guess = dsl::closest_spelling(w.text, names);
       if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
-      bad_value(w.span, msg + " (expected alpha X, beta Y, bias, relu or requantize)");
+      bad_value(w.span, msg + " (expected alpha X, beta Y, bias, scale, relu or requantize)");
       continue;
     }
     bool has_value = w.text == "alpha" || w.text == "beta";
@@ -234,6 +234,7 @@ void Analyzer::read_epilogue(const Directive& d) {
     if (w.text == "bias") s_.epilogue.bias = true;
     if (w.text == "relu") s_.epilogue.relu = true;
     if (w.text == "requantize") s_.epilogue.requantize = true;
+    if (w.text == "scale") s_.epilogue.scale = true;
     if (value) {
       double x = value->real;
       if (!std::isfinite(x) || std::fabs(x) > FLT_MAX) {
@@ -309,10 +310,17 @@ void Analyzer::stream_k_rules() {
 
 void Analyzer::requantize_rules() {
   const Directive* ep = given("epilogue");
-  if (!ep || !s_.epilogue.requantize) return;
-  dsl::SourceSpan at = ep->keyword_span;
-  for (const Arg& w : ep->args)
+  if (!ep) return;
+  dsl::SourceSpan at = ep->keyword_span, scale_at = ep->keyword_span;
+  for (const Arg& w : ep->args) {
     if (w.text == "requantize") at = w.span;
+    if (w.text == "scale") scale_at = w.span;
+  }
+  if (s_.epilogue.scale && !s_.epilogue.requantize)
+    error(scale_at,
+          "'scale' (per-channel scales) is implemented for 'requantize' only: add "
+          "'requantize' (dtype s8, an int8 C), or fold one scale for all channels into alpha");
+  if (!s_.epilogue.requantize) return;
   if (s_.dtype != DType::s8) {
     auto& e = error(at,
                     "'requantize' needs dtype s8: it rounds and saturates the int32 sums of "

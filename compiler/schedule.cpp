@@ -126,8 +126,8 @@ std::string to_sched_text(const Schedule& s) {
   }
   const Epilogue& e = s.epilogue;
   o << "epilogue alpha " << real_text(e.alpha) << " beta " << real_text(e.beta)
-    << (e.bias ? " bias" : "") << (e.relu ? " relu" : "") << (e.requantize ? " requantize" : "")
-    << "\n";
+    << (e.bias ? " bias" : "") << (e.scale ? " scale" : "") << (e.relu ? " relu" : "")
+    << (e.requantize ? " requantize" : "") << "\n";
   return o.str();
 }
 

@@ -69,7 +69,7 @@ struct MmaSpec {  // `wmma …` / `mma …` / `wgmma …`
   Origin tf32_rounding_at;  // the `truncate` word, when written
 };
 
-struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu] [requantize]`
+struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [scale] [relu] [requantize]`
   float alpha = 1.0f;
   float beta = 0.0f;
   bool bias = false;  // C[m][n] += bias[n]
@@ -79,6 +79,10 @@ struct Epilogue {  // `epilogue [alpha X] [beta Y] [bias] [relu] [requantize]`
   // applied, then rounded to the nearest integer (ties to even) and
   // saturated to [-128, 127]: alpha is the per-tensor requantization scale.
   bool requantize = false;
+  // With requantize: a per-output-channel scale, N floats (a kernel
+  // parameter after bias): column n's scale is alpha·scale[n] (one f32
+  // product, alpha 1 by default) in place of alpha.
+  bool scale = false;
 };
 
 struct Schedule {

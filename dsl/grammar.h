@@ -193,7 +193,7 @@ template <> inline constexpr const char* error_message<conv_filter> = "expected 
 template <> inline constexpr const char* error_message<conv_stride> = "expected the stride S or SHxSW after 'stride', e.g. 'stride 2'";
 template <> inline constexpr const char* error_message<conv_pad> = "expected the padding P or PHxPW after 'pad', e.g. 'pad 1'";
 template <> inline constexpr const char* error_message<conv_dilation> = "expected the dilation D or DHxDW after 'dilation', e.g. 'dilation 2'";
-template <> inline constexpr const char* error_message<epilogue_items> = "expected what the epilogue does after 'epilogue': alpha X, beta Y, bias, relu, requantize";
+template <> inline constexpr const char* error_message<epilogue_items> = "expected what the epilogue does after 'epilogue': alpha X, beta Y, bias, scale, relu, requantize";
 template <> inline constexpr const char* error_message<statement_end> = "expected ';' or the end of the line after the directive";
 template <> inline constexpr const char* error_message<end_of_line> = "expected a directive, e.g. 'tile 128x128x8'";
 // clang-format on

@@ -64,6 +64,7 @@ NB_MODULE(_schedc, m) {
       .def_prop_ro("entry_name", &schedc::Kernel::entry_name)
       .def_prop_ro("dtype", &schedc::Kernel::dtype)
       .def_prop_ro("c_dtype", &schedc::Kernel::c_dtype)
+      .def_prop_ro("takes_scale", &schedc::Kernel::takes_scale)
       .def_prop_ro("arch", &schedc::Kernel::arch)
       .def_prop_ro("layout", &schedc::Kernel::layout)
       .def_prop_ro("block_threads", &schedc::Kernel::block_threads)
@@ -72,19 +73,20 @@ NB_MODULE(_schedc, m) {
           "launch",
           [](const schedc::Kernel& k, int64_t m, int64_t n, int64_t kk, uintptr_t a, int64_t lda,
              uintptr_t b, int64_t ldb, uintptr_t c, int64_t ldc, float alpha, float beta,
-             uintptr_t bias, uintptr_t stream) {
+             uintptr_t bias, uintptr_t scale, uintptr_t stream) {
             schedc::Gemm g{m,    n,
                            kk,   reinterpret_cast<const void*>(a),
                            lda,  reinterpret_cast<const void*>(b),
                            ldb,  reinterpret_cast<void*>(c),
                            ldc,  alpha,
                            beta, reinterpret_cast<const float*>(bias)};
+            g.scale = reinterpret_cast<const float*>(scale);
             nb::gil_scoped_release release;
             k.launch(g, reinterpret_cast<void*>(stream));
           },
           nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("a"), nb::arg("lda"), nb::arg("b"),
           nb::arg("ldb"), nb::arg("c"), nb::arg("ldc"), nb::arg("alpha"), nb::arg("beta"),
-          nb::arg("bias"), nb::arg("stream"),
+          nb::arg("bias"), nb::arg("scale"), nb::arg("stream"),
           "Launches on raw device pointers (integers) and a cudaStream_t (0: the default stream)")
       .def_prop_ro("is_convolution", &schedc::Kernel::is_convolution)
       .def_prop_ro("convolution", &schedc::Kernel::convolution)
@@ -92,7 +94,7 @@ NB_MODULE(_schedc, m) {
       .def(
           "launch_conv",
           [](const schedc::Kernel& k, const G& geometry, uintptr_t x, uintptr_t w, uintptr_t y,
-             float alpha, float beta, uintptr_t bias, uintptr_t stream) {
+             float alpha, float beta, uintptr_t bias, uintptr_t scale, uintptr_t stream) {
             schedc::Conv conv{geometry,
                               reinterpret_cast<const void*>(x),
                               reinterpret_cast<const void*>(w),
@@ -100,11 +102,12 @@ NB_MODULE(_schedc, m) {
                               alpha,
                               beta,
                               reinterpret_cast<const float*>(bias)};
+            conv.scale = reinterpret_cast<const float*>(scale);
             nb::gil_scoped_release release;
             k.launch(conv, reinterpret_cast<void*>(stream));
           },
           nb::arg("geometry"), nb::arg("x"), nb::arg("w"), nb::arg("y"), nb::arg("alpha"),
-          nb::arg("beta"), nb::arg("bias"), nb::arg("stream"),
+          nb::arg("beta"), nb::arg("bias"), nb::arg("scale"), nb::arg("stream"),
           "Launches a convolution on raw device pointers (integers), in the module's layout "
           "(NHWC or NCHW32), and a cudaStream_t");
 

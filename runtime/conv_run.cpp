@@ -88,15 +88,18 @@ ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, 
   const auto [alpha, beta] = drawn_scalars(epi);
   ConvInputs in = make_conv_inputs(conv, t, seed, alpha, beta, epi.bias);
   if (epi.requantize) requantize_inputs(in.z, in.bias, seed);  // an int8 C
+  in.scale = channel_scales(epi, conv.k, seed);
   ConvCase cc;
   cc.input = encode(t, in.input);
   cc.hc.a = im2col_host(conv, cc.input, elem_size(t));
   cc.hc.b = encode(t, in.filters);
   cc.hc.bias = in.bias;
+  cc.hc.scale = in.scale;
   // z where beta reads it, else the poison
   cc.hc.sent = encode(output_type(dtype, epi.requantize ? "s8" : ""), in.z);
   cc.reference_inputs.c0 = in.z;
   cc.reference_inputs.bias = in.bias;
+  cc.reference_inputs.scale = in.scale;
   return cc;
 }
 
@@ -123,6 +126,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   // Whether C is int8 (`epilogue ... requantize`), the kernel says.
   compiler::Epilogue epi = options.epilogue;
   epi.requantize = out == ElemType::s8;
+  epi.scale = kernel.channel_scale;
   const int es = elem_size(t), es_out = elem_size(out);
   const compiler::Problem p = conv_problem(conv, dtype_of(kernel.dtype));
   auto stream = static_cast<cudaStream_t>(stream_);
@@ -140,13 +144,15 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       dOut(size_t(p.m * p.n) * size_t(es_out), "the output"),
       dA(a_bytes, "im2col's A (the host's)"), dA_gpu(a_bytes, "im2col's A (the GPU's)"),
       dRef(size_t(p.m * p.n) * 4, "the cuBLAS reference"),
-      dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
+      dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias"),
+      dScale(epi.scale ? size_t(p.n) * 4 : 0, "the per-channel scales");
   report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,
                 epi.beta,     epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,
                 &conv_args};
+  if (epi.scale) args.scale = static_cast<const float*>(dScale.get());
   auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
   if (!im2col_) im2col_ = std::make_shared<Im2colKernel>(device_.arch(), options.jit);
   const Im2colKernel& im2col = *im2col_;
@@ -165,6 +171,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
     dFilters.upload(hc.b.data(), dFilters.bytes(), "the filters", stream);
     dA.upload(hc.a.data(), dA.bytes(), "im2col's A", stream);
     if (epi.bias) dBias.upload(hc.bias.data(), dBias.bytes(), "bias", stream);
+    if (epi.scale) dScale.upload(hc.scale.data(), dScale.bytes(), "scale", stream);
     const bool nchw32 = conv.layout == compiler::ConvLayout::nchw32;
     const std::vector<char> sent =
         nchw32 ? output_in_layout(conv, hc.sent, es_out) : std::vector<char>{};

@@ -64,8 +64,9 @@ struct ConvCase {
   GemmInputs reference_inputs;  // c0 (z) and the bias, for compute_reference
 };
 // With epi.requantize (an int8 C) the operands are drawn for alpha 1, z in
-// int8 and the bias small (drawn_scalars, requantize_inputs), and the
-// reference compute_reference gives is the requantized one.
+// int8 and the bias small (drawn_scalars, requantize_inputs), with
+// epi.scale K per-channel scales (channel_scales), and the reference
+// compute_reference gives is the requantized one.
 ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
                         const compiler::Epilogue& epi);
 

@@ -21,6 +21,7 @@ namespace schedc::runtime {
 struct HostCase {
   std::vector<char> a, b;       // operands, encoded, as stored (layout, ld)
   std::vector<float> bias;      // n, or empty
+  std::vector<float> scale;     // n per-channel scales (`epilogue ... scale`), or empty
   std::vector<char> sent;       // C before the run, encoded
   std::vector<float> expected;  // the reference, m x n packed, in the output type
   // An s32 output's reference (dtype s8), exact (`expected` is empty then).
@@ -29,8 +30,9 @@ struct HostCase {
   GemmInputs inputs;                    // as drawn (kept only where .npy files are saved)
   size_t bytes() const {
     return a.size() + b.size() + sent.size() +
-           4 * (bias.size() + expected.size() + expected_s32.size()) +
-           4 * (inputs.a.size() + inputs.b.size() + inputs.c0.size() + inputs.bias.size());
+           4 * (bias.size() + scale.size() + expected.size() + expected_s32.size()) +
+           4 * (inputs.a.size() + inputs.b.size() + inputs.c0.size() + inputs.bias.size() +
+                inputs.scale.size());
   }
 };
 

@@ -336,6 +336,16 @@ void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t
     bias[j] = float(int_in(hash64(s, 5, j), -256, 256, false)) / 8.0f;
 }
 
+std::vector<float> channel_scales(const compiler::Epilogue& epi, int64_t n, uint64_t seed) {
+  std::vector<float> scale;
+  if (!epi.scale) return scale;
+  const uint64_t s = seed * 2 + 1;
+  scale.resize(size_t(n));
+  for (size_t j = 0; j < scale.size(); ++j)
+    scale[j] = float(int_in(hash64(s, 6, j), 32, 128, false)) / 64.0f;
+  return scale;
+}
+
 std::pair<float, float> drawn_scalars(const compiler::Epilogue& epi) {
   if (!epi.requantize) return {epi.alpha, epi.beta};
   return {1.0f, epi.beta != 0.0f ? 1.0f : 0.0f};

@@ -68,14 +68,15 @@ const char* to_string(InputMode m);
 // between them NaN too. Integer inputs (s8) are whole numbers, exact as
 // floats.
 struct GemmInputs {
-  std::vector<float> a;     // p.a_span(): A_g(i, k) at g * p.a_stride() + p.a_index(i, k)
-  std::vector<float> b;     // p.b_span(): B_g(k, j) at g * p.b_stride() + p.b_index(k, j)
-  std::vector<float> c0;    // p.c_span(): C before the run (beta != 0), NaN when beta == 0
-  std::vector<float> bias;  // n, or empty: one bias for every GEMM of a batch
-  int exact_range = 0;      // exact mode (s8: both modes): |A|, |B| <= this (see make_inputs)
-  int exact_stride = 1;     // exact mode (s8: both): B nonzero only where (k + n) % stride == 0
-  int c0_range = 0;         // s8: |C0| <= this (0: beta == 0, or not s8)
-  int bias_range = 0;       // s8: |bias| <= this (0: no bias, or not s8)
+  std::vector<float> a;      // p.a_span(): A_g(i, k) at g * p.a_stride() + p.a_index(i, k)
+  std::vector<float> b;      // p.b_span(): B_g(k, j) at g * p.b_stride() + p.b_index(k, j)
+  std::vector<float> c0;     // p.c_span(): C before the run (beta != 0), NaN when beta == 0
+  std::vector<float> bias;   // n, or empty: one bias for every GEMM of a batch
+  std::vector<float> scale;  // n per-channel scales (`epilogue ... scale`), or empty
+  int exact_range = 0;       // exact mode (s8: both modes): |A|, |B| <= this (see make_inputs)
+  int exact_stride = 1;      // exact mode (s8: both): B nonzero only where (k + n) % stride == 0
+  int c0_range = 0;          // s8: |C0| <= this (0: beta == 0, or not s8)
+  int bias_range = 0;        // s8: |bias| <= this (0: no bias, or not s8)
 };
 
 // Exact mode (docs/runtime.md, "exact inputs"): nonzero integers such that
@@ -103,6 +104,11 @@ struct GemmInputs {
 // saturating; NaN (the poison) stays. The operands are drawn for alpha 1
 // (their int32 sums exact). Deterministic in `seed`.
 void requantize_inputs(std::vector<float>& z, std::vector<float>& bias, uint64_t seed);
+// The per-channel scales of `epilogue ... scale` (empty without it): n
+// multiples of 1/64 in [0.5, 2], so that the columns' scales alpha·scale[n]
+// differ by up to 4x around alpha and the outputs still spread over int8.
+// Deterministic in `seed`.
+std::vector<float> channel_scales(const compiler::Epilogue& epi, int64_t n, uint64_t seed);
 // The alpha and beta a case's inputs are drawn for (make_inputs,
 // make_conv_inputs): epi's, or for an int8 C (epi.requantize) alpha 1 and
 // beta 0 or 1, so that the int32 sums are exact whatever the f32 scalars.
@@ -129,8 +135,9 @@ GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, u
 // ranges.
 struct ConvInputs {
   std::vector<float> input, filters, z, bias;
-  int range = 0;   // s8: |input|, |filters| <= this (128: the full [-128, 127])
-  int stride = 1;  // s8: the filters' nonzero stride
+  std::vector<float> scale;  // K per-channel scales (`epilogue ... scale`), or empty
+  int range = 0;             // s8: |input|, |filters| <= this (128: the full [-128, 127])
+  int stride = 1;            // s8: the filters' nonzero stride
 };
 ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed, float alpha,
                             float beta, bool bias);

@@ -517,9 +517,15 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (std::string why = integer_scalars_error(kernel_, alpha, beta); !why.empty())
     throw Error(Error::Kind::cuda, why);
   const float* bias = args.bias;
+  const float* scale = args.scale;
+  if (kernel_.channel_scale && !scale)
+    throw Error(Error::Kind::cuda,
+                "the kernel's epilogue takes per-channel scales ('epilogue ... scale'): pass N "
+                "floats as scale (it is null)");
   // The fixed ABI: (M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias), the
-  // batch strides of a batched module, then the tensor maps of A and B (and
-  // C) for a TMA entry: 3-D, over the batch, in a batched module.
+  // per-channel scales where the module takes them, the batch strides of a
+  // batched module, then the tensor maps of A and B (and C) for a TMA entry:
+  // 3-D, over the batch, in a batched module.
   const int64_t map_batch = kernel_.batched ? p.batch : 0;
   TmaMap map_a{}, map_b{}, map_c{};
   if (e.uses_tma()) {
@@ -542,6 +548,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
       e.stream_k ? stream_k_split(choice, p) : compiler::StreamKSplit{};
   int sk_whole_tiles = int(split.whole_tiles);  // all of them when the split splits none
   std::vector<void*> params = {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &bias};
+  if (kernel_.channel_scale) params.push_back(&scale);
   int batch_count = int(p.batch);
   if (kernel_.batched) params.insert(params.end(), {&stride_a, &stride_b, &stride_c, &batch_count});
   const size_t common = params.size();  // what the stream_k tail takes before its own

@@ -42,6 +42,9 @@ struct GemmArgs {
   // A convolution module's last parameter (GeneratedKernel::conv; null for
   // a GEMM module): A is then the input tensor, B the filters, C the output.
   const ConvArgs* conv = nullptr;
+  // N floats: the per-channel scales of `epilogue ... scale`
+  // (GeneratedKernel::channel_scale; required there, ignored elsewhere).
+  const float* scale = nullptr;
 };
 
 // Main when its alignment preconditions hold for these pointers and leading

@@ -93,7 +93,7 @@ void s8_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, cudaS
   hc.expected_s32 =
       epi.requantize
           ? requantize_reference(acc, p, epi.beta != 0.0f ? packed(in.c0, p) : std::vector<float>{},
-                                 in.bias, epi)
+                                 in.bias, in.scale, epi)
           : finish_reference_s32(acc, p, in.bias, epi.relu);
 }
 

@@ -53,7 +53,7 @@ std::string case_key(const compiler::Problem& p, ElemType t, RefMode ref, InputM
     << ' ' << p.a_col << p.b_col << p.c_col << ' ' << p.batch << ' ' << p.a_stride() << ' '
     << p.b_stride() << ' ' << p.c_stride() << ' ' << int(t) << ' ' << int(ref) << ' ' << int(mode)
     << ' ' << seed << ' ' << epi.alpha << ' ' << epi.beta << ' ' << epi.bias << epi.relu
-    << epi.requantize;
+    << epi.requantize << epi.scale;
   return k.str();
 }
 
@@ -74,9 +74,11 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   const auto [alpha, beta] = drawn_scalars(epi);
   GemmInputs in = make_inputs(p, t, mode, seed, alpha, beta, epi.bias);
   if (epi.requantize) requantize_inputs(in.c0, in.bias, seed);  // an int8 C
+  in.scale = channel_scales(epi, p.n, seed);
   hc->a = encode(t, in.a);
   hc->b = encode(t, in.b);
   hc->bias = in.bias;
+  hc->scale = in.scale;
   hc->sent = encode(out, in.c0);
   hc->ref = ref;
   dA.upload(hc->a.data(), dA.bytes(), "A", stream);
@@ -183,6 +185,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   // Whether C is int8 (`epilogue ... requantize`), the kernel says.
   compiler::Epilogue epi = options.epilogue;
   epi.requantize = out == ElemType::s8;
+  epi.scale = kernel.channel_scale;
   auto stream = static_cast<cudaStream_t>(stream_);
 
   RunReport report;
@@ -197,11 +200,13 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   // f32, or s32 for s8: 4 bytes an element either way.
   DeviceBuffer dRef(size_t(p.batch * p.m * p.n) * 4, "the cuBLAS reference");
   DeviceBuffer dBias(epi.bias ? size_t(p.n) * 4 : 0, "bias");
+  DeviceBuffer dScale(epi.scale ? size_t(p.n) * 4 : 0, "the per-channel scales");
   report.entry = choose_entry(kernel, p, dA.get(), dB.get(), dC.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
 
   GemmArgs args{dA.get(),  dB.get(), dC.get(),
                 epi.alpha, epi.beta, epi.bias ? static_cast<const float*>(dBias.get()) : nullptr};
+  if (epi.scale) args.scale = static_cast<const float*>(dScale.get());
   auto launch = [&] { prepared.module->launch(report.entry, p, args, stream); };
 
   // C after the random-mode run, to spot races later, and what was sent.
@@ -230,6 +235,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
         dA.upload(hc->a.data(), dA.bytes(), "A", stream);
         dB.upload(hc->b.data(), dB.bytes(), "B", stream);
         if (epi.bias) dBias.upload(hc->bias.data(), dBias.bytes(), "bias", stream);
+        if (epi.scale) dScale.upload(hc->scale.data(), dScale.bytes(), "scale", stream);
         // C holds C0 where beta reads it, NaN everywhere else (the poison).
         const std::vector<char>& sent = hc->sent;
         dC.upload(sent.data(), dC.bytes(), "C (poisoned)", stream);
@@ -294,6 +300,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
           if (epi.beta != 0.0f)
             save("C0.npy", in.c0, b, p.c_rows(), p.c_row_len(), p.c_ld(), p.c_stride());
           if (epi.bias) save("bias.npy", in.bias, 1, 1, p.n, p.n, 0);
+          if (epi.scale) save("scale.npy", in.scale, 1, 1, p.n, p.n, 0);
         }
         if (mode == InputMode::random) {
           random_result.swap(got_raw);  // both the session's: no 64 MB copy
@@ -307,9 +314,11 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     const auto [alpha, beta] = drawn_scalars(epi);
     GemmInputs in = make_inputs(p, t, InputMode::random, options.seed, alpha, beta, epi.bias);
     if (epi.requantize) requantize_inputs(in.c0, in.bias, options.seed);
+    in.scale = channel_scales(epi, p.n, options.seed);
     dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
     dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
     if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
+    if (epi.scale) dScale.upload(in.scale.data(), dScale.bytes(), "scale", stream);
     unvalidated_sent = encode(out, in.c0);
     dC.upload(unvalidated_sent.data(), dC.bytes(), "C", stream);
   }

@@ -290,12 +290,14 @@ float rounded(float x) {
 std::vector<int32_t> requantize_reference(const std::vector<int64_t>& acc,
                                           const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,
+                                          const std::vector<float>& scale,
                                           const compiler::Epilogue& epi) {
   std::vector<int32_t> r(acc.size());
   for (int64_t row = 0; row < p.batch * p.m; ++row)
     for (int64_t j = 0; j < p.n; ++j) {
       const size_t at = size_t(row * p.n + j);
-      float v = rounded(epi.alpha * float(acc[at]));
+      const float column_scale = epi.scale ? rounded(epi.alpha * scale[size_t(j)]) : epi.alpha;
+      float v = rounded(column_scale * float(acc[at]));
       if (epi.beta != 0.0f) v = rounded(v + rounded(epi.beta * z[at]));
       if (epi.bias) v = rounded(v + bias[size_t(j)]);
       if (epi.relu) v = std::fmax(v, 0.0f);

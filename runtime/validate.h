@@ -109,12 +109,13 @@ ValidationResult compare_s8(const compiler::Problem& p, InputMode mode,
 // The int8 C of `epilogue ... requantize` (compiler/schedule.h) from the
 // exact int32 sums `acc` (batch x m x n packed), as the kernel's epilogue
 // computes it, step by step in f32 with each product and sum rounded:
-// alpha·acc, + beta·z (z: C's prior content packed the same way, read when
-// beta != 0), + bias[n], relu, then rint (ties to even) saturated to
-// [-128, 127].
+// alpha·acc (with epi.scale: (alpha·scale[n])·acc), + beta·z (z: C's prior
+// content packed the same way, read when beta != 0), + bias[n], relu, then
+// rint (ties to even) saturated to [-128, 127].
 std::vector<int32_t> requantize_reference(const std::vector<int64_t>& acc,
                                           const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,
+                                          const std::vector<float>& scale,
                                           const compiler::Epilogue& epi);
 
 // Applies bias and relu to cuBLAS's f32 result (batch x m x n packed; the

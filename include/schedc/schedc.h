@@ -65,8 +65,10 @@ struct CompileOptions {
 // (M x K), B (K x N), C (M x N);
 // leading dimensions in elements (0: packed). Elements are the schedule's
 // dtype (float, __half or __nv_bfloat16; for s8, A and B signed char and C
-// int, alpha and beta integers); bias is N floats or null. Whether
-// C is read (beta) and bias or relu are applied is the schedule's epilogue;
+// int, alpha and beta integers); bias is N floats, scale N floats (the
+// per-channel scales of `epilogue ... scale`), each given exactly when the
+// schedule's epilogue reads it (a launch throws ArgumentError otherwise).
+// Whether C is read (beta) and relu applied is the schedule's epilogue;
 // alpha and beta are its values unless given here.
 struct Gemm {
   int64_t m = 0, n = 0, k = 0;
@@ -78,6 +80,7 @@ struct Gemm {
   int64_t ldc = 0;
   float alpha = 1.0f, beta = 0.0f;
   const float* bias = nullptr;
+  const float* scale = nullptr;  // 0.3.0
   // A strided batch, for a schedule with `batch` (docs/api.md): `batch` GEMMs
   // (1 to 65535), GEMM g's A, B and C g strides past a, b and c, strides in
   // elements (0: packed, the matrix's rows x leading dimension; at least
@@ -111,8 +114,9 @@ struct SCHEDC_API ConvGeometry {
 // [N][C/32][H][W][32], w [K][C/32][R][S][32], y [N][K/32][P][Q][32] (C and
 // K multiples of 32). All packed, elements of the schedule's dtype as `schedc run
 // --conv` takes them (s8: x and w signed char, y int, alpha and beta
-// integers; f16 and bf16: __half or __nv_bfloat16 throughout); bias is K
-// floats (one per output channel) or null. x must be 16-byte aligned and
+// integers; f16 and bf16: __half or __nv_bfloat16 throughout); bias and
+// scale are K floats (one per output channel), each given exactly when the
+// schedule's epilogue reads it (`bias`, `scale`). x must be 16-byte aligned and
 // C·sizeof(element) a multiple of 16 (the kernel copies 16-byte chunks of a
 // pixel's channels). Any geometry the module can compute is taken, not only
 // the one its schedule names (docs/api.md).
@@ -123,6 +127,7 @@ struct Conv {
   void* y = nullptr;
   float alpha = 1.0f, beta = 0.0f;
   const float* bias = nullptr;
+  const float* scale = nullptr;  // 0.3.0
 };
 
 // A failure outside the schedule's text: CUDA, NVRTC, the device, a launch
@@ -162,6 +167,9 @@ class SCHEDC_API Kernel {
   // C's element type: dtype(), but "s32" for s8, and "s8" for s8 with
   // `epilogue ... requantize` (an int8 C; alpha, beta and bias any floats).
   std::string c_dtype() const;
+  // Whether launches take per-channel scales (`epilogue ... scale`, with
+  // requantize): Gemm::scale / Conv::scale, N (K) floats. 0.3.0.
+  bool takes_scale() const;
   // The architecture it was generated for ("sm_90").
   std::string arch() const;
   // A's, B's and C's layouts in memory, in that order: N row-major, T
@@ -222,7 +230,7 @@ SCHEDC_API CompileResult compile(std::string_view text, const CompileOptions& op
 // cannot be read is one diagnostic without a place.
 SCHEDC_API CompileResult compile_file(const std::string& path, const CompileOptions& options = {});
 
-// "0.2.1": this library's version; the CMake package's too.
+// "0.3.0": this library's version; the CMake package's too.
 SCHEDC_API const char* version();
 
 }  // namespace schedc

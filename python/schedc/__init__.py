@@ -154,13 +154,16 @@ def _nchw32(x: Any, what: str, dims: str, want_stream: bool = False):
     return pointer, (n, h, w, groups * 32), name, stream
 
 
-def _bias_pointer(bias: Optional[Any], n: int) -> int:
-    """The device pointer of `n` float32 values (one per output column), 0 for None."""
-    if bias is None:
+def _vector_pointer(values: Optional[Any], n: int, what: str) -> int:
+    """The device pointer of `n` float32 values (one per output column: a
+    bias or per-channel scales), 0 for None."""
+    if values is None:
         return 0
-    pointer, rows, cols, _, kind, _ = _matrix(bias.reshape(1, -1), "bias")
+    if hasattr(values, "reshape"):  # torch, CuPy: any shape of n values
+        values = values.reshape(1, -1)
+    pointer, rows, cols, _, kind, _ = _matrix(values, what)
     if kind != "float32" or rows * cols != n:
-        raise ValueError(f"bias must be {n} float32 values")
+        raise ValueError(f"{what} must be {n} float32 values")
     return pointer
 
 
@@ -190,6 +193,9 @@ class Kernel:
     # C's element type: dtype, but "s32" for s8 and "s8" for s8 with
     # `epilogue ... requantize` (an int8 C).
     c_dtype = property(lambda self: self._k.c_dtype)
+    # `epilogue ... scale requantize`: calls take `scale`, one float32 per
+    # output column (channel).
+    takes_scale = property(lambda self: self._k.takes_scale)
     arch = property(lambda self: self._k.arch)
     layout = property(lambda self: self._k.layout)  # A, B, C: "NNN", "NTN" (B column-major), …
     block_threads = property(lambda self: self._k.block_threads)
@@ -205,13 +211,16 @@ class Kernel:
         return f"<schedc.Kernel {self.entry_name} {self.dtype} {self.arch}>"
 
     def __call__(self, a: Any, b: Any, c: Optional[Any] = None, alpha: float = 1.0,
-                 beta: float = 0.0, bias: Optional[Any] = None) -> Any:
+                 beta: float = 0.0, bias: Optional[Any] = None,
+                 scale: Optional[Any] = None) -> Any:
         """C = alpha * A @ B (+ beta * C, bias, relu as the schedule's epilogue
         says) on the current CUDA stream of A's device (torch) or the stream
         A's __cuda_array_interface__ names. With c None, C is a new matrix
         (torch tensors only). Returns C. dtype s8: A and B int8, C int32,
         alpha and beta integers; with `epilogue ... requantize` (c_dtype
-        "s8") C int8 and alpha, beta, bias any floats."""
+        "s8") C int8 and alpha, beta, bias any floats, and with `scale`
+        (takes_scale) column n's scale alpha * scale[n]. bias and scale are
+        N float32 values, given exactly when the epilogue reads them."""
         if self.is_convolution:
             raise ValueError(f"{self.entry_name} computes a convolution (its schedule has "
                              "'conv'): call k.conv(x, w), not k(a, b)")
@@ -239,12 +248,13 @@ class Kernel:
             raise ValueError(f"dtype s8 computes in int32: alpha and beta must be integers, "
                              f"not {alpha} and {beta}")
         self._k.launch(m, n, ka, pa, lda, pb, ldb, pc, ldc, float(alpha), float(beta),
-                       _bias_pointer(bias, n), stream)
+                       _vector_pointer(bias, n, "bias"), _vector_pointer(scale, n, "scale"),
+                       stream)
         return c
 
     def conv(self, x: Any, w: Any, y: Optional[Any] = None, stride: Any = None,
              padding: Any = None, dilation: Any = None, alpha: float = 1.0, beta: float = 0.0,
-             bias: Optional[Any] = None) -> Any:
+             bias: Optional[Any] = None, scale: Optional[Any] = None) -> Any:
         """y = alpha * conv2d(x, w) (+ beta * y, bias, relu as the schedule's
         epilogue says) for a convolution module (is_convolution), in its
         layout (convolution_layout): NHWC x (N, H, W, C), w (K, R, S, C), y
@@ -256,7 +266,8 @@ class Kernel:
         (`conv ... stride 1 pad 1`, the `convolution` property). With y None,
         y is a new tensor (torch tensors only). Returns y. dtype s8: x and w
         int8, y int32 (int8 with `epilogue ... requantize`), alpha and beta integers
-        (any floats when requantized); bias is K float32 values."""
+        (any floats when requantized); bias and scale (takes_scale) are K
+        float32 values, given exactly when the epilogue reads them."""
         if not self.is_convolution:
             raise ValueError(f"{self.entry_name} computes a GEMM (its schedule has no 'conv' "
                              "directive): call k(a, b), not k.conv(x, w)")
@@ -295,6 +306,7 @@ class Kernel:
             if tuple(got_y) != shape_y or ty != want_y:
                 raise ValueError(f"y must be a {'x'.join(map(str, shape_y))} {want_y} tensor "
                                  f"({dims_y}), not {'x'.join(map(str, got_y))} {ty}")
-        self._k.launch_conv(g, px, pw, py, float(alpha), float(beta), _bias_pointer(bias, k),
+        self._k.launch_conv(g, px, pw, py, float(alpha), float(beta),
+                            _vector_pointer(bias, k, "bias"), _vector_pointer(scale, k, "scale"),
                             stream)
         return y

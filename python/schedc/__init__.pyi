@@ -46,19 +46,24 @@ class Kernel:
     cuda_source: str
     entry_name: str
     dtype: str  # "f32", "f16", "bf16", "s8" (int8 A and B, int32 C)
+    c_dtype: str  # C's: dtype, "s32" for s8, "s8" with `epilogue ... requantize`
+    takes_scale: bool  # `epilogue ... scale`: calls take scale (N float32 values)
     arch: str
     layout: str  # A, B, C: "NNN"; "NTN" (B column-major: x @ w.t()); T = column-major
     block_threads: int
     shared_memory_bytes: int
     is_convolution: bool
     convolution: Optional[ConvGeometry]  # the schedule's `conv`; None for a GEMM
+    convolution_layout: str  # "nhwc", "nchw32"; "" for a GEMM
     def __call__(self, a: Any, b: Any, c: Optional[Any] = ..., alpha: float = ...,
-                 beta: float = ..., bias: Optional[Any] = ...) -> Any: ...
+                 beta: float = ..., bias: Optional[Any] = ...,
+                 scale: Optional[Any] = ...) -> Any: ...
     def conv(self, x: Any, w: Any, y: Optional[Any] = ...,
              stride: Union[int, Tuple[int, int], None] = ...,
              padding: Union[int, Tuple[int, int], None] = ...,
              dilation: Union[int, Tuple[int, int], None] = ..., alpha: float = ...,
-             beta: float = ..., bias: Optional[Any] = ...) -> Any: ...
+             beta: float = ..., bias: Optional[Any] = ...,
+             scale: Optional[Any] = ...) -> Any: ...
 
 def compile(text: str, arch: str = ..., name: str = ...) -> Kernel: ...
 def compile_file(path: str, arch: str = ...) -> Kernel: ...

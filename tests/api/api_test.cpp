@@ -243,6 +243,18 @@ TEST(Api, ConvolutionArgumentsAreCheckedFirst) {
   h.geometry.c = 12;
   const std::string why = refusal(*bf16.kernel, h);
   EXPECT_NE(why.find("C = 12 channels of bf16 are 24 bytes a pixel"), std::string::npos) << why;
+  // Its epilogue reads a bias (`epilogue ... bias`): a null one would be read
+  // at address 0; a scale it does not read would be believed applied.
+  schedc::Conv nb{*bf16.kernel->convolution(), aligned, aligned, aligned};
+  const std::string no_bias = refusal(*bf16.kernel, nb);
+  EXPECT_NE(no_bias.find("reads a bias ('epilogue ... bias'): bias must point to K device floats"),
+            std::string::npos)
+      << no_bias;
+  nb.bias = reinterpret_cast<const float*>(aligned);
+  nb.scale = reinterpret_cast<const float*>(aligned);
+  const std::string stray = refusal(*bf16.kernel, nb);
+  EXPECT_NE(stray.find("scale given, but"), std::string::npos) << stray;
+  EXPECT_FALSE(bf16.kernel->takes_scale());
 }
 
 // Integers small enough that every product and sum is exact in f32.

@@ -41,46 +41,56 @@ struct Reference {
 };
 
 // Launches `v` through `k` on buffers of its own, y holding the poison (or
-// z where beta reads it) first, and expects the reference's every int32.
-// `epi` is the schedule's epilogue with the launch's alpha and beta; with
-// `odd_filters` w lies 8 bytes past an aligned address (the runtime repacks
-// it; the input is never repacked and must stay aligned).
-void expect_exact(const schedc::Kernel& k, const compiler::Conv2d& v, const compiler::Epilogue& epi,
+// z where beta reads it) first, and expects the reference's every int32
+// (int8 where the module requantizes: k.c_dtype() "s8"). `epi` is the
+// schedule's epilogue with the launch's alpha and beta (requantize and
+// scale set from k); with `odd_filters` w lies 8 bytes past an aligned
+// address (the runtime repacks it; the input is never repacked and must
+// stay aligned).
+void expect_exact(const schedc::Kernel& k, const compiler::Conv2d& v, compiler::Epilogue epi,
                   const std::string& what, bool odd_filters = false) {
   Reference ref;
+  epi.requantize = k.c_dtype() == "s8";
+  epi.scale = k.takes_scale();
+  const int out_bytes = epi.requantize ? 1 : 4;
   runtime::ConvCase cc = runtime::make_conv_case(v, "s8", 7, epi);
   const compiler::Problem p = runtime::conv_problem(v, compiler::DType::s8);
   const runtime::DeviceBuffer x(cc.input.size(), "x"), w(cc.hc.b.size(), "w"),
       w_odd(cc.hc.b.size() + 8, "w, 8 bytes off"), y(cc.hc.sent.size(), "y"),
       a(cc.hc.a.size(), "im2col's A"), out(size_t(p.m * p.n) * 4, "the reference"),
-      bias(cc.hc.bias.size() * 4, "bias");
+      bias(cc.hc.bias.size() * 4, "bias"), scale(cc.hc.scale.size() * 4, "scale");
   x.upload(cc.input.data(), x.bytes(), "x", ref.stream);
   w.upload(cc.hc.b.data(), w.bytes(), "w", ref.stream);
   void* w_at = static_cast<char*>(w_odd.get()) + 8;
   ASSERT_EQ(cudaMemcpy(w_at, cc.hc.b.data(), w.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
   // y in the convolution's layout (NCHW32: [N][K/32][P][Q][32]), the reference's C a matrix.
-  const std::vector<char> sent = runtime::output_in_layout(v, cc.hc.sent, 4);
+  const std::vector<char> sent = runtime::output_in_layout(v, cc.hc.sent, out_bytes);
   y.upload(sent.data(), y.bytes(), "y", ref.stream);
   a.upload(cc.hc.a.data(), a.bytes(), "im2col's A", ref.stream);
   if (epi.bias) bias.upload(cc.hc.bias.data(), bias.bytes(), "bias", ref.stream);
+  if (epi.scale) scale.upload(cc.hc.scale.data(), scale.bytes(), "scale", ref.stream);
   runtime::compute_reference(cc.hc, cc.reference_inputs, ref.handle, ref.stream, p,
                              runtime::ElemType::s8, runtime::RefMode::s8, epi, a, w, out);
 
   const schedc::ConvGeometry g{v.n,        v.h,        v.w,     v.c,     v.k,     v.r,    v.s,
                                v.stride_h, v.stride_w, v.pad_h, v.pad_w, v.dil_h, v.dil_w};
-  const schedc::Conv conv{g,
-                          x.get(),
-                          odd_filters ? w_at : w.get(),
-                          y.get(),
-                          epi.alpha,
-                          epi.beta,
-                          epi.bias ? static_cast<const float*>(bias.get()) : nullptr};
+  schedc::Conv conv{g,
+                    x.get(),
+                    odd_filters ? w_at : w.get(),
+                    y.get(),
+                    epi.alpha,
+                    epi.beta,
+                    epi.bias ? static_cast<const float*>(bias.get()) : nullptr};
+  if (epi.scale) conv.scale = static_cast<const float*>(scale.get());
   k.launch(conv, ref.stream);
   ASSERT_EQ(cudaStreamSynchronize(ref.stream), cudaSuccess) << what;
   std::vector<char> raw(y.bytes());
   y.download(raw.data(), raw.size(), "y", ref.stream);
   std::vector<int32_t> got;
-  runtime::decode_s32_into(runtime::output_as_matrix(v, raw, 4), got);
+  if (epi.requantize)
+    runtime::decode_s8_into(runtime::output_as_matrix(v, raw, 1), got);
+  else
+    runtime::decode_s32_into(runtime::output_as_matrix(v, raw, 4), got);
   const std::vector<int32_t>& want = cc.hc.expected_s32;
   ASSERT_EQ(got.size(), want.size()) << what;
   size_t wrong = 0, first = 0, nonzero = 0;
@@ -174,6 +184,30 @@ TEST(ApiConvGpu, Nchw32LaunchEqualsTheRuntimesReference) {
     v.layout = compiler::ConvLayout::nchw32;
     expect_exact(*r.kernel, v, epi, compiler::conv_text(v) + ", alpha 3 beta 1");
   }
+}
+
+TEST(ApiConvGpu, RequantizedNchw32WithChannelScalesEqualsTheReference) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  // The seed's kernel (examples/conv/int8_nchw32_requantize.sched) with
+  // per-output-channel scales: an int8 y, (alpha·scale[k])·conv + beta·z +
+  // bias[k], relu, through the library's Conv::scale.
+  const std::string text = std::string("conv 8x28x28x128 filter 128x3x3 stride 1 pad 1 nchw32\n") +
+                           "dtype s8\ntile 128x128x128\nwarp 64x128\nwgmma s8\ntma\nstages 5\n"
+                           "swizzle smem\nswizzle block 8\nwarp_specialize\npersistent\n"
+                           "stream_k\nepilogue alpha 0.0003 bias scale relu requantize\n";
+  schedc::CompileResult r = schedc::compile(text);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  ASSERT_TRUE(r.kernel->takes_scale());
+  compiler::Epilogue epi;
+  epi.alpha = 0.0003f, epi.beta = 0.5f, epi.bias = true, epi.relu = true;
+  for (const runtime::NamedConv& l : layers()) {
+    const runtime::NamedConv v = runtime::in_layout(l, compiler::ConvLayout::nchw32);
+    if (v.conv.c % 32 != 0 || v.conv.k % 32 != 0) continue;
+    expect_exact(*r.kernel, v.conv, epi, v.name + " NCHW32, int8 y, per-channel scales");
+  }
+  compiler::Conv2d ragged = conv2d(3, 7, 9, 32, 64, 3, 3, 1, 1);
+  ragged.layout = compiler::ConvLayout::nchw32;
+  expect_exact(*r.kernel, ragged, epi, compiler::conv_text(ragged) + ", per-channel scales");
 }
 
 }  // namespace

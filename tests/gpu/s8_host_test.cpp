@@ -319,17 +319,18 @@ TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
   epi.requantize = true;
   // 0.5 x: 2.5 -> 2, 3.5 -> 4 (ties to even), -2.5 -> -2, 1000 -> 127, -1000 -> -128.
   const std::vector<int64_t> acc = {5, 7, -5, 2000, -2000, 1};  // the exact sums
-  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi),
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, {}, epi),
             (std::vector<int32_t>{2, 4, -2, 127, -128, 0}));  // 0.5 -> 0
   epi.relu = true;
-  EXPECT_EQ(requantize_reference(acc, p, {}, {}, epi), (std::vector<int32_t>{2, 4, 0, 127, 0, 0}));
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, {}, epi),
+            (std::vector<int32_t>{2, 4, 0, 127, 0, 0}));
   // beta·z and the bias per column, then relu.
   epi.relu = false;
   epi.beta = 2.0f;
   epi.bias = true;
   const std::vector<float> z = {1, -1, 3, 0, 0, -128};
   const std::vector<float> bias = {0.25f, 0, 0, 0, 0, 100};
-  EXPECT_EQ(requantize_reference(acc, p, z, bias, epi),
+  EXPECT_EQ(requantize_reference(acc, p, z, bias, {}, epi),
             (std::vector<int32_t>{5, 2, 4, 127, -128, -128}));  // 2.5 + 2 + 0.25 = 4.75 -> 5
   // f32 step by step: 16777217 is not an f32 (rounds to 16777216), and
   // alpha·acc is rounded before the bias is added.
@@ -337,10 +338,54 @@ TEST(Requantize, ReferenceRoundsToEvenSaturatesAndAddsInF32) {
   compiler::Epilogue big;
   big.alpha = 1.0f / 131072;  // 2^-17
   big.bias = true;
-  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big),
+  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, {}, big),
             std::vector<int32_t>{127});  // 128 + 0.5 -> 127 after saturation
   big.alpha = 1.0f / 1048576;            // 16777216 / 2^20 = 16, + 0.5 = 16.5 -> 16 (even)
-  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, big), std::vector<int32_t>{16});
+  EXPECT_EQ(requantize_reference({16777217}, one, {}, {0.5f}, {}, big), std::vector<int32_t>{16});
+}
+
+TEST(Requantize, PerChannelScaleMultipliesAlphaFirstThenTheSum) {
+  compiler::Problem p{2, 3, 1, 0, 0, 0, compiler::DType::s8};
+  compiler::Epilogue epi;
+  epi.alpha = 0.5f;
+  epi.requantize = true;
+  epi.scale = true;
+  // Column n's scale is alpha·scale[n]: 0.25, 1, 3 here.
+  const std::vector<float> scale = {0.5f, 2.0f, 6.0f};
+  const std::vector<int64_t> acc = {10, 10, 10, -6, 5, 100};
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, scale, epi),
+            (std::vector<int32_t>{2, 10, 30, -2, 5, 127}));  // 2.5 -> 2, -1.5 -> -2 (even)
+  // Without `scale` the vector is not read: alpha alone.
+  epi.scale = false;
+  EXPECT_EQ(requantize_reference(acc, p, {}, {}, {}, epi),
+            (std::vector<int32_t>{5, 5, 5, -3, 2, 50}));
+  // The order is (alpha·scale[n])·acc, as the kernel's: with alpha 0.1f,
+  // scale 36/64 and acc 1040 it gives 58.5000038 -> 59, where
+  // alpha·(scale·acc) would give 58.5 -> 58 (ties to even).
+  epi.scale = true;
+  epi.alpha = 0.1f;
+  EXPECT_EQ(requantize_reference({1040}, compiler::Problem{1, 1, 1, 0, 0, 0, compiler::DType::s8},
+                                 {}, {}, {36.0f / 64}, epi),
+            std::vector<int32_t>{59});
+}
+
+TEST(Requantize, ChannelScalesAreSmallDyadicAndDeterministic) {
+  compiler::Epilogue epi;
+  EXPECT_TRUE(channel_scales(epi, 8, 1).empty());  // no `scale`: none drawn
+  epi.scale = true;
+  const std::vector<float> s = channel_scales(epi, 300, 7);
+  ASSERT_EQ(s.size(), 300u);
+  float lo = 2, hi = 0;
+  for (float x : s) {
+    EXPECT_EQ(x * 64, std::nearbyint(x * 64));  // exact in f32, a product with alpha rounds once
+    lo = std::min(lo, x), hi = std::max(hi, x);
+  }
+  EXPECT_GE(lo, 0.5f);
+  EXPECT_LE(hi, 2.0f);
+  EXPECT_LT(lo, 0.6f);  // they spread over the range
+  EXPECT_GT(hi, 1.9f);
+  EXPECT_EQ(s, channel_scales(epi, 300, 7));
+  EXPECT_NE(s, channel_scales(epi, 300, 8));
 }
 
 TEST(Requantize, InputsMakeZInt8AndTheBiasSmall) {

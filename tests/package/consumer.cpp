@@ -39,7 +39,7 @@ int main() {
     std::printf("diagnostic as a value: %s:%d:%d: %s\n", d.where.file.c_str(), d.where.line,
                 d.where.column, d.message.c_str());
   }
-  // A convolution module (0.2.1): its geometry, and a launch's mistake
+  // A convolution module (since 0.2.1): its geometry, and a launch's mistake
   // refused as an ArgumentError before any device is looked for.
   schedc::CompileResult conv = schedc::compile(
       "conv 1x9x7x16 filter 40x3x3 stride 1 pad 1\ndtype s8\ntile 128x64x128\nwarp 64x64\n"

@@ -17,7 +17,7 @@ def test_check_returns_the_resolved_schedule():
     text = schedc.check(SGEMM)
     assert "tile 64x64x8\n" in text
     assert "vectorize 4\n" in text
-    assert schedc.__version__ == "0.2.1"
+    assert schedc.__version__ == "0.3.0"
 
 
 def test_emit_returns_cuda_named_after_the_text():
@@ -159,6 +159,51 @@ def test_requantized_int8_gemm_on_torch_equals_its_f32_definition():
     want = torch.round(v.clamp(-128, 127)).to(torch.int8)
     assert torch.equal(c.cpu(), want)
     assert 0 < int((want == 127).sum()) < want.numel()  # some saturate, not all
+
+
+REQUANTIZE_SCALE = os.path.join(ROOT, "tests", "gpu", "schedules",
+                                "wgmma_s8_requantize_pingpong.sched")
+
+
+def test_requantized_gemm_with_channel_scales_on_torch_equals_its_definition():
+    torch = _torch_cuda()
+    k = schedc.compile_file(REQUANTIZE_SCALE)  # epilogue alpha 0.0003 scale requantize, C col
+    assert k.takes_scale and k.layout == "NNT"
+    x = torch.randint(-128, 128, (300, 700), dtype=torch.int8, device="cuda")
+    w = torch.randint(-128, 128, (700, 260), dtype=torch.int8, device="cuda")
+    scale = (torch.randint(32, 129, (260,), device="cuda") / 64).float()
+    c = torch.empty((260, 300), dtype=torch.int8, device="cuda").t()  # column-major
+    k(x, w, c=c, alpha=0.0003, scale=scale)
+    torch.cuda.synchronize()
+    # (alpha·scale[n])·acc in f32, rounded half to even, saturated.
+    acc = (x.cpu().long() @ w.cpu().long()).float()
+    column = torch.tensor(0.0003, dtype=torch.float32) * scale.cpu()
+    want = torch.round((column * acc).clamp(-128, 127)).to(torch.int8)
+    assert torch.equal(c.cpu(), want)
+    assert 0 < int((want == -128).sum()) and 0 < int((want.abs() < 100).sum())
+
+
+def test_scale_and_bias_are_given_exactly_when_the_epilogue_reads_them():
+    # Checked by the library before any device is looked for.
+    scaled = schedc.compile_file(REQUANTIZE_SCALE)  # scale, no bias; C column-major
+    plain = schedc.compile_file(REQUANTIZE)         # bias, no scale; B column-major
+    assert scaled.takes_scale and not plain.takes_scale
+    a = _NeverRead((64, 32), "|i1")
+    c_col = _NeverRead((64, 48), "|i1", strides=(1, 64))
+    b_row = _NeverRead((32, 48), "|i1")
+    b_col = _NeverRead((32, 48), "|i1", strides=(1, 32))
+    c_row = _NeverRead((64, 48), "|i1")
+    vector = _NeverRead((1, 48), "<f4", data=512)
+    with pytest.raises(ValueError, match="scale must point to N device floats"):
+        scaled(a, b_row, c=c_col)
+    with pytest.raises(ValueError, match="bias given, but .* has no 'bias'"):
+        scaled(a, b_row, c=c_col, scale=vector, bias=vector)
+    with pytest.raises(ValueError, match="bias must point to N device floats"):
+        plain(a, b_col, c=c_row)
+    with pytest.raises(ValueError, match="scale given, but .* has no 'scale'"):
+        plain(a, b_col, c=c_row, bias=vector, scale=vector)
+    with pytest.raises(ValueError, match="scale must be 48 float32 values"):
+        scaled(a, b_row, c=c_col, scale=_NeverRead((1, 47), "<f4"))
 
 
 def test_wrong_inputs_raise_before_launching():
