@@ -74,10 +74,49 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
+// gather16 (WgmmaPlan::direct_sixteens): the four lanes of a row each hold a
+// packed quad (4 int8 columns) of four 16-column groups w0..w3; lane k ends
+// with group k's 16 bytes. In round s lane L sends its word of group
+// (L - s) % 4 and takes lane (k + s) % 4's word of group k: a 4x4 transpose
+// in three shuffles. Lane m's quad is columns 0-3, 8-11, 4-7, 12-15 of its
+// group for m = 0, 1, 2, 3 (the pair swap of emit_quad_stores).
+void emit_gather16(Emitter& e) {
+  e.comment("four int8 (an epilogue_value each) as one word, the first column in the low byte");
+  e.open_scope("__device__ __forceinline__ unsigned pack_char4(int r0, int r1, int r2, int r3)");
+  e.line(
+      "return (unsigned(r0) & 0xffu) | (unsigned(r1) & 0xffu) << 8 | (unsigned(r2) & 0xffu) << 16 "
+      "| unsigned(r3) << 24;");
+  e.close_scope();
+  e.comment("The four lanes of a row hold a quad of each of four 16-column groups (w0..w3);");
+  e.comment("lane k = threadIdx.x % 4 returns group k's 16 bytes in column order. Round s: lane L");
+  e.comment(
+      "sends its word of group (L - s) % 4, lane k takes lane (k + s) % 4's word of group k.");
+  e.open_scope(
+      "__device__ __forceinline__ int4 gather16(unsigned w0, unsigned w1, unsigned w2, unsigned "
+      "w3)");
+  e.line("const int k = threadIdx.x % 4, base = threadIdx.x % 32 - k;");
+  e.line("unsigned o0 = 0, o1 = 0, o2 = 0, o3 = 0;  // lanes 0..3's words of group k");
+  e.line("#pragma unroll");
+  e.open_scope("for (int s = 0; s < 4; ++s)");
+  e.line("const int from = (k + s) % 4, mine = (k - s + 4) % 4;");
+  e.line("const unsigned send = mine == 0 ? w0 : mine == 1 ? w1 : mine == 2 ? w2 : w3;");
+  e.line("const unsigned got = s == 0 ? send : __shfl_sync(0xffffffffu, send, base + from);");
+  e.line("o0 = from == 0 ? got : o0;");
+  e.line("o1 = from == 1 ? got : o1;");
+  e.line("o2 = from == 2 ? got : o2;");
+  e.line("o3 = from == 3 ? got : o3;");
+  e.close_scope();
+  e.comment("lane 0 holds columns 0-3, lane 2 4-7, lane 1 8-11, lane 3 12-15");
+  e.line("return make_int4(int(o0), int(o2), int(o1), int(o3));");
+  e.close_scope();
+  e.line();
+}
+
 }  // namespace
 
 void emit_wgmma_store_pair(Emitter& e, const KernelPlan& p) {
   if (nchw32_c(*p.wgmma)) emit_c_offset_nchw32(e);
+  if (p.wgmma->direct_sixteens()) emit_gather16(e);
   if (p.wgmma->direct_quads()) emit_store_quad(e, p);
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   if (p.wgmma->c_col) {  // the pair's two elements lie ldc apart: one at a time
@@ -164,6 +203,54 @@ void close_pair_loops(Emitter& e) {
 // block, the odd one of the second, and a quad writes 64 contiguous bytes of
 // a row with 16-byte stores. Opens the check's `if`; emit_direct_stores
 // closes it after its `else`.
+// WgmmaPlan::direct_sixteens, inside emit_quad_stores's `if (quads)`: where
+// C's rows are also 16-byte aligned, each step takes four 16-column groups
+// (two of the quad loop's r steps, both row halves): each lane computes its
+// quad of each as the 4-byte path does, packs it (pack_char4), and
+// gather16 hands lane k group k: row half k % 2, group k / 2 of the two r
+// steps. Opens the `else` the 4-byte quads go in; emit_quad_stores closes it.
+void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const bool nchw32 = nchw32_c(w);
+  e.line(format("const bool rows16 = %sreinterpret_cast<unsigned long long>(C) %% 16 == 0;",
+                nchw32 ? "" : "ldc % 16 == 0 && "));
+  e.open_scope("if (rows16)");
+  e.line("const int k4 = threadIdx.x % 4;");
+  emit_wgmma_instruction_loops(e, w, format("for (int g = 0; g < %d; ++g)", w.inst_n / 32));
+  e.line("unsigned wd[4];");
+  e.line("#pragma unroll");
+  e.open_scope("for (int q = 0; q < 4; ++q)");
+  e.comment("group q: the quad loop's r = 16 g + 8 (q / 2), row half h = q % 2");
+  e.line("const int r = 16 * g + 8 * (q / 2), h = q % 2;");
+  e.line("const int x0 = acc[i][j][r + 2 * h], x1 = acc[i][j][r + 2 * h + 1];");
+  e.line("const int y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];");
+  e.line("const int t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
+  e.line("const int t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);");
+  e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
+  e.line("const signed char* dst = C + " +
+         std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
+                            : "(size_t)(row0 + i * 64 + 8 * h) * ldc + col") +
+         ";");
+  const std::string args = ", alpha, beta, bias" + scale_arg(p) + ")";
+  e.line("wd[q] = pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
+         ", epilogue_value(odd ? t1 : x1, dst + 1, col + 1" + args +
+         ", epilogue_value(odd ? y0 : t0, dst + 2, col + 2" + args +
+         ", epilogue_value(odd ? y1 : t1, dst + 3, col + 3" + args + ");");
+  e.close_scope("q");
+  e.comment("this lane's group: row half k4 % 2, columns 32 g + 16 (k4 / 2) of the instruction's");
+  e.line("const int4 v = gather16(wd[0], wd[1], wd[2], wd[3]);");
+  e.line(format("const int col = col0 - 2 * k4 + j * %d + 32 * g + 16 * (k4 / 2);", w.inst_n));
+  if (nchw32)
+    e.line(
+        "*reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : c_rows[2 * i]) + "
+        "c_col_nchw32(ldc, col)) = v;");
+  else
+    e.line("*reinterpret_cast<int4*>(C + (size_t)(row0 + i * 64 + 8 * (k4 % 2)) * ldc + col) = v;");
+  close_pair_loops(e);
+  e.close_scope();
+  e.open_scope("else");
+}
+
 void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string V = accumulator_type(p.dtype);
@@ -177,6 +264,7 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
              nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes, w.wg_m, w.wg_n));
   e.open_scope("if (quads)");
   e.line("const bool odd = threadIdx.x % 2;");
+  if (w.direct_sixteens()) emit_sixteen_stores(e, p);
   emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 8)", w.inst_n / 2));
   e.line("#pragma unroll");
   e.open_scope("for (int h = 0; h < 2; ++h)");
@@ -195,6 +283,7 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
          scale_arg(p) + ");");
   e.close_scope("h");
   close_pair_loops(e);
+  if (w.direct_sixteens()) e.close_scope();  // the 4-byte quads' else
   e.close_scope();
   e.open_scope("else");
 }

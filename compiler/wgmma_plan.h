@@ -289,6 +289,13 @@ struct WgmmaPlan {
   bool direct_quads() const {
     return !swapped && !c_col && (c_elem_bytes == 4 || c_elem_bytes == 1) && (inst_n / 8) % 2 == 0;
   }
+  // An int8 C whose quads are 4-byte stores goes further where C's rows are
+  // 16-byte aligned: the four lanes of a row hold the row's 16 adjacent
+  // columns of each two 8-column blocks between them, so they exchange
+  // their packed quads (a 4x4 transpose of words by shuffles) and each
+  // stores 16 of them at once, whole sectors. Four such column groups a
+  // step: the instruction's N is a multiple of 32.
+  bool direct_sixteens() const { return direct_quads() && c_elem_bytes == 1 && inst_n % 32 == 0; }
   // Sector-staged stores (the swapped tf32 kernel, row-major C, cooperative
   // consumers side by side along N): where the tile lies inside C, beta is 0
   // and C's rows are off 32-byte sectors (ldc·4 not a multiple of 32, or C

@@ -533,6 +533,16 @@ TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteOr1ByteC) {
   ASSERT_TRUE(q8);
   EXPECT_EQ(q8->wgmma->c_elem_bytes, 1);
   EXPECT_TRUE(q8->wgmma->direct_quads());
+  // ... and 16 int8 columns a store where C's rows allow it (N 256: a
+  // multiple of 32); an int32 C's quads are 16-byte stores already.
+  EXPECT_TRUE(q8->wgmma->direct_sixteens());
+  EXPECT_FALSE(p->wgmma->direct_sixteens());
+  std::optional<KernelPlan> n16 = plan_of(
+      "dtype s8\nlayout B col\ntile 128x16x128\nwarp 64x16\nwgmma s8\ntma\nstages 4\nswizzle "
+      "smem\nwarp_specialize\npersistent\nepilogue alpha 0.01 requantize\n");
+  ASSERT_TRUE(n16);
+  EXPECT_TRUE(n16->wgmma->direct_quads());
+  EXPECT_FALSE(n16->wgmma->direct_sixteens());  // N 16: one group of 16 columns, not four
   // Column-major C: a pair's two elements lie ldc apart, no quads.
   std::optional<KernelPlan> col = plan_of(s8 + "layout C col\n");
   ASSERT_TRUE(col);
