@@ -24,26 +24,33 @@ void epilogue_helpers(MmaContext& cx) {
     cx.e.comment(
         "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
         "skipped");
-  // C's element and the accumulators' type: T and float, or int and int for s8.
-  const std::string TC = cx.p.dtype == DType::s8 ? "int" : "T", V = accumulator_type(cx.p.dtype);
+  // C's element and the accumulators' type: T and float, or for s8 int (signed
+  // char when requantized: c_element_type) and int.
+  const std::string TC = cx.p.dtype == DType::s8 ? c_element_type(cx.p) : "T",
+                    V = accumulator_type(cx.p.dtype);
+  // The epilogue's vectors as the helpers pass them on (scale: `epilogue ... scale`).
+  const std::string vectors = "bias" + scale_arg(cx.p);
   cx.e.line("template <bool kAligned>");
   cx.e.open_scope("__device__ __forceinline__ void store_c_pair(" + TC +
                   "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V +
-                  " v1, float alpha, float beta, const float* bias)");
+                  " v1, float alpha, float beta, const float* bias" + scale_param(cx.p) + ")");
   cx.e.line("if (row >= M) return;");
   if (c_col) {
     cx.e.line(TC + "* dst = C + (size_t)col * ldc + row;");
-    cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
-    cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, bias);");
+    cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, " + vectors + ");");
+    cx.e.line("if (col + 1 < N) store_c(dst + ldc, col + 1, v1, alpha, beta, " + vectors + ");");
     cx.e.close_scope();
     cx.e.line();
     return;  // no store_c_quad: the store loops take pairs (b_vec 4 stores two)
   }
   cx.e.line(TC + "* dst = C + (size_t)row * ldc + col;");
   cx.e.open_scope("if (kAligned && col + 1 < N)");
-  cx.e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, bias);");
-  cx.e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias);");
-  if (cx.p.dtype == DType::s8)
+  cx.e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, " + vectors + ");");
+  cx.e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, " + vectors +
+            ");");
+  if (cx.p.schedule.epilogue.requantize)
+    cx.e.line("*reinterpret_cast<char2*>(dst) = make_char2(r0, r1);");
+  else if (cx.p.dtype == DType::s8)
     cx.e.line("*reinterpret_cast<int2*>(dst) = make_int2(r0, r1);");
   else if (cx.p.dtype == DType::f16)
     cx.e.line("*reinterpret_cast<__half2*>(dst) = __floats2half2_rn(r0, r1);");
@@ -53,8 +60,8 @@ void epilogue_helpers(MmaContext& cx) {
     cx.e.line("*reinterpret_cast<float2*>(dst) = make_float2(r0, r1);");
   cx.e.line("return;");
   cx.e.close_scope();
-  cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, bias);");
-  cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, bias);");
+  cx.e.line("if (col < N) store_c(dst, col, v0, alpha, beta, " + vectors + ");");
+  cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, " + vectors + ");");
   cx.e.close_scope();
   cx.e.line();
   if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
@@ -114,20 +121,24 @@ void epilogue_mma_sync(MmaContext& cx) {
     if (P == 4 && cx.p.schedule.c_col) {  // column-major C: pairs, element by element
       cx.e.line(
           "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
-          "1][i], alpha, beta, bias);");
+          "1][i], alpha, beta, bias" +
+          scale_arg(cx.p) + ");");
       cx.e.line(
           "store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, acc[mi][4 * q + 2][i], acc[mi][4 * "
-          "q + 3][i], alpha, beta, bias);");
+          "q + 3][i], alpha, beta, bias" +
+          scale_arg(cx.p) + ");");
     } else if (P == 4)
       cx.e.line(
           "store_c_quad<kAligned>(C, ldc, M, N, row, col, acc[mi][4 * q][i], acc[mi][4 * q + "
           "1][i], "
-          "acc[mi][4 * q + 2][i], acc[mi][4 * q + 3][i], alpha, beta, bias);");
+          "acc[mi][4 * q + 2][i], acc[mi][4 * q + 3][i], alpha, beta, bias" +
+          scale_arg(cx.p) + ");");
     else
       cx.e.line(
           "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][2 * q][i], acc[mi][2 * q + "
           "1][i], "
-          "alpha, beta, bias);");
+          "alpha, beta, bias" +
+          scale_arg(cx.p) + ");");
     cx.e.close_scope();
     cx.e.close_scope();
     cx.e.close_scope();
@@ -145,7 +156,8 @@ void epilogue_mma_sync(MmaContext& cx) {
   cx.e.line(
       "store_c_pair<kAligned>(C, ldc, M, N, row, col, acc[mi][ni][2 * h], acc[mi][ni][2 * h + "
       "1], "
-      "alpha, beta, bias);");
+      "alpha, beta, bias" +
+      scale_arg(cx.p) + ");");
   cx.e.close_scope();
   cx.e.close_scope();
   cx.e.close_scope();

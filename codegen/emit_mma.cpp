@@ -99,7 +99,8 @@ void helpers(MmaContext& cx) {
 }
 
 void entries(MmaContext& cx) {
-  const char* call = "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias);";
+  const std::string call =
+      "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias" + scale_arg(cx.p) + ");";
   cx.e.comment("main entry: A, B, C 16-byte aligned; lda, ldb, ldc multiples of 16 bytes");
   emit_entry_guard_open(cx.e, cx.name);
   if (cx.main_uses_tma()) {
@@ -115,10 +116,11 @@ void entries(MmaContext& cx) {
     }
     emit_kernel_open(cx.e, cx.p, cx.name,
                      "const __grid_constant__ TmaMap tma_a, const __grid_constant__ TmaMap tma_b");
-    cx.e.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias, tma_a, tma_b);");
+    cx.e.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias" +
+              scale_arg(cx.p) + ", tma_a, tma_b);");
   } else {
     emit_kernel_open(cx.e, cx.p, cx.name);
-    cx.e.line(format("gemm_body<true>%s", call));
+    cx.e.line("gemm_body<true>" + call);
   }
   cx.e.close_scope();
   emit_entry_guard_close(cx.e, cx.name);
@@ -126,7 +128,7 @@ void entries(MmaContext& cx) {
   cx.e.comment("fallback entry: any alignment, any leading dimension");
   emit_entry_guard_open(cx.e, cx.name + "_fallback");
   emit_kernel_open(cx.e, cx.p, cx.name + "_fallback");
-  cx.e.line(format("%s<false>%s", cx.fallback_body(), call));
+  cx.e.line(std::string(cx.fallback_body()) + "<false>" + call);
   cx.e.close_scope();
   emit_entry_guard_close(cx.e, cx.name + "_fallback");
   if (cx.m.a_transposed || cx.m.b_transposed) {
@@ -169,6 +171,8 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   k.dtype = compiler::to_string(plan.dtype);
   k.tensor_cores = true;
   k.mma_type = compiler::to_string(m.type);
+  if (plan.schedule.epilogue.requantize) k.c_dtype = "s8";  // an int8 C
+  k.channel_scale = plan.schedule.epilogue.scale;
   k.min_sm = m.min_sm;
   k.needs_cuda_headers = m.api == MmaApi::wmma || plan.dtype != DType::f32;
 

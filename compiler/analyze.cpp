@@ -328,11 +328,6 @@ void Analyzer::requantize_rules() {
     note(e, dtype_note(), "dtype set here");
     return;
   }
-  if (s_.mma && !s_.uses_wgmma()) {
-    auto& e = error(at, "'requantize' is not implemented yet with '" + mma_dir_->keyword +
-                            " s8': the int8 C is written by the 'wgmma s8' epilogue");
-    e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
-  }
   if (const Directive* t = given("tma_store")) {
     auto& e = error(at,
                     "'requantize' is not implemented yet with 'tma_store': the int8 C is "
