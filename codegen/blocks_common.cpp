@@ -139,6 +139,10 @@ void emit_module_header(Emitter& e, const KernelPlan& p) {
                      s.c_col ? "column-major (N x M)" : "row-major"));
   else
     e.comment("alpha, beta, bias); A, B, C row-major; C = act(alpha*A*B + beta*C + bias[n]).");
+  if (s.epilogue.scale)
+    e.comment(
+        "Per-channel scales (`epilogue ... scale`): right after bias, const float* scale (N "
+        "floats).");
   if (s.batch > 0)
     e.comment(
         "Batched: after bias the batch strides (elements); GEMM blockIdx.z of the batch per "

@@ -328,6 +328,37 @@ def test_int8_nchw32_conv_on_torch_tensors_equals_conv2d():
         assert torch.equal(got, ref)
 
 
+def test_requantized_nchw32_conv_with_scales_on_torch_equals_its_definition():
+    torch = _torch_cuda()
+    import torch.nn.functional as F
+
+    # The seed's kernel with per-output-channel scales: int8 in and out, NCHW32.
+    path = os.path.join(ROOT, "examples", "conv", "int8_nchw32_requantize.sched")
+    with open(path) as f:
+        text = f.read().replace("bias relu requantize", "bias scale relu requantize")
+    k = schedc.compile(text, name="int8_nchw32_scale.sched")
+    assert k.takes_scale and k.c_dtype == "s8" and k.convolution_layout == "nchw32"
+    n, h, wd, c, kk = 2, 14, 14, 64, 96
+    x_nchw = torch.randint(-128, 128, (n, c, h, wd), dtype=torch.int8, device="cuda")
+    w_kcrs = torch.randint(-128, 128, (kk, c, 3, 3), dtype=torch.int8, device="cuda")
+    x = x_nchw.reshape(n, c // 32, 32, h, wd).permute(0, 1, 3, 4, 2).contiguous()
+    w = w_kcrs.reshape(kk, c // 32, 32, 3, 3).permute(0, 1, 3, 4, 2).contiguous()
+    bias = (torch.randint(-256, 257, (kk,), device="cuda") / 8).float()
+    scale = (torch.randint(32, 129, (kk,), device="cuda") / 64).float()
+    y = k.conv(x, w, alpha=0.0003, bias=bias, scale=scale)  # the schedule's stride 1, pad 1
+    torch.cuda.synchronize()
+    assert y.dtype == torch.int8 and tuple(y.shape) == (n, kk // 32, h, wd, 32)
+    # The kernel's steps in f32 on the CPU, each rounded: (alpha·scale[k])·acc, + bias[k],
+    # relu, round half to even, saturate. |acc| < 2^24: exact in f32.
+    acc = F.conv2d(x_nchw.cpu().double(), w_kcrs.cpu().double(), padding=1).float()
+    column = (torch.tensor(0.0003, dtype=torch.float32) * scale.cpu()).view(1, kk, 1, 1)
+    v = (column * acc + bias.cpu().view(1, kk, 1, 1)).clamp_min(0)
+    want = torch.round(v.clamp(-128, 127)).to(torch.int8)
+    got = y.cpu().permute(0, 1, 4, 2, 3).reshape(n, kk, h, wd)  # back to NCHW
+    assert torch.equal(got, want)
+    assert 0 < int((want == 127).sum()) < want.numel() and int((want == 0).sum()) < want.numel()
+
+
 def test_int8_conv_on_torch_tensors_equals_conv2d():
     torch = _torch_cuda()
     import torch.nn.functional as F
