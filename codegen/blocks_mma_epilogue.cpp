@@ -10,6 +10,19 @@ namespace schedc::codegen::mma {
 
 using compiler::DType;
 
+namespace {
+
+// An int8 C (`epilogue ... requantize`, row-major) on mma.sync: lanes tq and
+// tq ^ 1 swap one pair of each two n-fragments, so each lane holds 4
+// adjacent int8 columns and stores them at once (4 bytes instead of 2:
+// the wgmma kernel's quads, codegen/blocks_wgmma_epilogue.cpp).
+bool int8_quads(const MmaContext& cx) {
+  return cx.sync && cx.p.schedule.epilogue.requantize && !cx.p.schedule.c_col && cx.m.b_vec == 1 &&
+         cx.m.frags_n % 2 == 0;
+}
+
+}  // namespace
+
 void epilogue_helpers(MmaContext& cx) {
   emit_epilogue_helpers(cx.e, cx.p);
   // `layout C col`: (row, col) at col * ldc + row. A fragment's neighbours
@@ -64,6 +77,33 @@ void epilogue_helpers(MmaContext& cx) {
   cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, " + vectors + ");");
   cx.e.close_scope();
   cx.e.line();
+  if (int8_quads(cx)) {
+    cx.e.comment(
+        "C[row][col .. col + 3] (col a multiple of 4) through epilogue_value: one 4-byte store "
+        "when aligned");
+    cx.e.line("template <bool kAligned>");
+    cx.e.open_scope(
+        "__device__ __forceinline__ void store_c_quad(signed char* C, int ldc, int M, int N, int "
+        "row, int col, int v0, int v1, int v2, int v3, float alpha, float beta, const float* "
+        "bias" +
+        scale_param(cx.p) + ")");
+    cx.e.line("if (row >= M) return;");
+    cx.e.open_scope("if (kAligned && col + 3 < N)");
+    cx.e.line("signed char* dst = C + (size_t)row * ldc + col;");
+    cx.e.line(
+        "*reinterpret_cast<char4*>(dst) = make_char4(epilogue_value(v0, dst, col, alpha, beta, " +
+        vectors + "), epilogue_value(v1, dst + 1, col + 1, alpha, beta, " + vectors +
+        "), epilogue_value(v2, dst + 2, col + 2, alpha, beta, " + vectors +
+        "), epilogue_value(v3, dst + 3, col + 3, alpha, beta, " + vectors + "));");
+    cx.e.line("return;");
+    cx.e.close_scope();
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, " + vectors +
+              ");");
+    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, " + vectors +
+              ");");
+    cx.e.close_scope();
+    cx.e.line();
+  }
   if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
     cx.e.comment("C[row][col .. col + 3] (col a multiple of 4): one 16-byte store when aligned");
     cx.e.line("template <bool kAligned>");
@@ -145,6 +185,33 @@ void epilogue_mma_sync(MmaContext& cx) {
     return;
   }
   cx.e.comment("epilogue: accumulator i of a 16x8 fragment is (g + 8 * (i / 2), 2 * tq + i % 2)");
+  if (int8_quads(cx)) {
+    cx.e.comment("int8 C: lanes tq and tq ^ 1 swap a pair of fragments 2q and 2q + 1, so the even");
+    cx.e.comment(
+        "lane holds 4 adjacent columns of fragment 2q, the odd one of 2q + 1 (4-byte stores)");
+    cx.e.line("const bool odd = tq % 2;");
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope(format("for (int q = 0; q < %d; ++q)", cx.m.frags_n / 2));
+    cx.e.line("#pragma unroll");
+    cx.e.open_scope("for (int h = 0; h < 2; ++h)");
+    cx.e.line("const int x0 = acc[mi][2 * q][2 * h], x1 = acc[mi][2 * q][2 * h + 1];");
+    cx.e.line("const int y0 = acc[mi][2 * q + 1][2 * h], y1 = acc[mi][2 * q + 1][2 * h + 1];");
+    cx.e.line("const int t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
+    cx.e.line("const int t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);");
+    cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * h;");
+    cx.e.line(
+        "const int col = tile_n0 + warp_col0 + q * 16 + 2 * tq + (odd ? 6 : 0);  // 4-aligned");
+    cx.e.line(
+        "store_c_quad<kAligned>(C, ldc, M, N, row, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 "
+        ": t0, odd ? y1 : t1, alpha, beta, bias" +
+        scale_arg(cx.p) + ");");
+    cx.e.close_scope();
+    cx.e.close_scope();
+    cx.e.close_scope();
+    return;
+  }
   cx.e.line("#pragma unroll");
   cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
   cx.e.line("#pragma unroll");
