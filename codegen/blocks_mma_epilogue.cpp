@@ -21,6 +21,22 @@ bool int8_quads(const MmaContext& cx) {
          cx.m.frags_n % 2 == 0;
 }
 
+// The mma.sync epilogue's three unrolled loops: fragment rows mi, then
+// `var` < `count` (fragments or groups of them), then `inner` (a for
+// header); close_store_loops closes them.
+void open_store_loops(MmaContext& cx, const char* var, int count, const char* inner) {
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int %s = 0; %s < %d; ++%s)", var, var, count, var));
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(inner);
+}
+
+void close_store_loops(MmaContext& cx) {
+  for (int i = 0; i < 3; ++i) cx.e.close_scope();
+}
+
 }  // namespace
 
 void epilogue_helpers(MmaContext& cx) {
@@ -140,12 +156,7 @@ void epilogue_mma_sync(MmaContext& cx) {
         format("+ ni %% %d of its group of %d fragments (%d columns): lanes store %d consecutive "
                "columns",
                P, P, 8 * P, P));
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope(format("for (int q = 0; q < %d; ++q)", cx.m.frags_n / P));
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope("for (int i = 0; i < 4; ++i)");
+    open_store_loops(cx, "q", cx.m.frags_n / P, "for (int i = 0; i < 4; ++i)");
     cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * (i / 2);");
     if (cx.m.b_chunk_permuted) {
       cx.e.line(
@@ -179,9 +190,7 @@ void epilogue_mma_sync(MmaContext& cx) {
           "1][i], "
           "alpha, beta, bias" +
           scale_arg(cx.p) + ");");
-    cx.e.close_scope();
-    cx.e.close_scope();
-    cx.e.close_scope();
+    close_store_loops(cx);
     return;
   }
   cx.e.comment("epilogue: accumulator i of a 16x8 fragment is (g + 8 * (i / 2), 2 * tq + i % 2)");
@@ -190,12 +199,7 @@ void epilogue_mma_sync(MmaContext& cx) {
     cx.e.comment(
         "lane holds 4 adjacent columns of fragment 2q, the odd one of 2q + 1 (4-byte stores)");
     cx.e.line("const bool odd = tq % 2;");
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope(format("for (int q = 0; q < %d; ++q)", cx.m.frags_n / 2));
-    cx.e.line("#pragma unroll");
-    cx.e.open_scope("for (int h = 0; h < 2; ++h)");
+    open_store_loops(cx, "q", cx.m.frags_n / 2, "for (int h = 0; h < 2; ++h)");
     cx.e.line("const int x0 = acc[mi][2 * q][2 * h], x1 = acc[mi][2 * q][2 * h + 1];");
     cx.e.line("const int y0 = acc[mi][2 * q + 1][2 * h], y1 = acc[mi][2 * q + 1][2 * h + 1];");
     cx.e.line("const int t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
@@ -207,17 +211,10 @@ void epilogue_mma_sync(MmaContext& cx) {
         "store_c_quad<kAligned>(C, ldc, M, N, row, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 "
         ": t0, odd ? y1 : t1, alpha, beta, bias" +
         scale_arg(cx.p) + ");");
-    cx.e.close_scope();
-    cx.e.close_scope();
-    cx.e.close_scope();
+    close_store_loops(cx);
     return;
   }
-  cx.e.line("#pragma unroll");
-  cx.e.open_scope(format("for (int mi = 0; mi < %d; ++mi)", cx.m.frags_m));
-  cx.e.line("#pragma unroll");
-  cx.e.open_scope(format("for (int ni = 0; ni < %d; ++ni)", cx.m.frags_n));
-  cx.e.line("#pragma unroll");
-  cx.e.open_scope("for (int h = 0; h < 2; ++h)");
+  open_store_loops(cx, "ni", cx.m.frags_n, "for (int h = 0; h < 2; ++h)");
   cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * h;");
   cx.e.line("const int col = tile_n0 + warp_col0 + ni * 8 + 2 * tq;");
   cx.e.line(
@@ -225,9 +222,7 @@ void epilogue_mma_sync(MmaContext& cx) {
       "1], "
       "alpha, beta, bias" +
       scale_arg(cx.p) + ");");
-  cx.e.close_scope();
-  cx.e.close_scope();
-  cx.e.close_scope();
+  close_store_loops(cx);
 }
 
 void epilogue_wmma(MmaContext& cx) {
