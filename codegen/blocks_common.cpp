@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "compiler/conv.h"
 #include "compiler/lower.h"
 
 namespace schedc::codegen {
@@ -273,6 +274,50 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
         "v.x = fmaxf(v.x, 0.0f); v.y = fmaxf(v.y, 0.0f); v.z = fmaxf(v.z, 0.0f); "
         "v.w = fmaxf(v.w, 0.0f);");
   e.line("*reinterpret_cast<float4*>(c) = v;");
+  e.close_scope();
+  e.line();
+}
+
+void emit_conv_args(Emitter& e, bool nchw32) {
+  e.comment("conv: the geometry and the offset table (runtime/conv_args.h is the host's copy):");
+  e.comment(nchw32 ? "tap[r * S + s] = {dh * W * 32 + dw * 32, dh, dw} for (dh, dw) = (r * dil_h, "
+                     "s * dil_w)"
+                   : "tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, "
+                     "s * dil_w)");
+  e.lines(format(R"(struct ConvTapArg {
+  int offset;
+  short dh, dw;
+};
+struct ConvArgs {
+  int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
+  int taps;  // R * S
+  int reserved;
+  ConvTapArg tap[%lld];
+};)",
+                 static_cast<long long>(compiler::kMaxConvTaps)));
+}
+
+// C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32], with row m =
+// img·P·Q + pixel and column k, is at c_row(m) + c_col(k): the row's part
+// img·K·P·Q + pixel·32 (one division, once per row of a thread: c_rows)
+// and the column's (k / 32)·P·Q·32 + k % 32. Every term but k % 32 is a
+// multiple of 32 (K is), so pairs and quads of columns stay contiguous and
+// aligned. In int: the output has fewer than 2^31 elements
+// (compiler::conv_error); with size_t terms NVCC split the int2 and int4
+// stores into 4-byte ones, and a division per store cost the epilogue as
+// much as the main loop (both seen with ncu on an H100).
+void emit_c_offset_nchw32(Emitter& e) {
+  e.comment(
+      "NCHW32 output [N][K/32][P][Q][32]: C(row, col) at c_row_nchw32(row) + c_col_nchw32(col),");
+  e.comment(
+      "row = img * P * Q + pixel, pq = P * Q (the entry's ldc for this module), K = N; a row");
+  e.comment("past M is taken as the last (its stores are skipped)");
+  e.open_scope("__device__ __forceinline__ int c_row_nchw32(int pq, int K, int M, int row)");
+  e.line("const int m = row < M ? row : M - 1, img = m / pq;");
+  e.line("return img * K * pq + (m - img * pq) * 32;");
+  e.close_scope();
+  e.open_scope("__device__ __forceinline__ int c_col_nchw32(int pq, int col)");
+  e.line("return (col & ~31) * pq + (col & 31);");
   e.close_scope();
   e.line();
 }

@@ -58,6 +58,13 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 // -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, NVRTC sees that entry alone
 // (runtime/jit.h: the runtime compiles only the entries a launch needs,
 // each cached on its own).
+// A convolution module's ConvArgs and ConvTapArg (runtime/conv_args.h is
+// the host's copy), with a comment on the offset table of that layout.
+void emit_conv_args(Emitter& e, bool nchw32);
+// c_row_nchw32 and c_col_nchw32: where C(m, k) of an NCHW32 convolution's
+// output lies (the wgmma and mma epilogues).
+void emit_c_offset_nchw32(Emitter& e);
+
 // `epilogue ... scale` (compiler/schedule.h): the per-channel scales'
 // parameter (", const float* __restrict__ scale") and argument (", scale"),
 // each written right after bias's; empty without `scale`, so every other

@@ -189,16 +189,80 @@ long fast_copy_delta(MmaContext& cx, const SmemTile& t, const compiler::CopyMap&
   return (long(t.offset(ri, ci)) - t.offset(r0, c0)) * cx.m.elem_bytes;
 }
 
+// A convolution's A tile (M x K at (row0, col0)) from the input: each
+// 16-byte chunk is one pixel's channels at one filter tap, A(m, kk) with
+// m = img·P·Q + oh·Q + ow and, NHWC, kk = tap·C + c (NCHW32: kk = (g·R·S +
+// tap)·32 + lane), at the window origin of output pixel m plus the tap's
+// offset from the host's table plus the channel; zeros where the tap falls
+// in the padding or past M or K. Divisions per chunk and k-tile (the wgmma
+// producer walks its chunks without them): this path is correct, not
+// tuned. The input is 16-byte aligned and a pixel's channels whole chunks
+// (runtime::check_conv_launch), so both entries copy the same way.
+void conv_tile_loader(MmaContext& cx) {
+  const compiler::CopyMap& c = cx.m.copy_a;
+  cx.e.comment(
+      format("(%d, %d) tile of the implicit GEMM's A from the %s input: %d 16-byte chunks,",
+             cx.m.a.rows, cx.m.a.cols, cx.nchw32() ? "NCHW32" : "NHWC", c.chunks));
+  cx.e.comment(format("%s%d per thread, each addressed through the offset table conv.tap",
+                      c.needs_guard() ? "at most " : "", c.iters));
+  cx.e.line("template <bool kAligned>");
+  cx.e.open_scope(
+      "__device__ __forceinline__ void load_tile_A(T* sA_stage, const T* gA, int ld, int rows, "
+      "int cols, int row0, int col0, const ConvArgs& conv)");
+  cx.e.line("const int pq = conv.p * conv.q;");
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
+  cx.e.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
+  if (c.needs_guard()) cx.e.line(format("if (idx >= %d) break;", c.chunks));
+  cx.e.line(format("const int row = idx / %d, col = (idx %% %d) * %d;", c.chunks_per_row,
+                   c.chunks_per_row, c.chunk_elems));
+  cx.e.line("const int m = row0 + row, kk = col0 + col;");
+  cx.e.line("bool inside = m < rows && kk < cols;");
+  cx.e.line("int at = 0;");
+  cx.e.open_scope("if (inside)");
+  cx.e.line(
+      "const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
+  cx.e.line(
+      "const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
+  if (cx.nchw32()) {
+    cx.e.comment("kk = (g * R * S + tap) * 32 + lane: group g's plane, the tap, the lane");
+    cx.e.line("const int slot = kk >> 5, g = slot / conv.taps, tap = slot - g * conv.taps;");
+    cx.e.line("const ConvTapArg t = conv.tap[tap];");
+    cx.e.line(
+        "at = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32 + t.offset + g * conv.h * "
+        "conv.w * 32 + (kk & 31);");
+  } else {
+    cx.e.comment("kk = tap * C + c");
+    cx.e.line("const int tap = kk / conv.c, ch = kk - tap * conv.c;");
+    cx.e.line("const ConvTapArg t = conv.tap[tap];");
+    cx.e.line("at = ((img * conv.h + h0) * conv.w + w0) * conv.c + t.offset + ch;");
+  }
+  cx.e.line(
+      "inside = (unsigned)(h0 + t.dh) < (unsigned)conv.h && (unsigned)(w0 + t.dw) < "
+      "(unsigned)conv.w;");
+  cx.e.close_scope();
+  cx.e.line(
+      "cp_async_16(smem_u32(sA_stage + sA_offset(row, col)), inside ? gA + at : gA, inside "
+      "? 16 : 0);");
+  cx.e.close_scope();
+  cx.e.close_scope();
+  cx.e.line();
+}
+
 }  // namespace
 
 void tile_loaders(MmaContext& cx) {
   copy_chunk_checked(cx);
-  tile_loader(cx, "A", cx.m.a, cx.m.copy_a, cx.m.a_col ? "K" : "M", cx.m.a_col ? "M" : "K");
+  if (cx.conv())
+    conv_tile_loader(cx);
+  else
+    tile_loader(cx, "A", cx.m.a, cx.m.copy_a, cx.m.a_col ? "K" : "M", cx.m.a_col ? "M" : "K");
   tile_loader(cx, "B", cx.m.b, cx.m.copy_b, cx.m.b_col ? "N" : "K", cx.m.b_col ? "K" : "N");
   if (cx.m.tma) tma_tile_copy(cx);
 }
 
 bool fast_copies(MmaContext& cx) {
+  if (cx.conv()) return false;  // A comes through the offset table (load_tile_A)
   return fast_copy_ok(cx, cx.m.a, cx.m.copy_a) && fast_copy_ok(cx, cx.m.b, cx.m.copy_b);
 }
 

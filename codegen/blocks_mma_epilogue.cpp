@@ -21,6 +21,13 @@ bool int8_quads(const MmaContext& cx) {
          cx.m.frags_n % 2 == 0;
 }
 
+// C(row, col)'s offset from C in a row-major C, or an NCHW32 convolution's
+// output (ldc is then P·Q, the pixels of a plane; codegen/blocks_common.h).
+std::string c_offset(const MmaContext& cx) {
+  return cx.nchw32() ? "c_row_nchw32(ldc, N, M, row) + c_col_nchw32(ldc, col)"
+                     : "(size_t)row * ldc + col";
+}
+
 // The mma.sync epilogue's three unrolled loops: fragment rows mi, then
 // `var` < `count` (fragments or groups of them), then `inner` (a for
 // header); close_store_loops closes them.
@@ -72,7 +79,7 @@ void epilogue_helpers(MmaContext& cx) {
     cx.e.line();
     return;  // no store_c_quad: the store loops take pairs (b_vec 4 stores two)
   }
-  cx.e.line(TC + "* dst = C + (size_t)row * ldc + col;");
+  cx.e.line(TC + "* dst = C + " + c_offset(cx) + ";");
   cx.e.open_scope("if (kAligned && col + 1 < N)");
   cx.e.line("const " + V + " r0 = epilogue_value(v0, dst, col, alpha, beta, " + vectors + ");");
   cx.e.line("const " + V + " r1 = epilogue_value(v1, dst + 1, col + 1, alpha, beta, " + vectors +
@@ -105,7 +112,7 @@ void epilogue_helpers(MmaContext& cx) {
         scale_param(cx.p) + ")");
     cx.e.line("if (row >= M) return;");
     cx.e.open_scope("if (kAligned && col + 3 < N)");
-    cx.e.line("signed char* dst = C + (size_t)row * ldc + col;");
+    cx.e.line("signed char* dst = C + " + c_offset(cx) + ";");
     cx.e.line(
         "*reinterpret_cast<char4*>(dst) = make_char4(epilogue_value(v0, dst, col, alpha, beta, " +
         vectors + "), epilogue_value(v1, dst + 1, col + 1, alpha, beta, " + vectors +

@@ -24,23 +24,7 @@ using compiler::WgmmaPlan;
 
 void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  e.comment("conv: the geometry and the offset table (runtime/conv_args.h is the host's copy):");
-  e.comment(w.conv->nchw32
-                ? "tap[r * S + s] = {dh * W * 32 + dw * 32, dh, dw} for (dh, dw) = (r * dil_h, "
-                  "s * dil_w)"
-                : "tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, "
-                  "s * dil_w)");
-  e.lines(format(R"(struct ConvTapArg {
-  int offset;
-  short dh, dw;
-};
-struct ConvArgs {
-  int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
-  int taps;  // R * S
-  int reserved;
-  ConvTapArg tap[%lld];
-};)",
-                 static_cast<long long>(compiler::kMaxConvTaps)));
+  emit_conv_args(e, w.conv->nchw32);
   emit_cp_async_copy_helpers(e);  // (fence_proxy_async: emit_wgmma_helpers)
   e.comment(format("tma %s: the filters' k-tile at column k0 -> one stage, %s of B's N x K map;",
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),

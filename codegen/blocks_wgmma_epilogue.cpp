@@ -24,31 +24,6 @@ bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
 
-// C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32], with row m =
-// img·P·Q + pixel and column k, is at c_row(m) + c_col(k): the row's part
-// img·K·P·Q + pixel·32 (one division, once per row of a thread: c_rows)
-// and the column's (k / 32)·P·Q·32 + k % 32. Every term but k % 32 is a
-// multiple of 32 (K is), so pairs and quads of columns stay contiguous and
-// aligned. In int: the output has fewer than 2^31 elements
-// (compiler::conv_error); with size_t terms NVCC split the int2 and int4
-// stores into 4-byte ones, and a division per store cost the epilogue as
-// much as the main loop (both seen with ncu on an H100).
-void emit_c_offset_nchw32(Emitter& e) {
-  e.comment(
-      "NCHW32 output [N][K/32][P][Q][32]: C(row, col) at c_row_nchw32(row) + c_col_nchw32(col),");
-  e.comment(
-      "row = img * P * Q + pixel, pq = P * Q (the entry's ldc for this module), K = N; a row");
-  e.comment("past M is taken as the last (its stores are skipped)");
-  e.open_scope("__device__ __forceinline__ int c_row_nchw32(int pq, int K, int M, int row)");
-  e.line("const int m = row < M ? row : M - 1, img = m / pq;");
-  e.line("return img * K * pq + (m - img * pq) * 32;");
-  e.close_scope();
-  e.open_scope("__device__ __forceinline__ int c_col_nchw32(int pq, int col)");
-  e.line("return (col & ~31) * pq + (col & 31);");
-  e.close_scope();
-  e.line();
-}
-
 // store_quad: four adjacent columns of one row as one 16-byte store (4-byte
 // for an int8 C; see emit_quad_stores).
 void emit_store_quad(Emitter& e, const KernelPlan& p) {

@@ -73,6 +73,8 @@ void header(MmaContext& cx) {
 
 void helpers(MmaContext& cx) {
   emit_cp_async_helpers(cx.e);
+  if (cx.conv()) emit_conv_args(cx.e, cx.nchw32());
+  if (cx.nchw32()) emit_c_offset_nchw32(cx.e);
   if (cx.m.tma) emit_tma_helpers(cx.e, cx.p.schedule.batch > 0);
   emit_smem_offset_fn(
       cx.e, "sA_offset", cx.m.a,
@@ -99,8 +101,11 @@ void helpers(MmaContext& cx) {
 }
 
 void entries(MmaContext& cx) {
-  const std::string call =
-      "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias" + scale_arg(cx.p) + ");";
+  const std::string call = "(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias" + scale_arg(cx.p) +
+                           cx.conv_arg() + ");";
+  // A convolution module's entries take the geometry and offset table last
+  // (codegen/generated_kernel.h).
+  const std::string conv_params = cx.conv() ? "const __grid_constant__ ConvArgs conv" : "";
   cx.e.comment("main entry: A, B, C 16-byte aligned; lda, ldb, ldc multiples of 16 bytes");
   emit_entry_guard_open(cx.e, cx.name);
   if (cx.main_uses_tma()) {
@@ -119,7 +124,7 @@ void entries(MmaContext& cx) {
     cx.e.line("gemm_body<true>(M, N, K, A, lda, B, ldb, C, ldc, alpha, beta, bias" +
               scale_arg(cx.p) + ", tma_a, tma_b);");
   } else {
-    emit_kernel_open(cx.e, cx.p, cx.name);
+    emit_kernel_open(cx.e, cx.p, cx.name, conv_params);
     cx.e.line("gemm_body<true>" + call);
   }
   cx.e.close_scope();
@@ -127,7 +132,7 @@ void entries(MmaContext& cx) {
   cx.e.line();
   cx.e.comment("fallback entry: any alignment, any leading dimension");
   emit_entry_guard_open(cx.e, cx.name + "_fallback");
-  emit_kernel_open(cx.e, cx.p, cx.name + "_fallback");
+  emit_kernel_open(cx.e, cx.p, cx.name + "_fallback", conv_params);
   cx.e.line(std::string(cx.fallback_body()) + "<false>" + call);
   cx.e.close_scope();
   emit_entry_guard_close(cx.e, cx.name + "_fallback");
@@ -173,6 +178,7 @@ GeneratedKernel emit_mma(const KernelPlan& plan) {
   k.mma_type = compiler::to_string(m.type);
   if (plan.schedule.epilogue.requantize) k.c_dtype = "s8";  // an int8 C
   k.channel_scale = plan.schedule.epilogue.scale;
+  if (plan.schedule.conv) k.conv = compiler::layout_word(plan.schedule.conv->layout);
   k.min_sm = m.min_sm;
   k.needs_cuda_headers = m.api == MmaApi::wmma || plan.dtype != DType::f32;
 

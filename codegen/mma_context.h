@@ -76,8 +76,16 @@ struct MmaContext {
   // starting at column `k0` of A (row `k0` of B): the stage's rows and columns
   // (compiler/mma_plan.h), so a column-major operand's rows are K or N.
   std::string a_tile_args(const std::string& k0) const {
+    if (conv()) return "M, K, tile_m0, " + k0 + ", conv";  // A is the input: load_tile_A_conv
     return m.a_col ? "K, M, " + k0 + ", tile_m0" : "M, K, tile_m0, " + k0;
   }
+  // A convolution module (`conv`): A is the input, read through the offset
+  // table by load_tile_A (codegen/blocks_mma_copies.cpp); every body and
+  // entry takes the ConvArgs last.
+  bool conv() const { return p.schedule.conv.has_value(); }
+  bool nchw32() const { return conv() && p.schedule.conv->layout == compiler::ConvLayout::nchw32; }
+  std::string conv_param() const { return conv() ? ", const ConvArgs& conv" : ""; }
+  std::string conv_arg() const { return conv() ? ", conv" : ""; }
   std::string b_tile_args(const std::string& k0) const {
     return m.b_col ? "N, K, tile_n0, " + k0 : "K, N, " + k0 + ", tile_n0";
   }

@@ -1,10 +1,11 @@
 // `conv`: the directive's arguments (compiler/conv.h's Conv2d) and the rules
 // of a convolution kernel (docs/convolution.md). The kernel is the wgmma
 // GEMM with a producer that copies A from the input through the offset
-// table, so:
+// table, or the mma.sync GEMM whose threads copy A the same way, so:
 //   - it needs `wgmma` f16, bf16 or s8 and `warp_specialize` (the producer
-//     warpgroup's 128 threads make the copies); tf32 and the other paths are
-//     not implemented yet;
+//     warpgroup's 128 threads make the copies), or `mma` f16, bf16 or s8
+//     with cp.async stages (2 or more) and no `tma`; tf32, `wmma` and SIMT
+//     are not implemented yet;
 //   - it fixes the layouts (the input as A, the filters as a column-major B,
 //     the output as C, all in the convolution's layout, NHWC or NCHW32) and
 //     the GEMM's shape, so `layout`, `shape` and `batch` do not apply;
@@ -94,18 +95,37 @@ void Analyzer::conv_rules() {
            "the convolution fixes the layouts: the input is A, the filters a column-major B, "
            "the output C, each in the convolution's layout (nhwc or nchw32)");
   refuse("batch", "the convolution's images are its batch (N of NxHxWxC)");
-  if (!s_.uses_wgmma()) {
+  if (!s_.mma || s_.mma->api == MmaApi::wmma) {
     auto& e = error(d->keyword_span,
-                    "'conv' is not implemented yet without 'wgmma': the convolution kernels are "
-                    "the Hopper ones so far (add 'wgmma s8' or 'wgmma f16', 'tma', "
-                    "'warp_specialize'; docs/convolution.md)");
+                    "'conv' is not implemented yet without 'wgmma' or 'mma': the convolution "
+                    "kernels are the tensor-core ones (add 'wgmma s8' or 'wgmma f16', 'tma', "
+                    "'warp_specialize' on sm_90, or 'mma s8' or 'mma f16' and 'stages 2' or more; "
+                    "docs/convolution.md)");
     if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
     return;
   }
   if (s_.mma->type == MmaType::tf32) {
-    auto& e = error(d->keyword_span,
-                    "'conv' is not implemented yet with 'wgmma tf32': use f16, bf16 or s8");
-    e.notes.push_back({mma_dir_->span, "'wgmma' given here"});
+    auto& e = error(d->keyword_span, "'conv' is not implemented yet with '" + mma_dir_->keyword +
+                                         " tf32': use f16, bf16 or s8");
+    e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
+  }
+  if (!s_.uses_wgmma()) {  // mma.sync: every thread copies A through the offset table
+    refuse("tma",
+           "not implemented yet on 'mma' (A comes from the input through the offset table by "
+           "cp.async; 'wgmma' loads the filters by TMA)");
+    if (s_.stages < 2)
+      error(d->keyword_span,
+            "'conv' on 'mma' needs 'stages 2' or more: A's chunks come by cp.async through the "
+            "offset table");
+    s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
+    if (s_.conv) {
+      if (std::string why = conv_channels_error(*s_.conv, size_of(s_.dtype), to_string(s_.dtype));
+          !why.empty())
+        bad_value(d->span, "'conv': " + why);
+      s_.shape = Shape{s_.conv->gemm_m(), s_.conv->gemm_n(), s_.conv->gemm_k()};
+      s_.shape_at = s_.conv_at;
+    }
+    return;
   }
   if (!given("warp_specialize"))
     error(d->keyword_span,

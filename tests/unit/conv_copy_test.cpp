@@ -237,7 +237,22 @@ TEST(ConvCopy, RulesAreLocated) {
   EXPECT_NE(diags.find("'conv' needs 'warp_specialize'"), std::string::npos) << diags;
   EXPECT_FALSE(
       plan_of("conv 1x8x8x16 filter 16x3x3\ndtype f32\ntile 128x128x8\nthread 8x8\n", diags));
-  EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma'"), std::string::npos)
+  EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma' or 'mma'"), std::string::npos)
+      << diags;
+  // mma.sync: cp.async stages (2 or more), no TMA, not wmma.
+  const std::string mma =
+      "conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 64x64x64\nwarp 32x32\nmma s8\n";
+  EXPECT_TRUE(plan_of(mma + "stages 2\n", diags)) << diags;
+  EXPECT_FALSE(plan_of(mma, diags));
+  EXPECT_NE(diags.find("'conv' on 'mma' needs 'stages 2' or more"), std::string::npos) << diags;
+  EXPECT_FALSE(plan_of(mma + "stages 3\ntma\n", diags));
+  EXPECT_NE(diags.find("'tma' does not apply with 'conv': not implemented yet on 'mma'"),
+            std::string::npos)
+      << diags;
+  EXPECT_FALSE(plan_of(
+      "conv 1x8x8x16 filter 16x3x3\ndtype f16\ntile 64x64x32\nwarp 32x32\nwmma f16\nstages 2\n",
+      diags));
+  EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma' or 'mma'"), std::string::npos)
       << diags;
   EXPECT_FALSE(plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
   EXPECT_NE(diags.find("'batch' does not apply with 'conv'"), std::string::npos) << diags;
