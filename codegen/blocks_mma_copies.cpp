@@ -194,57 +194,114 @@ long fast_copy_delta(MmaContext& cx, const SmemTile& t, const compiler::CopyMap&
 // m = img·P·Q + oh·Q + ow and, NHWC, kk = tap·C + c (NCHW32: kk = (g·R·S +
 // tap)·32 + lane), at the window origin of output pixel m plus the tap's
 // offset from the host's table plus the channel; zeros where the tap falls
-// in the padding or past M or K. Divisions per chunk and k-tile (the wgmma
-// producer walks its chunks without them): this path is correct, not
-// tuned. The input is 16-byte aligned and a pixel's channels whole chunks
-// (runtime::check_conv_launch), so both entries copy the same way.
+// in the padding or past M or K. As the wgmma producer does
+// (codegen/blocks_wgmma_conv.cpp), a thread keeps its chunks' state in a
+// ConvWalk: the window origin of each chunk's row (conv_walk_start, once a
+// block tile: the only divisions but one per chunk for its first tap) and
+// the tap and channel of its column, moved on BK columns after each k-tile
+// (load_tile_A copies k-tiles in order). The input is 16-byte aligned and
+// a pixel's channels whole chunks (runtime::check_conv_launch), so both
+// entries copy the same way.
 void conv_tile_loader(MmaContext& cx) {
   const compiler::CopyMap& c = cx.m.copy_a;
+  const bool nchw32 = cx.nchw32();
+  // Where THREADS is a multiple of a row's chunks, a thread's chunks share
+  // one column: one tap and channel for all (fewer registers).
+  const bool one_col = c.threads % c.chunks_per_row == 0;
+  const int cols = one_col ? 1 : c.iters;
+  const std::string j = one_col ? "[0]" : "[i]";
   cx.e.comment(
-      format("(%d, %d) tile of the implicit GEMM's A from the %s input: %d 16-byte chunks,",
-             cx.m.a.rows, cx.m.a.cols, cx.nchw32() ? "NCHW32" : "NHWC", c.chunks));
-  cx.e.comment(format("%s%d per thread, each addressed through the offset table conv.tap",
-                      c.needs_guard() ? "at most " : "", c.iters));
+      format("conv: a thread's %d chunk(s) of A's stage: row (idx / %d) and column (idx %% "
+             "%d) * %d,",
+             c.iters, c.chunks_per_row, c.chunks_per_row, c.chunk_elems));
+  cx.e.comment(nchw32 ? "idx = threadIdx.x + i * THREADS; the window origin and (h0, w0) of its "
+                        "row, its tap and g * H * W * 32 + lane"
+                      : "idx = threadIdx.x + i * THREADS; the window origin and (h0, w0) of its "
+                        "row, its tap and channel");
+  cx.e.lines(format("struct ConvWalk {\n  int origin[%d], hw0[%d], tap[%d], ch[%d];%s\n};", c.iters,
+                    c.iters, cols, cols, one_col ? "  // one column" : ""));
+  cx.e.open_scope(
+      "__device__ __forceinline__ ConvWalk conv_walk_start(const ConvArgs& conv, int M, int "
+      "tile_m0)");
+  cx.e.line("ConvWalk walk;");
+  cx.e.line("const int pq = conv.p * conv.q;");
+  cx.e.line("#pragma unroll");
+  cx.e.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
+  cx.e.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
+  cx.e.line(format("const int m = tile_m0 + idx / %d, kk = (idx %% %d) * %d;", c.chunks_per_row,
+                   c.chunks_per_row, c.chunk_elems));
+  cx.e.comment("a row past M: (h0, w0) = (-32768, -32768), which no tap brings inside");
+  cx.e.line("walk.origin[i] = 0;");
+  cx.e.line("walk.hw0[i] = (int)0x80008000u;");
+  cx.e.open_scope("if (m < M)");
+  cx.e.line(
+      "const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
+  cx.e.line(
+      "const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
+  cx.e.line(nchw32 ? "walk.origin[i] = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32;"
+                   : "walk.origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
+  cx.e.line("walk.hw0[i] = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
+  cx.e.close_scope();
+  if (one_col) cx.e.open_scope("if (i == 0)");
+  if (nchw32) {
+    cx.e.line("const int slot = kk >> 5, g = slot / conv.taps;");
+    cx.e.line("walk.tap" + j + " = slot - g * conv.taps;");
+    cx.e.line("walk.ch" + j + " = g * conv.h * conv.w * 32 + (kk & 31);");
+  } else {
+    cx.e.line("walk.tap" + j + " = kk / conv.c;");
+    cx.e.line("walk.ch" + j + " = kk - walk.tap" + j + " * conv.c;");
+  }
+  if (one_col) cx.e.close_scope();
+  cx.e.close_scope();
+  cx.e.line("return walk;");
+  cx.e.close_scope();
+  cx.e.line();
+  cx.e.comment(format("(%d, %d) tile of the implicit GEMM's A from the %s input (the k-tile after",
+                      cx.m.a.rows, cx.m.a.cols, nchw32 ? "NCHW32" : "NHWC"));
+  cx.e.comment("the last copied): each chunk through the offset table, zeros in the padding and");
+  cx.e.comment("past M and K; then every chunk's tap and channel BK columns on");
   cx.e.line("template <bool kAligned>");
   cx.e.open_scope(
       "__device__ __forceinline__ void load_tile_A(T* sA_stage, const T* gA, int ld, int rows, "
-      "int cols, int row0, int col0, const ConvArgs& conv)");
-  cx.e.line("const int pq = conv.p * conv.q;");
+      "int cols, int row0, int col0, const ConvArgs& conv, ConvWalk& walk)");
+  if (nchw32)
+    cx.e.line("const int plane = conv.h * conv.w * 32, channels_end = (conv.c >> 5) * plane;");
   cx.e.line("#pragma unroll");
   cx.e.open_scope(format("for (int i = 0; i < %d; ++i)", c.iters));
   cx.e.line(format("const int idx = threadIdx.x + i * %d;", c.threads));
   if (c.needs_guard()) cx.e.line(format("if (idx >= %d) break;", c.chunks));
   cx.e.line(format("const int row = idx / %d, col = (idx %% %d) * %d;", c.chunks_per_row,
                    c.chunks_per_row, c.chunk_elems));
-  cx.e.line("const int m = row0 + row, kk = col0 + col;");
-  cx.e.line("bool inside = m < rows && kk < cols;");
-  cx.e.line("int at = 0;");
-  cx.e.open_scope("if (inside)");
+  cx.e.line(nchw32 ? "const bool in_k = walk.ch" + j + " < channels_end;  // else past K: zeros"
+                   : "const bool in_k = walk.tap" + j + " < conv.taps;  // else past K: zeros");
+  cx.e.line("const ConvTapArg t = conv.tap[in_k ? walk.tap" + j + " : 0];");
   cx.e.line(
-      "const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
+      "const int ih = (walk.hw0[i] >> 16) + t.dh, iw = (int)(short)(walk.hw0[i] & 0xFFFF) + "
+      "t.dw;");
   cx.e.line(
-      "const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
-  if (cx.nchw32()) {
-    cx.e.comment("kk = (g * R * S + tap) * 32 + lane: group g's plane, the tap, the lane");
-    cx.e.line("const int slot = kk >> 5, g = slot / conv.taps, tap = slot - g * conv.taps;");
-    cx.e.line("const ConvTapArg t = conv.tap[tap];");
-    cx.e.line(
-        "at = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32 + t.offset + g * conv.h * "
-        "conv.w * 32 + (kk & 31);");
-  } else {
-    cx.e.comment("kk = tap * C + c");
-    cx.e.line("const int tap = kk / conv.c, ch = kk - tap * conv.c;");
-    cx.e.line("const ConvTapArg t = conv.tap[tap];");
-    cx.e.line("at = ((img * conv.h + h0) * conv.w + w0) * conv.c + t.offset + ch;");
-  }
-  cx.e.line(
-      "inside = (unsigned)(h0 + t.dh) < (unsigned)conv.h && (unsigned)(w0 + t.dw) < "
+      "const bool inside = in_k && (unsigned)ih < (unsigned)conv.h && (unsigned)iw < "
       "(unsigned)conv.w;");
-  cx.e.close_scope();
   cx.e.line(
-      "cp_async_16(smem_u32(sA_stage + sA_offset(row, col)), inside ? gA + at : gA, inside "
-      "? 16 : 0);");
-  cx.e.close_scope();
+      "cp_async_16(smem_u32(sA_stage + sA_offset(row, col)), inside ? gA + (walk.origin[i] + "
+      "t.offset + walk.ch" +
+      j + ") : gA, inside ? 16 : 0);");
+  if (one_col) cx.e.close_scope();  // the chunks; then their one column moves on
+  if (nchw32) {
+    cx.e.comment("BK / 32 taps on, into the next group's plane past the last");
+    cx.e.line(format("walk.tap%s += %d;", j.c_str(), cx.p.block_k / 32));
+    cx.e.open_scope("while (walk.tap" + j + " >= conv.taps)");
+    cx.e.line("walk.tap" + j + " -= conv.taps;");
+    cx.e.line("walk.ch" + j + " += plane;");
+    cx.e.close_scope();
+  } else {
+    cx.e.comment("BK columns on (no division)");
+    cx.e.line(format("walk.ch%s += %d;", j.c_str(), cx.p.block_k));
+    cx.e.open_scope("while (walk.ch" + j + " >= conv.c)");
+    cx.e.line("walk.ch" + j + " -= conv.c;");
+    cx.e.line("++walk.tap" + j + ";");
+    cx.e.close_scope();
+  }
+  if (!one_col) cx.e.close_scope();  // the chunks
   cx.e.close_scope();
   cx.e.line();
 }

@@ -275,6 +275,8 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
                       : "for (int i = 0; i < 4; ++i) acc[mi][ni][i] = 0.0f;");
     cx.e.close_scope();
     cx.e.close_scope();
+    if (cx.conv())
+      cx.e.line("ConvWalk walk = conv_walk_start(conv, M, tile_m0);  // A's chunks in the input");
   } else {
     cx.e.line(format("wmma::fragment<wmma::accumulator, %s, float> acc[%d][%d];",
                      cx.wmma_shape().c_str(), cx.m.frags_m, cx.m.frags_n));

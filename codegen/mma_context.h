@@ -76,7 +76,7 @@ struct MmaContext {
   // starting at column `k0` of A (row `k0` of B): the stage's rows and columns
   // (compiler/mma_plan.h), so a column-major operand's rows are K or N.
   std::string a_tile_args(const std::string& k0) const {
-    if (conv()) return "M, K, tile_m0, " + k0 + ", conv";  // A is the input: load_tile_A_conv
+    if (conv()) return "M, K, tile_m0, " + k0 + ", conv, walk";  // A: the input (ConvWalk)
     return m.a_col ? "K, M, " + k0 + ", tile_m0" : "M, K, tile_m0, " + k0;
   }
   // A convolution module (`conv`): A is the input, read through the offset
