@@ -322,6 +322,21 @@ void emit_c_offset_nchw32(Emitter& e) {
   e.line();
 }
 
+void emit_conv_row_origin(Emitter& e, bool nchw32, const std::string& origin,
+                          const std::string& hw0) {
+  e.open_scope("if (m < M)");
+  e.line("const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
+  e.line("const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
+  e.line(origin + (nchw32 ? " = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32;"
+                          : " = ((img * conv.h + h0) * conv.w + w0) * conv.c;"));
+  e.line(hw0 + " = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
+  e.close_scope();
+  e.open_scope("else");
+  e.line(origin + " = 0;");
+  e.line(hw0 + " = (int)0x80008000u;");
+  e.close_scope();
+}
+
 std::string scale_param(const KernelPlan& p) {
   return p.schedule.epilogue.scale ? ", const float* __restrict__ scale" : "";
 }

@@ -61,6 +61,13 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 // A convolution module's ConvArgs and ConvTapArg (runtime/conv_args.h is
 // the host's copy), with a comment on the offset table of that layout.
 void emit_conv_args(Emitter& e, bool nchw32);
+// Row m's window origin in the convolution's input (`origin`: the offset
+// of input pixel (h0, w0) of m's image, channel 0) and (h0, w0) packed in
+// 16 bits each (`hw0`), given m, M, pq = P·Q and the ConvArgs `conv` in
+// scope; a row past M gets origin 0 and (h0, w0) = (-32768, -32768), which
+// no tap brings inside (the wgmma producer and the mma ConvWalk).
+void emit_conv_row_origin(Emitter& e, bool nchw32, const std::string& origin,
+                          const std::string& hw0);
 // c_row_nchw32 and c_col_nchw32: where C(m, k) of an NCHW32 convolution's
 // output lies (the wgmma and mma epilogues).
 void emit_c_offset_nchw32(Emitter& e);

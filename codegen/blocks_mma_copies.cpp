@@ -231,17 +231,7 @@ void conv_tile_loader(MmaContext& cx) {
   cx.e.line(format("const int m = tile_m0 + idx / %d, kk = (idx %% %d) * %d;", c.chunks_per_row,
                    c.chunks_per_row, c.chunk_elems));
   cx.e.comment("a row past M: (h0, w0) = (-32768, -32768), which no tap brings inside");
-  cx.e.line("walk.origin[i] = 0;");
-  cx.e.line("walk.hw0[i] = (int)0x80008000u;");
-  cx.e.open_scope("if (m < M)");
-  cx.e.line(
-      "const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
-  cx.e.line(
-      "const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
-  cx.e.line(nchw32 ? "walk.origin[i] = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32;"
-                   : "walk.origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
-  cx.e.line("walk.hw0[i] = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
-  cx.e.close_scope();
+  emit_conv_row_origin(cx.e, nchw32, "walk.origin[i]", "walk.hw0[i]");
   if (one_col) cx.e.open_scope("if (i == 0)");
   if (nchw32) {
     cx.e.line("const int slot = kk >> 5, g = slot / conv.taps;");

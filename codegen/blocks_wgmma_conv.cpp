@@ -50,17 +50,7 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", c.rows));
   e.line(format("const int m = tile_m0 + row0 + i * %d;", c.row_step));
-  e.open_scope("if (m < M)");
-  e.line("const int img = m / pq, pix = m - img * pq, oh = pix / conv.q, ow = pix - oh * conv.q;");
-  e.line("const int h0 = oh * conv.stride_h - conv.pad_h, w0 = ow * conv.stride_w - conv.pad_w;");
-  e.line(c.nchw32 ? "origin[i] = ((img * (conv.c >> 5) * conv.h + h0) * conv.w + w0) * 32;"
-                  : "origin[i] = ((img * conv.h + h0) * conv.w + w0) * conv.c;");
-  e.line("hw0[i] = (int)(((unsigned)h0 << 16) | ((unsigned)w0 & 0xFFFFu));");
-  e.close_scope();
-  e.open_scope("else");
-  e.line("origin[i] = 0;");
-  e.line("hw0[i] = (int)0x80008000u;");
-  e.close_scope();
+  emit_conv_row_origin(e, c.nchw32, "origin[i]", "hw0[i]");
   e.close_scope();
   const std::string kk = k_tile0 == "0" ? format("chunk * %d", c.vec)
                                         : format("%s * BK + chunk * %d", k_tile0.c_str(), c.vec);
