@@ -44,6 +44,38 @@ void close_store_loops(MmaContext& cx) {
   for (int i = 0; i < 3; ++i) cx.e.close_scope();
 }
 
+// store_c_quad: C[row][col .. col + 3] through epilogue_value as one
+// vector store (`vec4`, built by `make4`) where aligned and inside C, else
+// as two store_c_pair: the quads of an f32 C with b_vec 4 and of an int8 C.
+void emit_store_c_quad(MmaContext& cx, const std::string& what, const std::string& TC,
+                       const std::string& V, const std::string& vec4, const std::string& make4) {
+  const std::string vectors = "bias" + scale_arg(cx.p);
+  cx.e.comment("C[row][col .. col + 3] " + what + " when aligned");
+  cx.e.line("template <bool kAligned>");
+  cx.e.open_scope("__device__ __forceinline__ void store_c_quad(" + TC +
+                  "* C, int ldc, int M, int N, int row, int col, " + V + " v0, " + V + " v1, " + V +
+                  " v2, " + V + " v3, float alpha, float beta, const float* bias" +
+                  scale_param(cx.p) + ")");
+  cx.e.line("if (row >= M) return;");
+  cx.e.open_scope("if (kAligned && col + 3 < N)");
+  cx.e.line(TC + "* dst = C + " + c_offset(cx) + ";");
+  std::string values;
+  for (int x = 0; x < 4; ++x)
+    values += (x ? ", " : "") +
+              format("epilogue_value(v%d, dst%s, col%s, alpha, beta, ", x,
+                     x ? format(" + %d", x).c_str() : "", x ? format(" + %d", x).c_str() : "") +
+              vectors + ")";
+  cx.e.line("*reinterpret_cast<" + vec4 + "*>(dst) = " + make4 + "(" + values + ");");
+  cx.e.line("return;");
+  cx.e.close_scope();
+  cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, " + vectors +
+            ");");
+  cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, " + vectors +
+            ");");
+  cx.e.close_scope();
+  cx.e.line();
+}
+
 }  // namespace
 
 void epilogue_helpers(MmaContext& cx) {
@@ -100,56 +132,12 @@ void epilogue_helpers(MmaContext& cx) {
   cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, " + vectors + ");");
   cx.e.close_scope();
   cx.e.line();
-  if (int8_quads(cx)) {
-    cx.e.comment(
-        "C[row][col .. col + 3] (col a multiple of 4) through epilogue_value: one 4-byte store "
-        "when aligned");
-    cx.e.line("template <bool kAligned>");
-    cx.e.open_scope(
-        "__device__ __forceinline__ void store_c_quad(signed char* C, int ldc, int M, int N, int "
-        "row, int col, int v0, int v1, int v2, int v3, float alpha, float beta, const float* "
-        "bias" +
-        scale_param(cx.p) + ")");
-    cx.e.line("if (row >= M) return;");
-    cx.e.open_scope("if (kAligned && col + 3 < N)");
-    cx.e.line("signed char* dst = C + " + c_offset(cx) + ";");
-    cx.e.line(
-        "*reinterpret_cast<char4*>(dst) = make_char4(epilogue_value(v0, dst, col, alpha, beta, " +
-        vectors + "), epilogue_value(v1, dst + 1, col + 1, alpha, beta, " + vectors +
-        "), epilogue_value(v2, dst + 2, col + 2, alpha, beta, " + vectors +
-        "), epilogue_value(v3, dst + 3, col + 3, alpha, beta, " + vectors + "));");
-    cx.e.line("return;");
-    cx.e.close_scope();
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, " + vectors +
-              ");");
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, " + vectors +
-              ");");
-    cx.e.close_scope();
-    cx.e.line();
-  }
-  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32) {
-    cx.e.comment("C[row][col .. col + 3] (col a multiple of 4): one 16-byte store when aligned");
-    cx.e.line("template <bool kAligned>");
-    cx.e.open_scope(
-        "__device__ __forceinline__ void store_c_quad(T* C, int ldc, int M, int N, int row, int "
-        "col, "
-        "float v0, float v1, float v2, float v3, float alpha, float beta, const float* bias)");
-    cx.e.line("if (row >= M) return;");
-    cx.e.open_scope("if (kAligned && col + 3 < N)");
-    cx.e.line("T* dst = C + (size_t)row * ldc + col;");
-    cx.e.line(
-        "*reinterpret_cast<float4*>(dst) = make_float4(epilogue_value(v0, dst, col, alpha, beta, "
-        "bias), "
-        "epilogue_value(v1, dst + 1, col + 1, alpha, beta, bias), epilogue_value(v2, dst + 2, "
-        "col + 2, "
-        "alpha, beta, bias), epilogue_value(v3, dst + 3, col + 3, alpha, beta, bias));");
-    cx.e.line("return;");
-    cx.e.close_scope();
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias);");
-    cx.e.line("store_c_pair<kAligned>(C, ldc, M, N, row, col + 2, v2, v3, alpha, beta, bias);");
-    cx.e.close_scope();
-    cx.e.line();
-  }
+  if (int8_quads(cx))
+    emit_store_c_quad(cx, "(col a multiple of 4) through epilogue_value: one 4-byte store",
+                      "signed char", "int", "char4", "make_char4");
+  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32)
+    emit_store_c_quad(cx, "(col a multiple of 4): one 16-byte store", "T", "float", "float4",
+                      "make_float4");
 }
 
 void epilogue_mma_sync(MmaContext& cx) {
