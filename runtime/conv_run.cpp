@@ -85,10 +85,7 @@ double ConvReport::x_of_explicit() const {
 ConvCase make_conv_case(const compiler::Conv2d& conv, const std::string& dtype, uint64_t seed,
                         const compiler::Epilogue& epi) {
   const ElemType t = elem_type(dtype);
-  const auto [alpha, beta] = drawn_scalars(epi);
-  ConvInputs in = make_conv_inputs(conv, t, seed, alpha, beta, epi.bias);
-  if (epi.requantize) requantize_inputs(in.z, in.bias, seed);  // an int8 C
-  in.scale = channel_scales(epi, conv.k, seed);
+  const ConvInputs in = make_conv_inputs(conv, t, seed, epi);
   ConvCase cc;
   cc.input = encode(t, in.input);
   cc.hc.a = im2col_host(conv, cc.input, elem_size(t));
@@ -123,10 +120,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       !why.empty())
     throw Error(Error::Kind::cuda, why);
   const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype, kernel.c_dtype);
-  // Whether C is int8 (`epilogue ... requantize`), the kernel says.
-  compiler::Epilogue epi = options.epilogue;
-  epi.requantize = out == ElemType::s8;
-  epi.scale = kernel.channel_scale;
+  const compiler::Epilogue epi = kernel_epilogue(kernel, options.epilogue);
   const int es = elem_size(t), es_out = elem_size(out);
   const compiler::Problem p = conv_problem(conv, dtype_of(kernel.dtype));
   auto stream = static_cast<cudaStream_t>(stream_);
@@ -224,16 +218,11 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
     TimingOptions topt = options.timing;
     const std::unique_ptr<DeviceBuffer> flush =
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
-    // cuBLAS writes a C of its own, in the kernel's type (int32 for an int8
-    // C: no requantization pass is charged to cuBLAS or the pipeline).
-    const compiler::Epilogue base_epi = epi.requantize ? compiler::Epilogue{} : epi;
-    DeviceBuffer dCublas(epi.requantize ? size_t(p.m * p.n) * 4 : dOut.bytes(), "cuBLAS's C");
-    if (epi.requantize) {
-      const std::vector<char> zeros(dCublas.bytes(), 0);
-      dCublas.upload(zeros.data(), dCublas.bytes(), "cuBLAS's C", stream);
-    } else {
-      dCublas.upload(hc.sent.data(), dCublas.bytes(), "cuBLAS's C", stream);
-    }
+    // cuBLAS writes a C of its own (baseline_c; an int8 C's is int32: no
+    // requantization pass is charged to cuBLAS or the pipeline).
+    const BaselineC base = baseline_c(epi, p.m * p.n, hc.sent, stream);
+    const DeviceBuffer& dCublas = *base.c;
+    const compiler::Epilogue& base_epi = base.epi;
     auto gemm_on = [&](const DeviceBuffer& a) {
       cublas_gemm(cublas_, baseline_mode, t, p, a.get(), dFilters.get(), kernel_c(p, dCublas.get()),
                   base_epi.alpha, base_epi.beta);

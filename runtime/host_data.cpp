@@ -428,4 +428,22 @@ ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t s
   return in;
 }
 
+GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
+                       const compiler::Epilogue& epi) {
+  const auto [alpha, beta] = drawn_scalars(epi);
+  GemmInputs in = make_inputs(p, t, mode, seed, alpha, beta, epi.bias);
+  if (epi.requantize) requantize_inputs(in.c0, in.bias, seed);  // an int8 C
+  in.scale = channel_scales(epi, p.n, seed);
+  return in;
+}
+
+ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed,
+                            const compiler::Epilogue& epi) {
+  const auto [alpha, beta] = drawn_scalars(epi);
+  ConvInputs in = make_conv_inputs(conv, t, seed, alpha, beta, epi.bias);
+  if (epi.requantize) requantize_inputs(in.z, in.bias, seed);  // an int8 C
+  in.scale = channel_scales(epi, conv.k, seed);
+  return in;
+}
+
 }  // namespace schedc::runtime

@@ -121,6 +121,11 @@ ElemType output_type(const std::string& dtype, const std::string& c_dtype);
 
 GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
                        float alpha, float beta, bool bias);
+// The inputs of a case validating epilogue `epi` (GpuSession::run): drawn
+// for drawn_scalars(epi), then, for an int8 C, requantize_inputs, and with
+// `scale` the per-channel scales (channel_scales).
+GemmInputs make_inputs(const compiler::Problem& p, ElemType t, InputMode mode, uint64_t seed,
+                       const compiler::Epilogue& epi);
 
 // The inputs of a convolution run (GpuSession::run_conv), drawn as random
 // mode draws a GEMM's whose K is C·R·S: the input tensor (N·H·W·C elements
@@ -141,5 +146,9 @@ struct ConvInputs {
 };
 ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed, float alpha,
                             float beta, bool bias);
+// The same for epilogue `epi`, as make_inputs(p, t, mode, seed, epi) does
+// (GpuSession::run_conv).
+ConvInputs make_conv_inputs(const compiler::Conv2d& conv, ElemType t, uint64_t seed,
+                            const compiler::Epilogue& epi);
 
 }  // namespace schedc::runtime

@@ -110,6 +110,21 @@ void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, 
     float_reference(hc, in, cublas_handle, stream, p, t, ref, epi, dA, dB, dRef);
 }
 
+BaselineC baseline_c(const compiler::Epilogue& epi, int64_t elements, const std::vector<char>& sent,
+                     cudaStream_t stream) {
+  BaselineC b;
+  b.epi = epi.requantize ? compiler::Epilogue{} : epi;
+  const size_t bytes = epi.requantize ? size_t(elements) * 4 : sent.size();
+  b.c = std::make_unique<DeviceBuffer>(bytes, "cuBLAS's C");
+  if (epi.requantize) {
+    const std::vector<char> zeros(bytes, 0);
+    b.c->upload(zeros.data(), bytes, "cuBLAS's C", stream);
+  } else {
+    b.c->upload(sent.data(), bytes, "cuBLAS's C", stream);
+  }
+  return b;
+}
+
 std::string int8_baseline_refusal(void* cublas_handle, RefMode mode, ElemType t,
                                   const compiler::Problem& p, const void* a, const void* b, void* c,
                                   const compiler::Epilogue& epi) {

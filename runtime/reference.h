@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <vector>
 
 #include "compiler/problem.h"
@@ -40,6 +41,18 @@ void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, 
 // ldc, layout) even where it took the reference's packed one; without a
 // baseline the kernel is timed alone and no ratio is given, never one
 // against another kind of GEMM.
+// cuBLAS's timed baseline (GpuSession::run, run_conv) writes a C of its
+// own: `elements` of the kernel's C type holding what the kernel was sent
+// (`sent`), computed with the kernel's alpha and beta. For an int8 C
+// (epi.requantize) it is cuBLAS int8's int32 GEMM instead, alpha 1, beta 0,
+// into int32 zeros: no requantization pass is charged to cuBLAS.
+struct BaselineC {
+  std::unique_ptr<DeviceBuffer> c;
+  compiler::Epilogue epi;  // alpha, beta (and the rest) cuBLAS runs with
+};
+BaselineC baseline_c(const compiler::Epilogue& epi, int64_t elements, const std::vector<char>& sent,
+                     cudaStream_t stream);
+
 std::string int8_baseline_refusal(void* cublas_handle, RefMode mode, ElemType t,
                                   const compiler::Problem& p, const void* a, const void* b, void* c,
                                   const compiler::Epilogue& epi);

@@ -71,10 +71,7 @@ std::shared_ptr<const HostCase> host_case(HostCaseCache& cache, void* cublas_han
   if (!keep_inputs)
     if (auto found = cache.find(key)) return found;
   auto hc = std::make_shared<HostCase>();
-  const auto [alpha, beta] = drawn_scalars(epi);
-  GemmInputs in = make_inputs(p, t, mode, seed, alpha, beta, epi.bias);
-  if (epi.requantize) requantize_inputs(in.c0, in.bias, seed);  // an int8 C
-  in.scale = channel_scales(epi, p.n, seed);
+  GemmInputs in = make_inputs(p, t, mode, seed, epi);
   hc->a = encode(t, in.a);
   hc->b = encode(t, in.b);
   hc->bias = in.bias;
@@ -182,10 +179,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   // int8 out when requantized).
   const ElemType t = elem_type(kernel.dtype), out = output_type(kernel.dtype, kernel.c_dtype);
   const size_t es = size_t(elem_size(t)), es_out = size_t(elem_size(out));
-  // Whether C is int8 (`epilogue ... requantize`), the kernel says.
-  compiler::Epilogue epi = options.epilogue;
-  epi.requantize = out == ElemType::s8;
-  epi.scale = kernel.channel_scale;
+  const compiler::Epilogue epi = kernel_epilogue(kernel, options.epilogue);
   auto stream = static_cast<cudaStream_t>(stream_);
 
   RunReport report;
@@ -311,10 +305,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
       }
     report.validate_ms = ms_since(t0);
   } else {
-    const auto [alpha, beta] = drawn_scalars(epi);
-    GemmInputs in = make_inputs(p, t, InputMode::random, options.seed, alpha, beta, epi.bias);
-    if (epi.requantize) requantize_inputs(in.c0, in.bias, options.seed);
-    in.scale = channel_scales(epi, p.n, options.seed);
+    const GemmInputs in = make_inputs(p, t, InputMode::random, options.seed, epi);
     dA.upload(encode(t, in.a).data(), dA.bytes(), "A", stream);
     dB.upload(encode(t, in.b).data(), dB.bytes(), "B", stream);
     if (epi.bias) dBias.upload(in.bias.data(), dBias.bytes(), "bias", stream);
@@ -329,19 +320,11 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
     TimingOptions topt = options.timing;
     const std::unique_ptr<DeviceBuffer> flush =
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
-    // cuBLAS writes its own C (kernel's type and ldc); its runs alternate with
-    // the kernel's in one harness (runtime/timing.h says why).
-    // A requantizing kernel's baseline is cuBLAS int8's int32 GEMM (alpha 1,
-    // beta 0) into an int32 C of its own: no requantization pass is charged
-    // to cuBLAS.
-    const compiler::Epilogue base_epi = epi.requantize ? compiler::Epilogue{} : epi;
-    DeviceBuffer dCublas(epi.requantize ? size_t(p.c_span()) * 4 : dC.bytes(), "cuBLAS's C");
-    if (epi.requantize) {
-      const std::vector<char> zeros(dCublas.bytes(), 0);
-      dCublas.upload(zeros.data(), dCublas.bytes(), "cuBLAS's C", stream);
-    } else {
-      dCublas.upload(random_sent->data(), dCublas.bytes(), "cuBLAS's C", stream);
-    }
+    // cuBLAS writes its own C (kernel's type and ldc; baseline_c); its runs
+    // alternate with the kernel's in one harness (runtime/timing.h says why).
+    const BaselineC base = baseline_c(epi, p.c_span(), *random_sent, stream);
+    const DeviceBuffer& dCublas = *base.c;
+    const compiler::Epilogue& base_epi = base.epi;
     auto cublas_launch = [&] {
       cublas_gemm(cublas_, baseline_mode, t, p, dA.get(), dB.get(), kernel_c(p, dCublas.get()),
                   base_epi.alpha, base_epi.beta);

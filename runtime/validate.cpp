@@ -287,6 +287,12 @@ float rounded(float x) {
 
 }  // namespace
 
+compiler::Epilogue kernel_epilogue(const codegen::GeneratedKernel& k, compiler::Epilogue given) {
+  given.requantize = output_type(k.dtype, k.c_dtype) == ElemType::s8;
+  given.scale = k.channel_scale;
+  return given;
+}
+
 std::vector<int32_t> requantize_reference(const std::vector<int64_t>& acc,
                                           const compiler::Problem& p, const std::vector<float>& z,
                                           const std::vector<float>& bias,

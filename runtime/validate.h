@@ -56,6 +56,12 @@ std::string integer_scalars_error(const std::string& dtype, float alpha, float b
 // "s8"), whose epilogue takes alpha, beta and bias as f32.
 std::string integer_scalars_error(const codegen::GeneratedKernel& k, float alpha, float beta);
 
+// The epilogue a run of kernel `k` is validated and timed with: `given`
+// (the schedule's, with the run's alpha and beta), its int8 C and
+// per-channel scales as the kernel says (GeneratedKernel::c_dtype,
+// channel_scale), which holds for a --kernel-source module too.
+compiler::Epilogue kernel_epilogue(const codegen::GeneratedKernel& k, compiler::Epilogue given);
+
 struct Mismatch {
   int64_t row = 0, col = 0;
   double got = 0, expected = 0;  // exact for every output type (f32 values, int32)
