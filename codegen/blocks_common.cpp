@@ -337,6 +337,14 @@ void emit_conv_row_origin(Emitter& e, bool nchw32, const std::string& origin,
   e.close_scope();
 }
 
+void emit_quad_swap(Emitter& e, const std::string& V, const std::string& x0, const std::string& x1,
+                    const std::string& y0, const std::string& y1) {
+  e.line("const " + V + " x0 = " + x0 + ", x1 = " + x1 + ";");
+  e.line("const " + V + " y0 = " + y0 + ", y1 = " + y1 + ";");
+  e.line("const " + V + " t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
+  e.line("const " + V + " t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);");
+}
+
 std::string scale_param(const KernelPlan& p) {
   return p.schedule.epilogue.scale ? ", const float* __restrict__ scale" : "";
 }

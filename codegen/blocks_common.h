@@ -68,6 +68,14 @@ void emit_conv_args(Emitter& e, bool nchw32);
 // no tap brings inside (the wgmma producer and the mma ConvWalk).
 void emit_conv_row_origin(Emitter& e, bool nchw32, const std::string& origin,
                           const std::string& hw0);
+// The quad exchange of the direct stores (wgmma's quads and 16-byte int8
+// stores, mma's int8 quads): this lane's pairs x (columns c, c + 1 of one
+// 8-column block) and y (the same of the next block) as `V`, then t, the
+// pair lane ^ 1 gives: the odd lane's x or the even lane's y (`odd` in
+// scope). The even lane then holds x0 x1 t0 t1, the odd one t0 t1 y0 y1:
+// four adjacent columns each.
+void emit_quad_swap(Emitter& e, const std::string& V, const std::string& x0, const std::string& x1,
+                    const std::string& y0, const std::string& y1);
 // c_row_nchw32 and c_col_nchw32: where C(m, k) of an NCHW32 convolution's
 // output lies (the wgmma and mma epilogues).
 void emit_c_offset_nchw32(Emitter& e);

@@ -195,10 +195,8 @@ void epilogue_mma_sync(MmaContext& cx) {
         "lane holds 4 adjacent columns of fragment 2q, the odd one of 2q + 1 (4-byte stores)");
     cx.e.line("const bool odd = tq % 2;");
     open_store_loops(cx, "q", cx.m.frags_n / 2, "for (int h = 0; h < 2; ++h)");
-    cx.e.line("const int x0 = acc[mi][2 * q][2 * h], x1 = acc[mi][2 * q][2 * h + 1];");
-    cx.e.line("const int y0 = acc[mi][2 * q + 1][2 * h], y1 = acc[mi][2 * q + 1][2 * h + 1];");
-    cx.e.line("const int t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
-    cx.e.line("const int t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);");
+    emit_quad_swap(cx.e, "int", "acc[mi][2 * q][2 * h]", "acc[mi][2 * q][2 * h + 1]",
+                   "acc[mi][2 * q + 1][2 * h]", "acc[mi][2 * q + 1][2 * h + 1]");
     cx.e.line("const int row = tile_m0 + warp_row0 + mi * 16 + g + 8 * h;");
     cx.e.line(
         "const int col = tile_n0 + warp_col0 + q * 16 + 2 * tq + (odd ? 6 : 0);  // 4-aligned");

@@ -184,6 +184,13 @@ void close_pair_loops(Emitter& e) {
 // quad of each as the 4-byte path does, packs it (pack_char4), and
 // gather16 hands lane k group k: row half k % 2, group k / 2 of the two r
 // steps. Opens the `else` the 4-byte quads go in; emit_quad_stores closes it.
+// A consumer's accumulators of pair r of block r / 4 (x) and of block
+// r / 4 + 1 (y), row half h, for emit_quad_swap.
+constexpr const char* kQuadX0 = "acc[i][j][r + 2 * h]";
+constexpr const char* kQuadX1 = "acc[i][j][r + 2 * h + 1]";
+constexpr const char* kQuadY0 = "acc[i][j][r + 4 + 2 * h]";
+constexpr const char* kQuadY1 = "acc[i][j][r + 5 + 2 * h]";
+
 void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const bool nchw32 = nchw32_c(w);
@@ -197,10 +204,7 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int q = 0; q < 4; ++q)");
   e.comment("group q: the quad loop's r = 16 g + 8 (q / 2), row half h = q % 2");
   e.line("const int r = 16 * g + 8 * (q / 2), h = q % 2;");
-  e.line("const int x0 = acc[i][j][r + 2 * h], x1 = acc[i][j][r + 2 * h + 1];");
-  e.line("const int y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];");
-  e.line("const int t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);");
-  e.line("const int t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);");
+  emit_quad_swap(e, "int", kQuadX0, kQuadX1, kQuadY0, kQuadY1);
   e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
   e.line("const signed char* dst = C + " +
          std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
@@ -244,11 +248,7 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.line("#pragma unroll");
   e.open_scope("for (int h = 0; h < 2; ++h)");
   e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
-  e.line(format("const %s x0 = acc[i][j][r + 2 * h], x1 = acc[i][j][r + 2 * h + 1];", V.c_str()));
-  e.line(
-      format("const %s y0 = acc[i][j][r + 4 + 2 * h], y1 = acc[i][j][r + 5 + 2 * h];", V.c_str()));
-  e.line(format("const %s t0 = __shfl_xor_sync(0xffffffffu, odd ? x0 : y0, 1);", V.c_str()));
-  e.line(format("const %s t1 = __shfl_xor_sync(0xffffffffu, odd ? x1 : y1, 1);", V.c_str()));
+  emit_quad_swap(e, V, kQuadX0, kQuadX1, kQuadY0, kQuadY1);
   e.line(format("const int %scol = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
                 nchw32_c(w) ? "" : "row = row0 + i * 64 + 8 * h, ", w.inst_n));
   e.line("store_quad(C + " +
