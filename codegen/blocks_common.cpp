@@ -50,6 +50,10 @@ const char* c_element_type(const KernelPlan& p) {
   return p.schedule.epilogue.requantize ? "signed char" : c_element_type(p.dtype);
 }
 
+const char* c_t(const KernelPlan& p) {
+  return p.dtype == DType::s8 ? c_element_type(p) : "T";
+}
+
 const char* accumulator_type(DType t) {
   return t == DType::s8 ? "int" : "float";
 }

@@ -34,6 +34,9 @@ const char* element_type(compiler::DType t);
 const char* c_element_type(compiler::DType t);
 // C's type in `p`'s kernel: "signed char" for s8 with `epilogue ... requantize`.
 const char* c_element_type(const compiler::KernelPlan& p);
+// C's type inside a module's device functions: the operands' typedef T, but
+// for s8 its own (int, or signed char when requantized: c_element_type).
+const char* c_t(const compiler::KernelPlan& p);
 const char* accumulator_type(compiler::DType t);
 
 // File comment (what produced the module, the schedule, the ABI) and the

@@ -92,10 +92,8 @@ void epilogue_helpers(MmaContext& cx) {
     cx.e.comment(
         "C[row][col], C[row][col + 1] (col even) through epilogue_value; out-of-range ones "
         "skipped");
-  // C's element and the accumulators' type: T and float, or for s8 int (signed
-  // char when requantized: c_element_type) and int.
-  const std::string TC = cx.p.dtype == DType::s8 ? c_element_type(cx.p) : "T",
-                    V = accumulator_type(cx.p.dtype);
+  // C's element and the accumulators' type (c_t: T, or int or signed char for s8).
+  const std::string TC = c_t(cx.p), V = accumulator_type(cx.p.dtype);
   // The epilogue's vectors as the helpers pass them on (scale: `epilogue ... scale`).
   const std::string vectors = "bias" + scale_arg(cx.p);
   cx.e.line("template <bool kAligned>");

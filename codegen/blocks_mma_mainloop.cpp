@@ -208,10 +208,8 @@ void body(MmaContext& cx, bool pipelined, const char* fn, bool tma) {
       format("__device__ __forceinline__ void %s(int M, int N, int K, const T* A, int lda, const "
              "T* B, "
              "int ldb, %s* C, int ldc, float alpha, float beta, const float* bias%s%s%s)",
-             fn,
-             cx.p.dtype == compiler::DType::s8 ? c_element_type(cx.p) : "T",  // s8: int, int8
-             scale_param(cx.p).c_str(), tma ? ", const TmaMap& tma_a, const TmaMap& tma_b" : "",
-             cx.conv_param().c_str()));
+             fn, c_t(cx.p), scale_param(cx.p).c_str(),
+             tma ? ", const TmaMap& tma_a, const TmaMap& tma_b" : "", cx.conv_param().c_str()));
   cx.e.line(format("extern __shared__ __align__(%d) unsigned char smem[];", tma ? 1024 : 128));
   cx.e.line(format("T* sA = reinterpret_cast<T*>(smem);  // [%d stages] (%d, %d) A tiles",
                    cx.m.stages, cx.m.a.rows, cx.m.a.cols));

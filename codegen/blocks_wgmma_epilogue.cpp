@@ -13,12 +13,6 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-// C's element type in the emitted code: the operands' T, but for s8 its own
-// (int, or signed char when requantized: c_element_type).
-std::string c_t(const KernelPlan& p) {
-  return p.dtype == compiler::DType::s8 ? c_element_type(p) : "T";
-}
-
 // An NCHW32 convolution's output (WgmmaConvCopy::nchw32): C is not a matrix.
 bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
