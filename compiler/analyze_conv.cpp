@@ -109,7 +109,15 @@ void Analyzer::conv_rules() {
                                          " tf32': use f16, bf16 or s8");
     e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
   }
-  if (!s_.uses_wgmma()) {  // mma.sync: every thread copies A through the offset table
+  if (s_.uses_wgmma()) {  // the producer warpgroup copies A
+    if (!given("warp_specialize"))
+      error(d->keyword_span,
+            "'conv' needs 'warp_specialize': the producer warpgroup's 128 threads copy A from "
+            "the input through the offset table");
+    refuse("cluster",
+           "not implemented yet (A is copied by the producer's threads, not multicast "
+           "by TMA)");
+  } else {  // mma.sync: every thread copies A through the offset table
     refuse("tma",
            "not implemented yet on 'mma' (A comes from the input through the offset table by "
            "cp.async; 'wgmma' loads the filters by TMA)");
@@ -117,27 +125,11 @@ void Analyzer::conv_rules() {
       error(d->keyword_span,
             "'conv' on 'mma' needs 'stages 2' or more: A's chunks come by cp.async through the "
             "offset table");
-    s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
-    if (s_.conv) {
-      if (std::string why = conv_channels_error(*s_.conv, size_of(s_.dtype), to_string(s_.dtype));
-          !why.empty())
-        bad_value(d->span, "'conv': " + why);
-      s_.shape = Shape{s_.conv->gemm_m(), s_.conv->gemm_n(), s_.conv->gemm_k()};
-      s_.shape_at = s_.conv_at;
-    }
-    return;
   }
-  if (!given("warp_specialize"))
-    error(d->keyword_span,
-          "'conv' needs 'warp_specialize': the producer warpgroup's 128 threads copy A from "
-          "the input through the offset table");
-  refuse("cluster",
-         "not implemented yet (A is copied by the producer's threads, not multicast "
-         "by TMA)");
   s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
   if (!s_.conv) return;
   const Conv2d& v = *s_.conv;
-  if (v.layout == ConvLayout::nchw32)
+  if (s_.uses_wgmma() && v.layout == ConvLayout::nchw32)
     refuse("tma_store",
            "an NCHW32 output ([N][K/32][P][Q][32]) is not a row-major matrix: a tile's rows "
            "cross images and its columns channel-group planes, which no TMA box addresses; the "
