@@ -10,6 +10,8 @@
 #   lit       lit tests (REQUIRES: cuda ones run only with a device), if lit
 #             and FileCheck exist on this machine
 #   run       schedc run on every example at ragged shapes (127x129x65, 4095x4097x1023)
+#   hang      schedc run of a GEMM and a conv module whose main entry spins
+#             forever (--kernel-source): the hang reported, exit 3
 #   cache     two concurrent runs on an empty cache; a truncated entry is
 #             rebuilt with a warning; warm 1024^3 host overhead (--verbose)
 #   sanitize  compute-sanitizer memcheck, racecheck (synccheck: tensor cores and cp.async pipelines) on every
@@ -185,6 +187,27 @@ section_run() {
     done
   done
   note run "$ok of $total runs ok, $bad not ok (${#EXAMPLES[@]} examples x 127x129x65, 4095x4097x1023)"
+}
+
+# A main entry that spins forever (as tests/lit/run/hang_gpu.test, which
+# needs lit): schedc run must report the hang and exit 3, GEMM and conv.
+section_hang() {
+  local log=$LOGS/hang.log ok=0 total=0 f name shape rc
+  : >"$log"
+  for f in examples/ladder/v0_naive.sched examples/conv/int8_nhwc_128x64.sched; do
+    [ -f "$f" ] || continue
+    name=$(basename "$f" .sched)
+    shape=(--shape 64x64x64); case "$f" in *conv/*) shape=(--conv "1x8x8x64 filter 64x3x3 pad 1");; esac
+    "$SCHEDC" emit "$f" | sed "/^schedc_$name(/s/{\$/{ for (;;) __nanosleep(1000);/" >"$LOGS/hang_$name.cu"
+    total=$((total + 1))
+    SCHEDC_HANG_SECONDS=1 timeout 120 "$SCHEDC" run "$f" "${shape[@]}" --kernel-source "$LOGS/hang_$name.cu" >"$LOGS/hang.tmp" 2>&1
+    rc=$?
+    { echo "\$ schedc run $f ${shape[*]} --kernel-source (spinning main): rc $rc"; cat "$LOGS/hang.tmp"; } >>"$log"
+    if [ $rc -eq 3 ] && grep -q 'did not finish in' "$LOGS/hang.tmp" && grep -c 'for (;;) __nanosleep' "$LOGS/hang_$name.cu" | grep -qx 1; then
+      ok=$((ok + 1))
+    fi
+  done
+  note hang "$ok of $total spinning kernels reported as a hang (exit 3, within 120 s)"
 }
 
 section_cache() {

@@ -40,9 +40,13 @@ struct RowStatus {
 };
 
 // `report` = run() (a session's run of the prepared schedule), unless the
-// schedule could not be prepared; a runtime::Error is the row's ERROR.
+// schedule could not be prepared or a kernel of this process hung (the GPU
+// may still be running it: every later row is an ERROR, not run); a
+// runtime::Error is the row's ERROR.
 template <typename Report, typename Run>
 RowStatus measure_row(const PreparedSchedule& prepared, Report& report, Run&& run) {
+  if (runtime::kernel_hung())
+    return {"ERROR", "not run: an earlier kernel hung (the GPU may still be running it)"};
   if (!prepared.kernel) return {"ERROR", prepared.error};
   try {
     report = run();

@@ -260,6 +260,13 @@ int ablate_command(const AblateArgs& a) {
       std::cerr << "ERROR\n";
       continue;
     }
+    if (runtime::kernel_hung()) {  // the GPU may still be running it
+      r.status = "ERROR";
+      r.detail = "not run: an earlier step's kernel hung";
+      rc = std::max(rc, int(kToolchain));
+      std::cerr << "ERROR (not run: an earlier step hung)\n";
+      continue;
+    }
     try {
       std::shared_ptr<runtime::PreparedKernel> prepared =
           session->prepare(c->kernel, jit, &problem);

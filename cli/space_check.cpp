@@ -48,7 +48,8 @@ std::optional<SpaceReport> check_space(const std::string& path, const std::strin
     line << "#   " << r + 1 << ". " << walk->kept[r].choices << "  bound "
          << m.roofline.bound_tflops << " TFLOP/s, " << m.roofline.intensity_global
          << " FLOP/byte global, " << m.roofline.intensity_shared << " shared, occupancy "
-         << 100.0 * m.occupancy.occupancy << "% (threads and shared memory only)";
+         << 100.0 * m.occupancy.occupancy
+         << "% (threads and shared memory; registers only where setmaxnreg fixes them)";
     if (m.spill_predicted())
       line << ", spills predicted (~" << m.registers_estimate << " registers a thread, at most "
            << m.registers_limit << ")";

@@ -18,7 +18,8 @@ namespace {
 // (every candidate that reaches the unit's peak) the higher global, then
 // shared, arithmetic intensity (less traffic per FLOP), then the higher
 // occupancy (without ptxas's register count it counts threads and shared
-// memory only), then the earlier candidate.
+// memory, and registers only where setmaxnreg fixes them), then the earlier
+// candidate.
 bool better(const SpaceCandidate& a, const SpaceCandidate& b) {
   if (a.model.spill_predicted() != b.model.spill_predicted()) return !a.model.spill_predicted();
   const compiler::Roofline &ra = a.model.roofline, &rb = b.model.roofline;

@@ -28,8 +28,10 @@ std::optional<Conv2d> parse_conv_option(const dsl::SourceFile& source, const Tar
 struct Resources {
   int threads_per_block = 0;
   int smem_bytes = 0;            // shared memory per block, padding and stages included
-  int blocks_per_sm = 0;         // bounded by shared memory and threads (registers unknown)
-  const char* limited_by = "";   // "threads", "shared memory" or "blocks per SM"
+  int blocks_per_sm = 0;         // bounded by shared memory and threads; by registers only
+                                 // where setmaxnreg fixes them (else ptxas decides: unknown)
+  const char* limited_by = "";   // "threads", "shared memory", "registers: setmaxnreg" or
+                                 // "blocks per SM"
   int a_tile_bytes = 0;          // one buffer of the A tile, padding included
   int b_tile_bytes = 0;          // one buffer of the B tile
   int buffers = 0;               // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel

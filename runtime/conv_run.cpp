@@ -216,6 +216,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   if (options.time && report.ok()) {
     t0 = Clock::now();
     TimingOptions topt = options.timing;
+    if (topt.hang_seconds <= 0) topt.hang_seconds = seconds_allowed(p);
     const std::unique_ptr<DeviceBuffer> flush =
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
     // cuBLAS writes a C of its own (baseline_c; an int8 C's is int32: no

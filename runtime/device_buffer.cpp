@@ -26,6 +26,15 @@ double seconds_allowed(const compiler::Problem& p) {
   return base_seconds() + p.flops() / 1e11;
 }
 
+void throw_hang(double seconds, const std::string& what) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", seconds);
+  note_kernel_hung();
+  throw Error(Error::Kind::hang, what + ": the kernel did not finish in " + buf +
+                                     " s (a hang: a deadlock in the generated kernel is a "
+                                     "schedc bug; the GPU may still be running it)");
+}
+
 void wait_or_hang(cudaStream_t s, double seconds, const std::string& what) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -33,14 +42,8 @@ void wait_or_hang(cudaStream_t s, double seconds, const std::string& what) {
     const cudaError_t e = cudaStreamQuery(s);
     if (e == cudaSuccess) return;
     if (e != cudaErrorNotReady) check_cuda(e, what.c_str());
-    if (std::chrono::duration<double>(Clock::now() - t0).count() > seconds) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.1f", seconds);
-      note_kernel_hung();
-      throw Error(Error::Kind::hang, what + ": the kernel did not finish in " + buf +
-                                         " s (a hang: a deadlock in the generated kernel is a "
-                                         "schedc bug; the GPU may still be running it)");
-    }
+    if (std::chrono::duration<double>(Clock::now() - t0).count() > seconds)
+      throw_hang(seconds, what);
     if (polls < 100)
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     else

@@ -23,8 +23,10 @@ class DeviceBuffer {
         cudaMalloc(&ptr_, bytes),
         (std::string("cudaMalloc(") + std::to_string(bytes) + " bytes for " + what + ")").c_str());
   }
+  // Not after a hang: cudaFree waits for the device, which may still be
+  // running the hung kernel (runtime::kernel_hung); the process ends soon.
   ~DeviceBuffer() {
-    if (ptr_) cudaFree(ptr_);
+    if (ptr_ && !kernel_hung()) cudaFree(ptr_);
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -62,6 +64,8 @@ double seconds_allowed(const compiler::Problem& p);
 // then 1 ms steps), so it adds no more than a millisecond to a run. Throws
 // Error(hang) naming `what` and marks the process (note_kernel_hung).
 void wait_or_hang(cudaStream_t s, double seconds, const std::string& what);
+// The hang's Error (after note_kernel_hung), for waits of other kinds.
+[[noreturn]] void throw_hang(double seconds, const std::string& what);
 
 // After timing on inputs that make every run write the same output (beta
 // = 0): "" when `out` (downloaded into `scratch`) still holds `validated`

@@ -24,6 +24,7 @@ Module::Module(const codegen::GeneratedKernel& kernel, int device, const std::st
 }
 
 Module::~Module() {
+  if (kernel_hung()) return;  // cudaFree and unloading wait for the hung kernel
   for (void* p : scratch_)
     if (p) cudaFree(p);
   if (sk_partials_) cudaFree(sk_partials_);

@@ -318,6 +318,7 @@ RunReport GpuSession::run(const PreparedKernel& prepared, const RunOptions& opti
   if (options.time && report.ok()) {
     auto t0 = Clock::now();
     TimingOptions topt = options.timing;
+    if (topt.hang_seconds <= 0) topt.hang_seconds = seconds_allowed(p);
     const std::unique_ptr<DeviceBuffer> flush =
         l2_flush_buffer(options.flush_l2, device_.l2_bytes, topt);
     // cuBLAS writes its own C (kernel's type and ldc; baseline_c); its runs

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "runtime/device_buffer.h"
 #include "runtime/error.h"
 
 namespace schedc::runtime {
@@ -44,6 +46,24 @@ void CUDART_CB wait_us(void* us) {
   }
 }
 
+// Waits for `e` as cudaEventSynchronize does by default (spinning: the next
+// run is enqueued as soon as this one ends), giving up after `seconds` (a
+// hang) when that is above 0.
+void wait_event(cudaEvent_t e, double seconds, const std::string& what) {
+  if (seconds <= 0) {
+    check_cuda(cudaEventSynchronize(e), ("cudaEventSynchronize (" + what + ")").c_str());
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    const cudaError_t r = cudaEventQuery(e);
+    if (r == cudaSuccess) return;
+    if (r != cudaErrorNotReady) check_cuda(r, ("cudaEventQuery (" + what + ")").c_str());
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds)
+      throw_hang(seconds, what);
+  }
+}
+
 TimingStats summarize(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   TimingStats s;
@@ -74,9 +94,12 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
       flush();
       launch();
     }
-  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after warm-up runs)");
-
   Events ev;
+  const double hang = options.hang_seconds;
+  check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
+  wait_event(ev.stop, hang * options.warmup_runs * double(launches.size()),
+             "the warm-up runs before timing");
+
   std::vector<std::vector<double>> times(launches.size());
   std::vector<double> totals(launches.size(), 0.0);
   auto wall0 = std::chrono::steady_clock::now();
@@ -108,7 +131,7 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
       check_cuda(cudaEventRecord(ev.start, stream), "cudaEventRecord");
       launches[k]();
       check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
-      check_cuda(cudaEventSynchronize(ev.stop), "cudaEventSynchronize (timed run)");
+      wait_event(ev.stop, hang, "a timed run");
       float ms = 0;
       check_cuda(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
       times[k].push_back(ms);

@@ -38,6 +38,10 @@ struct TimingOptions {
   // (bench/NOTES.md, "Session 17": hgemm_best and cuBLAS at 4096^3 take
   // ~0.19 ms after an idle gap, ~0.22 ms right after the flush).
   int idle_us = -1;  // -1: SCHEDC_TIMING_IDLE_US, else 0
+  // Above 0: a timed run that takes longer than this many seconds (the
+  // warm-up: this per run) is a hang, Error(hang) as in validation
+  // (wait_or_hang); 0: wait for the device however long it takes.
+  double hang_seconds = 0;
 };
 
 struct TimingStats {

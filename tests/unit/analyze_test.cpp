@@ -479,6 +479,30 @@ TEST(Resources, Arithmetic) {
   EXPECT_STREQ(res.limited_by, "blocks per SM");
 }
 
+// A warp-specialized wgmma kernel (setmaxnreg, __launch_bounds__(threads, 1))
+// holds the register file from launch: one block an SM, whatever its shared
+// memory allows (ptxas: 168 registers x 384 threads). Without
+// warp_specialize ptxas picks the registers: not bounded here.
+TEST(Resources, SetmaxnregKernelsHoldTheRegisterFile) {
+  Target t = sm90();
+  const std::string body =
+      "dtype s8\nlayout B col\ntile 128x64x128\nwarp 64x64\nwgmma s8\ntma\n"
+      "stages 3\nswizzle smem\n";
+  Result ws = check(body + "warp_specialize\n");
+  ASSERT_TRUE(ws.schedule) << ws.printed;
+  compiler::Resources res = compiler::static_resources(*ws.schedule, t);
+  EXPECT_EQ(res.threads_per_block, 384);
+  EXPECT_GE(t.smem_per_sm / res.smem_bytes, 3);  // shared memory alone would allow 3
+  EXPECT_EQ(res.blocks_per_sm, 1);
+  EXPECT_STREQ(res.limited_by, "registers: setmaxnreg");
+
+  Result one = check(body);  // no producer warpgroup, no setmaxnreg
+  ASSERT_TRUE(one.schedule) << one.printed;
+  res = compiler::static_resources(*one.schedule, t);
+  EXPECT_GE(res.blocks_per_sm, 2);
+  EXPECT_STRNE(res.limited_by, "registers: setmaxnreg");
+}
+
 // The canonical text is a schedule that analyzes to itself.
 TEST(Analyze, CanonicalTextRoundTrips) {
   std::vector<std::string> texts = {
