@@ -75,7 +75,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
     c.chunks = p.block_k * w.elem_bytes / 16;
     c.row_step = 128 / c.chunks;
     c.rows = p.block_m / c.row_step;
-    c.arrive_lag = std::clamp(std::max(2, s.stages) - 2, 0, 2);
+    c.arrive_lag = wgmma_conv_arrive_lag(s.stages);
     c.nchw32 = s.conv->layout == ConvLayout::nchw32;
     w.conv = c;
     w.producer_regs = wgmma_conv_producer_regs(p.block_m);

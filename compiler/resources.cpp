@@ -78,7 +78,14 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.c_stage_for = u.c_stage_bytes == 0 ? ""
                   : s.tma_store        ? "tma_store"
                                        : "C rows off 32-byte sectors";
-  if (s.uses_wgmma())
+  if (s.uses_wgmma() && s.conv) {
+    const int lag = wgmma_conv_arrive_lag(s.stages);
+    r.tma_copies =
+        "the filters by TMA; A by the producer's 128 threads (cp.async via the "
+        "offset table), " +
+        std::to_string(lag + 1) + " k-tiles of A in flight (arrive_lag " + std::to_string(lag) +
+        ")";
+  } else if (s.uses_wgmma())
     r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"
                                      : "TMA boxes, one thread, mbarrier pipeline";
   else if (s.tma)

@@ -168,6 +168,14 @@ struct WgmmaConvCopy {
   int row_of(int t, int i) const { return t / chunks + i * row_step; }
 };
 
+// conv: how many k-tiles late a producer thread arrives on a stage's `full`
+// (WgmmaConvCopy::arrive_lag): stages - 2, at most 2. The consumers free a
+// stage one k-tile after reading it, so a lag of stages - 1 would wait on
+// itself (a build that tried it deadlocked: bench/NOTES.md, session 26).
+inline int wgmma_conv_arrive_lag(int stages) {
+  return stages <= 2 ? 0 : stages - 2 < 2 ? stages - 2 : 2;
+}
+
 // conv: the producer's registers (setmaxnreg): 40 as when it only issues TMA,
 // plus two words for each of its threads' BM / 16 rows, in steps of 8.
 inline int wgmma_conv_producer_regs(int block_m) {
