@@ -52,15 +52,6 @@ void emit_module_header(Emitter& e, const compiler::KernelPlan& plan);
 // predicate m < M, n < N (store_c4: n + 3 < N and 16-byte alignment).
 void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
-// `extern "C" __global__ void __launch_bounds__(THREADS[, MIN_BLOCKS]) name(<ABI>[, extra]) {`
-// (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h;
-// min_blocks > 0: the minimum blocks per SM, which caps registers at entry;
-// attributes: more, after the launch bounds, e.g. __cluster_dims__(2, 1, 1))
-// Each entry (its kernel, and nothing the other entries need) sits between
-// these two: compiled whole, the module holds every entry; with
-// -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, NVRTC sees that entry alone
-// (runtime/jit.h: the runtime compiles only the entries a launch needs,
-// each cached on its own).
 // A convolution module's ConvArgs and ConvTapArg (runtime/conv_args.h is
 // the host's copy), with a comment on the offset table of that layout.
 void emit_conv_args(Emitter& e, bool nchw32);
@@ -90,6 +81,11 @@ void emit_c_offset_nchw32(Emitter& e);
 std::string scale_param(const compiler::KernelPlan& plan);
 std::string scale_arg(const compiler::KernelPlan& plan);
 
+// Each entry (its kernel, and nothing the other entries need) sits between
+// these two: compiled whole, the module holds every entry; with
+// -DSCHEDC_ONE_ENTRY -DSCHEDC_ENTRY_<name>, NVRTC sees that entry alone
+// (runtime/jit.h: the runtime compiles only the entries a launch needs,
+// each cached on its own).
 void emit_entry_guard_open(Emitter& e, const std::string& name);
 void emit_entry_guard_close(Emitter& e, const std::string& name);
 
@@ -101,6 +97,10 @@ void emit_entry_guard_close(Emitter& e, const std::string& name);
 // caller prints the comment saying why.
 void emit_transpose_kernel(Emitter& e, const std::string& name);
 
+// `extern "C" __global__ void __launch_bounds__(THREADS[, MIN_BLOCKS]) name(<ABI>[, extra]) {`
+// (extra: the tensor maps of a TMA entry, codegen/generated_kernel.h;
+// min_blocks > 0: the minimum blocks per SM, which caps registers at entry;
+// attributes: more, after the launch bounds, e.g. __cluster_dims__(2, 1, 1))
 // A batched schedule's entries (`batch N`) take kBatchParams after bias and
 // begin with emit_batch_offsets.
 void emit_kernel_open(Emitter& e, const compiler::KernelPlan& plan, const std::string& name,

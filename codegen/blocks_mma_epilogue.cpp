@@ -45,10 +45,14 @@ void close_store_loops(MmaContext& cx) {
 }
 
 // store_c_quad: C[row][col .. col + 3] through epilogue_value as one
-// vector store (`vec4`, built by `make4`) where aligned and inside C, else
-// as two store_c_pair: the quads of an f32 C with b_vec 4 and of an int8 C.
-void emit_store_c_quad(MmaContext& cx, const std::string& what, const std::string& TC,
-                       const std::string& V, const std::string& vec4, const std::string& make4) {
+// vector store where aligned and inside C, else as two store_c_pair: the
+// quads of an f32 C with b_vec 4 (float4) and of an int8 C (char4).
+void emit_store_c_quad(MmaContext& cx) {
+  const bool int8 = cx.p.dtype == DType::s8;
+  const std::string what = int8 ? "(col a multiple of 4) through epilogue_value: one 4-byte store"
+                                : "(col a multiple of 4): one 16-byte store";
+  const std::string TC = c_t(cx.p), V = accumulator_type(cx.p.dtype);
+  const std::string vec4 = int8 ? "char4" : "float4", make4 = "make_" + vec4;
   const std::string vectors = "bias" + scale_arg(cx.p);
   cx.e.comment("C[row][col .. col + 3] " + what + " when aligned");
   cx.e.line("template <bool kAligned>");
@@ -130,12 +134,7 @@ void epilogue_helpers(MmaContext& cx) {
   cx.e.line("if (col + 1 < N) store_c(dst + 1, col + 1, v1, alpha, beta, " + vectors + ");");
   cx.e.close_scope();
   cx.e.line();
-  if (int8_quads(cx))
-    emit_store_c_quad(cx, "(col a multiple of 4) through epilogue_value: one 4-byte store",
-                      "signed char", "int", "char4", "make_char4");
-  if (cx.m.b_vec == 4 && cx.p.dtype == DType::f32)
-    emit_store_c_quad(cx, "(col a multiple of 4): one 16-byte store", "T", "float", "float4",
-                      "make_float4");
+  if (int8_quads(cx) || (cx.m.b_vec == 4 && cx.p.dtype == DType::f32)) emit_store_c_quad(cx);
 }
 
 void epilogue_mma_sync(MmaContext& cx) {

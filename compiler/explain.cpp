@@ -17,8 +17,8 @@ constexpr int kWavefrontBytes = 128;  // 32 banks x 4 bytes
 Occupancy occupancy_of(const KernelPlan& p, int registers) {
   const Target& t = p.target;
   // Not compiled: a warp-specialized wgmma kernel's registers are known all
-  // the same (setmaxnreg: every thread holds its share from launch).
-  if (registers <= 0 && p.wgmma && p.wgmma->warp_specialize)
+  // the same (registers_fixed_at_launch).
+  if (registers <= 0 && registers_fixed_at_launch(p.schedule))
     registers = t.registers_per_thread(p.block_threads);
   Occupancy o;
   o.threads = p.block_threads;

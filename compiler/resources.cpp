@@ -99,11 +99,7 @@ Resources static_resources(const Schedule& s, const Target& t) {
     r.blocks_per_sm = t.smem_per_sm / r.smem_bytes;
     r.limited_by = "shared memory";
   }
-  // A warp-specialized wgmma kernel moves registers between its warpgroups
-  // (setmaxnreg) and is compiled with __launch_bounds__(threads, 1): ptxas
-  // gives every thread registers_per_thread(threads) from launch, so one
-  // block holds the register file (168 x 384 threads: 64,512 of 65,536).
-  if (s.uses_wgmma() && s.warp_specialize) {
+  if (registers_fixed_at_launch(s)) {
     const int by_registers = t.regs_per_sm / t.register_pool(r.threads_per_block);
     if (by_registers < r.blocks_per_sm) {
       r.blocks_per_sm = by_registers;

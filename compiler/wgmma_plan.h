@@ -28,6 +28,7 @@
 // only K-major: with a row-major B the kernel reads B not by descriptor but
 // into registers, and A as wgmma's k-major B operand (`swapped` below).
 
+#include <algorithm>
 #include <optional>
 
 #include "compiler/schedule.h"
@@ -173,7 +174,16 @@ struct WgmmaConvCopy {
 // stage one k-tile after reading it, so a lag of stages - 1 would wait on
 // itself (a build that tried it deadlocked: bench/NOTES.md, session 26).
 inline int wgmma_conv_arrive_lag(int stages) {
-  return stages <= 2 ? 0 : stages - 2 < 2 ? stages - 2 : 2;
+  return std::clamp(stages - 2, 0, 2);
+}
+
+// A warp-specialized wgmma kernel moves registers between its warpgroups
+// (setmaxnreg) and is compiled with __launch_bounds__(threads, 1): ptxas
+// gives every thread Target::registers_per_thread(threads) from launch
+// (168 x 384 threads: 64,512 of 65,536), one block an SM. `schedc check`'s
+// and explain's occupancy count it (compiler/resources.cpp, explain.cpp).
+inline bool registers_fixed_at_launch(const Schedule& s) {
+  return s.uses_wgmma() && s.warp_specialize;
 }
 
 // conv: the producer's registers (setmaxnreg): 40 as when it only issues TMA,

@@ -34,13 +34,6 @@ void compute_reference(HostCase& hc, const GemmInputs& in, void* cublas_handle, 
                        const compiler::Epilogue& epi, const DeviceBuffer& dA,
                        const DeviceBuffer& dB, const DeviceBuffer& dRef);
 
-// Whether the timed baseline of `p` runs: "" for a float type `t`, and for
-// s8 when cuBLAS int8 takes the problem with the kernel's C at `c` (one
-// call, which writes it); else "cuBLAS int8 rejects this problem: <the
-// call and cuBLAS's status>". cuBLAS int8 may reject the kernel's C (its
-// ldc, layout) even where it took the reference's packed one; without a
-// baseline the kernel is timed alone and no ratio is given, never one
-// against another kind of GEMM.
 // cuBLAS's timed baseline (GpuSession::run, run_conv) writes a C of its
 // own: `elements` of the kernel's C type holding what the kernel was sent
 // (`sent`), computed with the kernel's alpha and beta. For an int8 C
@@ -53,6 +46,13 @@ struct BaselineC {
 BaselineC baseline_c(const compiler::Epilogue& epi, int64_t elements, const std::vector<char>& sent,
                      cudaStream_t stream);
 
+// Whether the timed baseline of `p` runs: "" for a float type `t`, and for
+// s8 when cuBLAS int8 takes the problem with the kernel's C at `c` (one
+// call, which writes it); else "cuBLAS int8 rejects this problem: <the
+// call and cuBLAS's status>". cuBLAS int8 may reject the kernel's C (its
+// ldc, layout) even where it took the reference's packed one; without a
+// baseline the kernel is timed alone and no ratio is given, never one
+// against another kind of GEMM.
 std::string int8_baseline_refusal(void* cublas_handle, RefMode mode, ElemType t,
                                   const compiler::Problem& p, const void* a, const void* b, void* c,
                                   const compiler::Epilogue& epi);
