@@ -542,6 +542,9 @@ section_int8() {
 # and K multiples of 32; --conv takes the module's layout).
 CONV_RAGGED=${CONV_RAGGED:-"3x7x9x16 filter 40x3x3 stride 1 pad 1"}
 CONV_RAGGED_NCHW32=${CONV_RAGGED_NCHW32:-"3x7x9x32 filter 64x3x3 stride 2 pad 1"}
+# And one the Hopper NHWC kernels read A of by TMA's im2col mode (C a
+# multiple of their k-tile; a filter and strides unlike per axis).
+CONV_RAGGED_TMA=${CONV_RAGGED_TMA:-"2x11x9x128 filter 40x3x5 stride 2 pad 1"}
 
 section_conv() {
   local log=$LOGS/conv-tests.log rc=0 r f
@@ -559,12 +562,14 @@ section_conv() {
   # reference_races_only).
   local ok=0 total=0 clean=0 checked=0 cs spec tool run_files=("${files[@]}")
   for f in tests/gpu/schedules/conv_*.sched; do [ -f "$f" ] && run_files+=("$f"); done
+  # CONV_RUN_FILES (space-separated) limits the runs and the sanitizer to those.
+  [ -n "${CONV_RUN_FILES:-}" ] && read -r -a run_files <<<"$CONV_RUN_FILES"
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : >"$LOGS/conv-run.log"
   for f in "${run_files[@]}"; do
-    local ragged=$CONV_RAGGED
-    grep -q '^conv .*nchw32' "$f" && ragged=$CONV_RAGGED_NCHW32
-    for spec in "" "$ragged"; do
+    local ragged=("$CONV_RAGGED" "$CONV_RAGGED_TMA")
+    grep -q '^conv .*nchw32' "$f" && ragged=("$CONV_RAGGED_NCHW32")
+    for spec in "" "${ragged[@]}"; do
       [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break 2
       local flag=()
       [ -n "$spec" ] && flag=(--conv "$spec")
@@ -593,7 +598,7 @@ section_conv() {
       done
     done
   done
-  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv and $CONV_RAGGED or, NCHW32, $CONV_RAGGED_NCHW32)"
+  note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv, $CONV_RAGGED and $CONV_RAGGED_TMA or, NCHW32, $CONV_RAGGED_NCHW32)"
   local rounds=${CONV_ROUNDS:-1} i specs=() list
   IFS=';' read -r -a list <<<"${CONV_SPECS:-resnet50:8}"
   for spec in "${list[@]}"; do specs+=(--conv "$spec"); done

@@ -248,8 +248,8 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   if (w.conv)
     e.line(
         format("mbar_init(full_bar + 8 * s, %d);  // the filters' expect_tx, the bytes, and the "
-               "producer's 128 threads once A's copies landed",
-               w.full_arrivals()));
+               "producer's 128 threads (once A's copies landed%s)",
+               w.full_arrivals(), w.conv->nchw32 ? "" : ", or at once when TMA loads A"));
   else
     e.line("mbar_init(full_bar + 8 * s, 1);  // the producer's expect_tx, then the bytes");
   e.line(format("mbar_init(empty_bar + 8 * s, %d);  // one arrival per consumer warp",

@@ -10,6 +10,10 @@
 // with no division in the k loop, and zeros where the tap falls in the
 // padding, past the K of the GEMM or below its last row; B, the filters,
 // still comes by TMA.
+// NHWC: where the launch sets conv.im2col (compiler/conv_im2col.h), thread
+// 0 loads A's stage instead with one TMA copy in im2col mode a k-tile (the
+// tile's first output pixel, the k-tile's tap and first channel), counted
+// by `full`'s transaction bytes beside the filters', with no arrive_lag.
 #include <string>
 
 #include "codegen/blocks_common.h"
@@ -31,12 +35,28 @@ void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
                    wgmma_boxes_text(w.b).c_str()));
   e.comment("`full` completes when its bytes have landed and the producer's 128 threads have");
   e.comment("arrived, each once its copies of A's stage have");
+  e.comment("(a_bytes: A's stage, when TMA loads it too)");
   e.open_scope(
       "__device__ __forceinline__ void tma_copy_filters(const TmaMap& tma_b, unsigned sb, "
-      "unsigned full, int k0, int tile_n0)");
-  e.line(format("mbar_expect_tx(full, %du);", w.b.stage_bytes));
+      "unsigned full, int k0, int tile_n0, unsigned a_bytes)");
+  e.line(format("mbar_expect_tx(full, a_bytes + %du);", w.b.stage_bytes));
   emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole, false);
   e.close_scope();
+  e.line();
+  if (w.conv->nchw32) return;
+  e.lines(R"(// TMA in im2col mode: pixelsPerColumn (BM) pixels from (n, h, w) on, walking the map's
+// bounding box (the window origins of the GEMM's rows), x channelsPerPixel (BK) channels
+// from c, each read at (h + dh, w + dw); zeros outside the input -> shared memory at dst
+// (128-byte swizzle), the bytes completing on `bar`.
+__device__ __forceinline__ void tma_load_im2col(unsigned dst, const TmaMap& map, unsigned bar, int c,
+                                                int w, int h, int n, unsigned short dw,
+                                                unsigned short dh) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%3, %4, %5, %6}], [%2], {%7, %8};\n"
+      ::"r"(dst), "l"(&map), "r"(bar), "r"(c), "r"(w), "r"(h), "r"(n), "h"(dw), "h"(dh)
+      : "memory");
+})");
   e.line();
 }
 
@@ -68,12 +88,88 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.line("ch = kk - tap * conv.c;");
 }
 
+// The k-loop's head both copies share: the stage, its `empty` wait, the
+// tile (persistent) and the k-tile of it.
+void emit_stage_head(Emitter& e, const KernelPlan& p) {
+  const int S = p.wgmma->stages;
+  e.line(format("const int stage = it %% %d;", S));
+  e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
+  std::string k_tile = "it";
+  if (p.wgmma->persistent) {
+    emit_wgmma_walk_tile(e, p, "it / num_k_tiles");
+    k_tile = "it % num_k_tiles";
+  }
+  e.line("const int k_tile = " + k_tile + ";  // of this tile" +
+         (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+}
+
+std::string k0_of_k_tile(const KernelPlan& p) {
+  return p.stream_k_tail ? "(k_first + k_tile) * BK" : "k_tile * BK";
+}
+
+// NHWC with conv.im2col: thread 0 loads A's stage by one TMA copy in im2col
+// mode and the filters' boxes, expecting both in `full`'s bytes; every
+// thread then arrives at once (the barrier counts 1 + 128 arrivals either
+// way). C is a multiple of BK (compiler/conv_im2col.h), so a k-tile is BK
+// channels of one tap.
+void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment("A by TMA's im2col mode (the launch set conv.im2col: compiler/conv_im2col.h):");
+  e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
+  e.line("int n0 = 0, h0 = 0, w0 = 0;  // the tile's first output pixel: image, window origin");
+  e.line("int tap = 0, ch = 0;         // the k-tile's filter tap and first channel");
+  e.open_scope("for (int it = 0; it < iters; ++it)");
+  emit_stage_head(e, p);
+  e.open_scope("if (k_tile == 0)");
+  e.comment("a new tile: its first output pixel's image and window origin (the copy walks on");
+  e.comment("from it), and its first k-tile's tap and channel");
+  e.line("const int pix = tile_m0 % pq, oh = pix / conv.q;");
+  e.line("n0 = tile_m0 / pq;");
+  e.line("h0 = oh * conv.stride_h - conv.pad_h;");
+  e.line("w0 = (pix - oh * conv.q) * conv.stride_w - conv.pad_w;");
+  if (p.stream_k_tail) {
+    e.line("const int kk = k_first * BK;");
+    e.line("tap = kk / conv.c;");
+    e.line("ch = kk - tap * conv.c;");
+  } else {
+    e.line("tap = 0;");
+    e.line("ch = 0;");
+  }
+  e.close_scope();
+  e.open_scope("if (threadIdx.x == 0)");
+  e.line(format(
+      "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, %s, tile_n0, %du);",
+      w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes));
+  e.line("const ConvTapArg t = conv.tap[tap];");
+  e.line(format(
+      "tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
+      "(unsigned short)t.dw, (unsigned short)t.dh);",
+      w.a.stage_bytes));
+  e.close_scope();
+  e.comment("the next k-tile: BK channels on, the next tap past C");
+  e.line("ch += BK;");
+  e.open_scope("if (ch == conv.c)");
+  e.line("ch = 0;");
+  e.line("++tap;");
+  e.close_scope();
+  e.line("mbar_arrive(full_bar + 8 * stage);");
+  e.close_scope("it");
+}
+
 }  // namespace
 
 void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const compiler::WgmmaConvCopy& c = *w.conv;
   const int S = w.stages, D = c.arrive_lag;
+  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
+  e.line("const int pq = conv.p * conv.q;");
+  if (!c.nchw32) {
+    e.open_scope("if (conv.im2col)");
+    emit_im2col_producer(e, p);
+    e.close_scope();
+    e.open_scope("if (!conv.im2col)");
+  }
   e.comment(format("producer %s, conv %s: the 128 threads copy A's stage from the input,",
                    origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(),
                    origin_note(p.schedule, p.schedule.conv_at).c_str()));
@@ -83,12 +179,10 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.comment("loads the filters by TMA. A thread arrives on a stage's `full` once its copies into");
   e.comment(
       format("it have landed, %d iteration(s) later (arrive_lag: more copies in flight).", D));
-  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
   e.line(
       format("const int chunk = threadIdx.x %% %d, row0 = threadIdx.x / %d;", c.chunks, c.chunks));
   e.comment("the 128-byte swizzle: chunk ^ (row % 8), the same for all of this thread's rows");
   e.line(format("const unsigned a_dst = row0 * 128u + ((chunk ^ (row0 %% 8)) << 4);"));
-  e.line("const int pq = conv.p * conv.q;");
   e.line(format("int origin[%d], hw0[%d];  // this thread's rows: window origin offset, (h0, w0)",
                 c.rows, c.rows));
   if (c.nchw32) {
@@ -99,22 +193,14 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
     e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
   }
   e.open_scope("for (int it = 0; it < iters; ++it)");
-  e.line(format("const int stage = it %% %d;", S));
-  e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
-  std::string k_tile = "it";
-  if (w.persistent) {
-    emit_wgmma_walk_tile(e, p, "it / num_k_tiles");
-    k_tile = "it % num_k_tiles";
-  }
-  e.line("const int k_tile = " + k_tile + ";  // of this tile" +
-         (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+  emit_stage_head(e, p);
   e.open_scope("if (k_tile == 0)");
   emit_tile_rows(e, c, p.stream_k_tail ? "k_first" : "0");
   e.close_scope();
   e.line(format(
       "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "
-      "%s, tile_n0);",
-      w.b.stage_bytes, (p.stream_k_tail ? "(k_first + k_tile) * BK" : "k_tile * BK")));
+      "%s, tile_n0, 0u);",
+      w.b.stage_bytes, k0_of_k_tile(p).c_str()));
   e.line(c.nchw32 ? "const bool in_k = ch < channels_end;  // else past K: zeros"
                   : "const bool in_k = tap < conv.taps;  // else past K: zeros");
   e.line("const ConvTapArg t = conv.tap[in_k ? tap : 0];");
@@ -163,6 +249,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
                "mbar_arrive(full_bar + 8 * (it %% %d));",
                D, D, S));
   }
+  if (!c.nchw32) e.close_scope();
 }
 
 }  // namespace schedc::codegen

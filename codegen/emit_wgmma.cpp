@@ -230,6 +230,9 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (w.a_transposed || w.b_transposed) k.transpose = transpose;
   k.transposes_a = w.a_transposed;
   k.transposes_b = w.b_transposed;
+  // The NHWC kernel's producer reads A by TMA's im2col mode when the launch
+  // can (codegen/blocks_wgmma_conv.cpp; compiler/conv_im2col.h).
+  k.main.a_im2col = w.conv && !w.conv->nchw32;
   if (w.conv)
     k.conv = compiler::layout_word(w.conv->nchw32 ? compiler::ConvLayout::nchw32
                                                   : compiler::ConvLayout::nhwc);

@@ -53,7 +53,9 @@
 // computes the implicit GEMM of a 2-D convolution: M = N·P·Q output pixels,
 // N = K filters, K = C·R·S. Its entries take the GEMM's parameters with
 //   A = the input tensor (NHWC: [N][H][W][C]; NCHW32: [N][C/32][H][W][32];
-//       lda and tma_a, passed as zeros, are not read),
+//       lda, passed as zero, is not read; tma_a is zeros, or, for an
+//       entry with a_im2col where the launch sets conv.im2col, the input's
+//       tensor map in im2col mode: compiler/conv_im2col.h),
 //   B = the filters ([K][R][S][C]; NCHW32: [K][C/32][R][S][32]): a
 //       column-major B (N x K) with ldb = C·R·S, read by tensor map as for
 //       `layout B col`,
@@ -66,7 +68,7 @@
 //   struct ConvArgs {
 //     int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
 //     int taps;                     // R·S, at most kMaxConvTaps
-//     int reserved;                 // 0
+//     int im2col;                   // 1: A by tma_a, an im2col map
 //     ConvTapArg tap[kMaxConvTaps]; // compiler::offset_table, r·S + s
 //   };
 // Offsets are in elements of the input. A column of A is kk = (r·S + s)·C + c
@@ -154,6 +156,12 @@ struct KernelEntry {
   // (gridDim.z = 1) rather than a walk per GEMM on grid z (codegen/
   // blocks_common.h, walks_batch, which decides it).
   bool walks_batch = false;
+
+  // A convolution entry that reads A by TMA's im2col mode when the launch
+  // passes an im2col map as tma_a and sets ConvArgs::im2col (the Hopper
+  // NHWC kernel; compiler/conv_im2col.h): pixelsPerColumn tma_a.box_rows,
+  // channelsPerPixel tma_a.box_cols.
+  bool a_im2col = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
   // The launch shape of this entry's stream_k tail: this entry with the

@@ -80,11 +80,15 @@ Resources static_resources(const Schedule& s, const Target& t) {
                                        : "C rows off 32-byte sectors";
   if (s.uses_wgmma() && s.conv) {
     const int lag = wgmma_conv_arrive_lag(s.stages);
-    r.tma_copies =
-        "the filters by TMA; A by the producer's 128 threads (cp.async via the "
-        "offset table), " +
-        std::to_string(lag + 1) + " k-tiles of A in flight (arrive_lag " + std::to_string(lag) +
-        ")";
+    const std::string copies = "by the producer's 128 threads (cp.async via the offset table), " +
+                               std::to_string(lag + 1) + " k-tiles of A in flight (arrive_lag " +
+                               std::to_string(lag) + ")";
+    r.tma_copies = s.conv->layout == ConvLayout::nchw32
+                       ? "the filters by TMA; A " + copies
+                       : "the filters by TMA; A by TMA's im2col mode where C is a multiple of "
+                         "BK = " + std::to_string(s.tile->k) +
+                             " and the window within the map's limits (one copy a k-tile, every "
+                             "stage in flight), else " + copies;
   } else if (s.uses_wgmma())
     r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"
                                      : "TMA boxes, one thread, mbarrier pipeline";

@@ -1,6 +1,7 @@
 #include "runtime/conv_launch.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "runtime/conv_args.h"
@@ -55,6 +56,28 @@ size_t entry_extra_params(const codegen::KernelEntry& e) {
   if (!e.uses_tma()) return 0;
   const bool tma_stream_k = e.stream_k;
   return 2 + (e.tma_c.box_rows > 0 || tma_stream_k ? 1 : 0) + (tma_stream_k ? 1 : 0);
+}
+
+compiler::Im2colGeometry im2col_geometry(const ConvArgs& conv) {
+  compiler::Im2colGeometry g;
+  g.n = conv.n, g.h = conv.h, g.w = conv.w, g.c = conv.c;
+  g.stride_h = conv.stride_h, g.stride_w = conv.stride_w;
+  g.pad_h = conv.pad_h, g.pad_w = conv.pad_w;
+  // The last tap, (R - 1, S - 1), is the dilated filter's reach.
+  if (conv.taps > 0) {
+    g.reach_h = conv.tap[conv.taps - 1].dh;
+    g.reach_w = conv.tap[conv.taps - 1].dw;
+  }
+  return g;
+}
+
+std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& conv) {
+  if (!e.a_im2col)
+    return "this kernel's producer copies A itself (TMA's im2col mode is the Hopper NHWC "
+           "kernel's)";
+  if (const char* v = std::getenv("SCHEDC_CONV_IM2COL"); v && std::string(v) == "0")
+    return "SCHEDC_CONV_IM2COL=0";
+  return compiler::im2col_error(im2col_geometry(conv), int(e.tma_a.box_cols));
 }
 
 }  // namespace schedc::runtime

@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "codegen/generated_kernel.h"
+#include "compiler/conv_im2col.h"
 #include "compiler/problem.h"
 #include "runtime/launch.h"
 
@@ -28,5 +29,17 @@ void check_conv_launch(const codegen::GeneratedKernel& kernel, const EntryChoice
 // ConvArgs comes right after them. (A stream_k tail declares all of the
 // parameters the launch passes it: ConvArgs follows its sk_counters.)
 size_t entry_extra_params(const codegen::KernelEntry& e);
+
+struct ConvArgs;  // runtime/conv_args.h
+
+// The convolution `conv` as compiler/conv_im2col.h takes it (NHWC: the
+// launch checks the layout against the module's).
+compiler::Im2colGeometry im2col_geometry(const ConvArgs& conv);
+// Why entry `e` does not read A of `conv` by TMA's im2col mode, or "" when
+// it does (Module::launch then passes an im2col map as tma_a and sets
+// ConvArgs::im2col): an entry without a_im2col, compiler::im2col_error for
+// the entry's k-tile, or SCHEDC_CONV_IM2COL=0 in the environment (the
+// producer's copies, to compare the two: docs/runtime.md).
+std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& conv);
 
 }  // namespace schedc::runtime

@@ -37,6 +37,7 @@ void print_conv_block(std::ostream& os, const std::string& label, const std::str
   }
   if (r.ok()) os << (r.im2col_checked ? " (GPU im2col = host im2col)" : "") << "\n";
   if (r.entry.fallback) os << "  fallback entry: " << r.entry.why << "\n";
+  if (r.ok() && !r.a_copy.empty()) os << "  A " << r.a_copy << "\n";
   if (!r.timed) return;
   const char* unit = rate_unit(dtype);
   const compiler::Problem& p = r.problem;
@@ -77,6 +78,7 @@ report::Json conv_json(const std::string& file, const PreparedKernel& prepared, 
                {"dilation", {c.dil_h, c.dil_w}},
                {"layout", compiler::to_string(c.layout)}};
   o["im2col_checked"] = r.im2col_checked;
+  if (!r.a_copy.empty()) o["a_copy"] = r.a_copy;
   if (r.timed) {
     const bool base = r.has_baseline();
     o["explicit_ms"] = base ? timing_json(r.explicit_pipeline) : Json(nullptr);

@@ -10,6 +10,7 @@
 
 #include "dsl/diagnostics.h"
 #include "runtime/conv_args.h"
+#include "runtime/conv_launch.h"
 #include "runtime/device_buffer.h"
 #include "runtime/error.h"
 #include "runtime/im2col.h"
@@ -142,6 +143,11 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       dScale(epi.scale ? size_t(p.n) * 4 : 0, "the per-channel scales");
   report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
+  if (report.entry.entry && report.entry.entry->a_im2col) {
+    const std::string why = conv_im2col_error(*report.entry.entry, conv_args);
+    report.a_copy =
+        why.empty() ? "by TMA's im2col mode" : "by the producer's copies (" + why + ")";
+  }
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,
                 epi.beta,     epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,

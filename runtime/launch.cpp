@@ -528,12 +528,22 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // 3-D, over the batch, in a batched module.
   const int64_t map_batch = kernel_.batched ? p.batch : 0;
   TmaMap map_a{}, map_b{}, map_c{};
+  // A convolution's A is its input: the producer's threads copy it (its map
+  // stays zeros, unread) unless TMA's im2col mode can load it (the map in
+  // that mode, and conv.im2col = 1: codegen/generated_kernel.h).
+  ConvArgs conv_args;
+  if (args.conv) {
+    conv_args = *args.conv;
+    conv_args.im2col = 0;
+  }
   if (e.uses_tma()) {
-    // A convolution's A is its input, which the producer's threads copy: its
-    // map stays zeros, unread (codegen/generated_kernel.h).
     if (!args.conv)
       map_a =
           encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
+    else if (conv_im2col_error(e, conv_args).empty()) {
+      map_a = encode_im2col_map(kernel_.dtype, a, im2col_geometry(conv_args), e.tma_a);
+      conv_args.im2col = 1;
+    }
     map_b = encode_tma_map(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }
   const int elem = c_bytes(kernel_);
@@ -555,7 +565,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   params.insert(params.end(), {&map_a, &map_b, &map_c, &sk_whole_tiles});
   // A convolution module's entries take the ConvArgs right after the
   // parameters they declare (runtime/conv_launch.h).
-  void* conv = const_cast<ConvArgs*>(args.conv);
+  void* conv = args.conv ? &conv_args : nullptr;
   if (conv) {
     params.resize(common + entry_extra_params(e));
     params.push_back(conv);

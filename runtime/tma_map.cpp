@@ -3,6 +3,9 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 
@@ -17,44 +20,97 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-EncodeTiled encode_fn() {
-  static EncodeTiled fn = nullptr;
+using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                  const cuuint64_t*, const cuuint64_t*, const int*, const int*,
+                                  cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                  CUtensorMapFloatOOBfill);
+
+// The driver's entry point `name` as of CUDA 12.0, when the tensor map
+// encoders appeared, looked up once.
+template <typename Fn>
+Fn driver_fn(const char* name) {
+  static Fn fn = nullptr;
   static std::once_flag once;
-  std::call_once(once, [] {
+  std::call_once(once, [name] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult q{};
-    // The entry point as of CUDA 12.0, when cuTensorMapEncodeTiled appeared.
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) == cudaSuccess &&
+    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
         q == cudaDriverEntryPointSuccess)
-      fn = reinterpret_cast<EncodeTiled>(p);
+      fn = reinterpret_cast<Fn>(p);
     else
       cudaGetLastError();
   });
   if (!fn)
     throw Error(Error::Kind::cuda,
-                "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 driver)");
+                std::string("the CUDA driver has no ") + name + " (TMA needs a CUDA 12 driver)");
   return fn;
 }
 
-}  // namespace
+EncodeTiled encode_fn() {
+  return driver_fn<EncodeTiled>("cuTensorMapEncodeTiled");
+}
 
-TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
-                      int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
-  CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-  int64_t elem = 4;
+CUtensorMapDataType map_type(const std::string& dtype, int64_t& elem) {
+  elem = 4;
   if (dtype == "f16") {
-    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     elem = 2;
-  } else if (dtype == "bf16") {
-    type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    elem = 2;
-  } else if (dtype == "s8") {  // A and B of an s8 kernel: bytes (zero past the edges)
-    type = CU_TENSOR_MAP_DATA_TYPE_UINT8;
-    elem = 1;
-  } else if (dtype == "s32") {  // C of an s8 kernel
-    type = CU_TENSOR_MAP_DATA_TYPE_INT32;
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   }
+  if (dtype == "bf16") {
+    elem = 2;
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  }
+  if (dtype == "s8") {  // A and B of an s8 kernel: bytes (zero past the edges)
+    elem = 1;
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  }
+  if (dtype == "s32") return CU_TENSOR_MAP_DATA_TYPE_INT32;  // C of an s8 kernel
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+TmaMap to_map(const CUtensorMap& map) {
+  TmaMap out{};
+  static_assert(sizeof(out) == sizeof(map), "CUtensorMap is 128 bytes");
+  std::memcpy(&out, &map, sizeof out);
+  return out;
+}
+
+// Encoding a map is host work on every launch, in the launch's time, and a
+// loop of launches encodes the same few maps again and again: each thread
+// keeps its last kCachedMaps, keyed by everything the map depends on (the
+// kind of map, the dtype, the address and the geometry). A map names an
+// address and a geometry only, so it stays right for whatever lies there.
+using MapKey = std::array<int64_t, 16>;
+constexpr int kCachedMaps = 8;
+
+template <typename Encode>
+TmaMap cached_map(const MapKey& key, Encode encode) {
+  struct Entry {
+    MapKey key;
+    TmaMap map;
+  };
+  thread_local std::array<Entry, kCachedMaps> entries{};
+  thread_local int used = 0, next = 0;
+  for (int i = 0; i < used; ++i)
+    if (entries[size_t(i)].key == key) return entries[size_t(i)].map;
+  const TmaMap map = encode();  // throws before anything is cached
+  entries[size_t(next)] = Entry{key, map};
+  next = (next + 1) % kCachedMaps;
+  used = std::min(used + 1, kCachedMaps);
+  return map;
+}
+
+int64_t dtype_code(const std::string& dtype) {
+  int64_t code = 0;
+  for (char ch : dtype) code = code * 256 + static_cast<unsigned char>(ch);
+  return code;
+}
+
+TmaMap encode_tiled(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                    int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
+  int64_t elem = 4;
+  const CUtensorMapDataType type = map_type(dtype, elem);
   // Innermost dimension first: columns, then rows with the leading dimension as
   // pitch, then (batched) the GEMMs with the batch stride as pitch.
   const cuuint32_t rank = batch > 0 ? 3 : 2;
@@ -76,10 +132,76 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
                     (batch > 0 ? ", batch stride " + std::to_string(batch_stride) : "") + ", box " +
                     std::to_string(box.box_rows) + " x " + std::to_string(box.box_cols) +
                     ") failed with CUresult " + std::to_string(int(r)));
-  TmaMap out{};
-  static_assert(sizeof(out) == sizeof(map), "CUtensorMap is 128 bytes");
-  std::memcpy(&out, &map, sizeof out);
-  return out;
+  return to_map(map);
+}
+
+TmaMap encode_im2col(const std::string& dtype, const void* base, const compiler::Im2colGeometry& g,
+                     const codegen::TmaBox& box) {
+  int64_t elem = 1;
+  const CUtensorMapDataType type = map_type(dtype, elem);
+  // Innermost first: C, W, H, N; the pitches of W, H and N in bytes.
+  const cuuint64_t dims[4] = {cuuint64_t(g.c), cuuint64_t(g.w), cuuint64_t(g.h), cuuint64_t(g.n)};
+  const cuuint64_t pitch[3] = {cuuint64_t(g.c * elem), cuuint64_t(g.w * g.c * elem),
+                               cuuint64_t(g.h * g.w * g.c * elem)};
+  // The corners and strides innermost first too: W, then H.
+  const compiler::Im2colCorners b = compiler::im2col_corners(g);
+  const int lower[2] = {int(b.lower_w), int(b.lower_h)};
+  const int upper[2] = {int(b.upper_w), int(b.upper_h)};
+  const cuuint32_t element_strides[4] = {1, cuuint32_t(g.stride_w), cuuint32_t(g.stride_h), 1};
+  CUtensorMap map;
+  const CUresult r = driver_fn<EncodeIm2col>("cuTensorMapEncodeIm2col")(
+      &map, type, 4, const_cast<void*>(base), dims, pitch, lower, upper, box.box_cols, box.box_rows,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(Error::Kind::cuda,
+                "cuTensorMapEncodeIm2col(NHWC " + std::to_string(g.n) + "x" + std::to_string(g.h) +
+                    "x" + std::to_string(g.w) + "x" + std::to_string(g.c) + " " + dtype +
+                    ", corners (" + std::to_string(b.lower_h) + ", " + std::to_string(b.lower_w) +
+                    ") (" + std::to_string(b.upper_h) + ", " + std::to_string(b.upper_w) +
+                    "), stride " + std::to_string(g.stride_h) + "x" + std::to_string(g.stride_w) +
+                    ", " + std::to_string(box.box_rows) + " pixels x " +
+                    std::to_string(box.box_cols) + " channels) failed with CUresult " +
+                    std::to_string(int(r)));
+  return to_map(map);
+}
+
+}  // namespace
+
+TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                      int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
+  const MapKey key = {0,
+                      dtype_code(dtype),
+                      int64_t(reinterpret_cast<uintptr_t>(base)),
+                      rows,
+                      cols,
+                      ld,
+                      box.box_rows,
+                      box.box_cols,
+                      batch,
+                      batch_stride};
+  return cached_map(
+      key, [&] { return encode_tiled(dtype, base, rows, cols, ld, box, batch, batch_stride); });
+}
+
+TmaMap encode_im2col_map(const std::string& dtype, const void* base,
+                         const compiler::Im2colGeometry& g, const codegen::TmaBox& box) {
+  const MapKey key = {1,
+                      dtype_code(dtype),
+                      int64_t(reinterpret_cast<uintptr_t>(base)),
+                      g.n,
+                      g.h,
+                      g.w,
+                      g.c,
+                      g.stride_h,
+                      g.stride_w,
+                      g.pad_h,
+                      g.pad_w,
+                      g.reach_h,
+                      g.reach_w,
+                      box.box_rows,
+                      box.box_cols};
+  return cached_map(key, [&] { return encode_im2col(dtype, base, g, box); });
 }
 
 }  // namespace schedc::runtime

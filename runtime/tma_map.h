@@ -3,11 +3,14 @@
 // KernelEntry::tma_a / tma_b). Encoded on the host for each launch's pointer and
 // leading dimension through the driver's cuTensorMapEncodeTiled, which the CUDA
 // runtime hands out (cudaGetDriverEntryPointByVersion): schedc never links libcuda.
+// Each thread keeps its last 8 maps, keyed by everything a map depends on,
+// so that a loop of launches does not encode the same maps every call.
 
 #include <cstdint>
 #include <string>
 
 #include "codegen/generated_kernel.h"
+#include "compiler/conv_im2col.h"
 
 namespace schedc::runtime {
 
@@ -25,5 +28,14 @@ struct alignas(64) TmaMap {
 TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
                       int64_t ld, const codegen::TmaBox& box, int64_t batch = 0,
                       int64_t batch_stride = 0);
+
+// The NHWC input of a convolution (`g`, at `base`, 16-byte aligned, C times
+// the element size a multiple of 16) in TMA's im2col mode
+// (compiler/conv_im2col.h): copies of box.box_rows pixels x box.box_cols
+// channels, the corners im2col_corners(g), the element strides the
+// convolution's, 128-byte swizzle, zeros outside the tensor. Throws
+// Error(cuda) when the driver rejects it.
+TmaMap encode_im2col_map(const std::string& dtype, const void* base,
+                         const compiler::Im2colGeometry& g, const codegen::TmaBox& box);
 
 }  // namespace schedc::runtime

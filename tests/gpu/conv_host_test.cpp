@@ -38,7 +38,7 @@ TEST(ConvArgs, FieldsAndTapsAreTheOffsetTable) {
     EXPECT_EQ(a.stride_w, v.stride_w);
     EXPECT_EQ(a.pad_h, v.pad_h);
     EXPECT_EQ(a.pad_w, v.pad_w);
-    EXPECT_EQ(a.reserved, 0);
+    EXPECT_EQ(a.im2col, 0);  // the launch sets it
     const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
     ASSERT_EQ(a.taps, int32_t(taps.size()));
     ASSERT_EQ(a.taps, v.r * v.s);

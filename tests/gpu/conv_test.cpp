@@ -7,10 +7,13 @@
 //  - every schedule under examples/conv/ and tests/gpu/schedules/conv_*.sched
 //    (found by glob: a GPU run fails when there are none) on ResNet-50's
 //    layers at batch 1 and 8 (two at 32) and on ragged convolutions, each
-//    validated (s8 bit-exact against im2col + cuBLAS int8).
+//    validated (s8 bit-exact against im2col + cuBLAS int8), and, where the
+//    kernel can read A by TMA's im2col mode, on ragged convolutions that
+//    mode takes, through it and through the producer's copies.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -59,6 +62,37 @@ std::vector<compiler::Conv2d> ragged_convs(int64_t cmin, compiler::ConvLayout la
   return convs;
 }
 
+// Ragged convolutions that the Hopper NHWC kernel's A can take by TMA's
+// im2col mode (compiler/conv_im2col.h): C a multiple of a 128-byte k-tile
+// (`cbk` channels: 128 of int8, 64 of f16), H and W odd, strides 2 and 3,
+// dilation 2, padding past the filter's reach, 1x1 images, a rectangular
+// filter, and one whose axes differ in stride, padding and dilation (the
+// map's corners and strides per axis).
+std::vector<compiler::Conv2d> im2col_convs(int64_t cbk) {
+  compiler::Conv2d rect = conv2d(2, 6, 10, cbk, 33, 1, 3);
+  rect.stride_w = 2, rect.pad_w = 1;
+  compiler::Conv2d skew = conv2d(2, 11, 8, cbk, 40, 3, 5, 1, 1);
+  skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
+  return {conv2d(3, 7, 9, cbk, 40, 3, 3, 1, 1),     conv2d(2, 13, 11, 2 * cbk, 24, 1, 1, 2, 0),
+          conv2d(1, 15, 17, cbk, 40, 3, 3, 1, 2, 2), conv2d(2, 9, 7, cbk, 72, 5, 5, 2, 3),
+          conv2d(1, 5, 5, cbk, 8, 7, 7, 1, 4),       conv2d(4, 1, 1, cbk, 40, 1, 1),
+          conv2d(2, 20, 19, cbk, 16, 3, 3, 3, 1),    rect,
+          skew,                                      conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1)};
+}
+
+// Sets an environment variable for a scope (SCHEDC_CONV_IM2COL=0: the
+// producer's copies where TMA's im2col mode would load A).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
 // What a planted convolution kernel does wrong (or nothing).
 enum class ConvPlant { correct, skips_last_tap, clamps_padding, writes_nothing };
 
@@ -76,7 +110,7 @@ codegen::GeneratedKernel naive_conv_kernel(const std::string& dtype, ConvPlant p
   if (dtype == "bf16") src += "#include <cuda_bf16.h>\n";
   src += R"(struct ConvTapArg { int offset; short dh, dw; };
 struct ConvArgs {
-  int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w, taps, reserved;
+  int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w, taps, im2col;
   ConvTapArg tap[256];
 };
 )";
@@ -370,6 +404,45 @@ TEST_P(ConvScheduleTest, CorrectOnRaggedConvolutions) {
   compiler::Epilogue epi = c_->schedule.epilogue;
   epi.alpha = 2, epi.beta = 1;
   expect_correct(s, convs.front(), "ragged, alpha 2 beta 1", &epi);
+}
+
+// Where the kernel can read A by TMA's im2col mode, the launch takes it on
+// every convolution im2col_error allows, and both that copy and the
+// producer's (SCHEDC_CONV_IM2COL=0) compute each one right; other kernels
+// (mma.sync, NCHW32) report no such choice.
+TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
+  SCHEDC_REQUIRE_GPU(s);
+  if (!prepare(s)) return;
+  const bool tma = c_->kernel.main.a_im2col;
+  const int64_t cbk = 128 / runtime::elem_size(runtime::elem_type(c_->kernel.dtype));
+  std::vector<compiler::Conv2d> convs = im2col_convs(cbk);
+  for (compiler::Conv2d& v : convs) {
+    v.layout = layout();
+    if (v.layout == compiler::ConvLayout::nchw32) v.k = (v.k + 31) / 32 * 32;
+  }
+  auto run = [&](const compiler::Conv2d& v, const std::string& what) {
+    const runtime::ConvReport r =
+        run_validated(s, *prepared_, GetParam() + " " + what, v, c_->schedule.epilogue);
+    expect_ok(r, c_->kernel.dtype, GetParam() + " " + what);
+    return r.a_copy;
+  };
+  for (const compiler::Conv2d& v : convs) {
+    const std::string what = compiler::conv_text(v);
+    const std::string a_copy = run(v, what);
+    if (!tma) {
+      EXPECT_EQ(a_copy, "") << what;
+      continue;
+    }
+    EXPECT_EQ(a_copy, "by TMA's im2col mode") << what;
+    ScopedEnv off("SCHEDC_CONV_IM2COL", "0");
+    EXPECT_EQ(run(v, what + ", producer's copies"),
+              "by the producer's copies (SCHEDC_CONV_IM2COL=0)")
+        << what;
+  }
+  if (!tma) return;
+  // Not a multiple of the k-tile: the producer's copies, and why.
+  compiler::Conv2d narrow = conv2d(2, 7, 9, cbk / 2, 40, 3, 3, 1, 1);
+  EXPECT_NE(run(narrow, "C half a k-tile").find("not a multiple of BK"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedules()),

@@ -1,0 +1,124 @@
+// TMA's im2col mode for A of the Hopper convolution kernel
+// (compiler/conv_im2col.h) on the CPU:
+//  - the copy engine's walk of the bounding box, from any output pixel,
+//    visits the window origins of the GEMM's next rows in order, and images
+//    past N (zeros) past M;
+//  - one copy a k-tile (the tile's first pixel, the k-tile's tap and first
+//    channel) then reads, for every A(m, kk) of the tile, the element
+//    compiler::gemm_a_offset names, and a zero where it names none;
+//  - which convolutions the path takes (im2col_error).
+// On ragged, strided, dilated, rectangular and over-padded convolutions.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/conv.h"
+#include "compiler/conv_im2col.h"
+
+namespace schedc {
+namespace {
+
+using compiler::Conv2d;
+
+Conv2d conv_of(int64_t n, int64_t h, int64_t w, int64_t c, int64_t r, int64_t s,
+               int64_t stride = 1, int64_t pad = 0, int64_t dil = 1) {
+  Conv2d v;
+  v.n = n, v.h = h, v.w = w, v.c = c, v.k = 8, v.r = r, v.s = s;
+  v.stride_h = v.stride_w = stride, v.pad_h = v.pad_w = pad, v.dil_h = v.dil_w = dil;
+  return v;
+}
+
+std::vector<Conv2d> convs() {
+  Conv2d rect = conv_of(2, 6, 10, 128, 1, 3);
+  rect.stride_w = 2, rect.pad_w = 1;
+  Conv2d skew = conv_of(2, 11, 8, 128, 3, 5, 1, 1);
+  skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
+  return {conv_of(3, 7, 9, 128, 3, 3, 1, 1),  conv_of(2, 13, 11, 128, 1, 1, 2, 0),
+          conv_of(1, 15, 17, 128, 3, 3, 1, 2, 2), conv_of(2, 9, 7, 256, 5, 5, 2, 3),
+          conv_of(1, 5, 5, 128, 7, 7, 1, 4),  conv_of(4, 1, 1, 128, 1, 1),
+          conv_of(2, 56, 56, 128, 3, 3, 1, 1),  conv_of(1, 31, 33, 128, 3, 3, 2, 1),
+          conv_of(1, 224, 224, 128, 7, 7, 2, 3), rect, skew};
+}
+
+TEST(ConvIm2col, WalkVisitsTheGemmRowsInOrder) {
+  for (const Conv2d& v : convs()) {
+    SCOPED_TRACE(compiler::conv_text(v));
+    const int64_t m = v.gemm_m();
+    for (int64_t bm : {64, 128, 256})
+      for (int64_t m0 = 0; m0 < m; m0 += bm) {
+        const std::vector<compiler::PixelBase> walk = compiler::im2col_walk(v, m0, bm);
+        ASSERT_EQ(int64_t(walk.size()), bm);
+        for (int64_t j = 0; j < bm; ++j) {
+          if (m0 + j >= m) {  // past M: an image past N, read as zeros
+            EXPECT_GE(walk[size_t(j)].n, v.n) << "row " << m0 + j;
+            continue;
+          }
+          const compiler::PixelBase want = compiler::pixel_base(v, m0 + j);
+          EXPECT_EQ(walk[size_t(j)].n, want.n) << "row " << m0 + j;
+          EXPECT_EQ(walk[size_t(j)].h0, want.h0) << "row " << m0 + j;
+          EXPECT_EQ(walk[size_t(j)].w0, want.w0) << "row " << m0 + j;
+        }
+      }
+  }
+}
+
+// One copy a k-tile, as the producer issues it: from the tile's first
+// pixel, at the k-tile's tap (dh, dw) and first channel c0, BK channels.
+TEST(ConvIm2col, OneCopyAKTileReadsWhatTheDefinitionReads) {
+  const int64_t bm = 128, bk = 128;
+  for (const Conv2d& v : convs()) {
+    SCOPED_TRACE(compiler::conv_text(v));
+    ASSERT_EQ(compiler::im2col_error(compiler::im2col_geometry(v), int(bk)), "");
+    const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
+    const int64_t m = v.gemm_m(), k = v.gemm_k();
+    int checked = 0;
+    for (int64_t m0 = 0; m0 < m; m0 += bm) {
+      const std::vector<compiler::PixelBase> walk = compiler::im2col_walk(v, m0, bm);
+      for (int64_t k0 = 0; k0 < k; k0 += bk) {
+        const int64_t tap = k0 / v.c, c0 = k0 % v.c;
+        const compiler::ConvTap& t = taps[size_t(tap)];
+        for (int64_t j = 0; j < bm && m0 + j < m; ++j)
+          for (int64_t i = 0; i < bk; i += 17) {
+            const compiler::PixelBase& p = walk[size_t(j)];
+            const int64_t h = p.h0 + t.dh, w = p.w0 + t.dw;
+            const bool inside = h >= 0 && h < v.h && w >= 0 && w < v.w;
+            const std::optional<int64_t> want = compiler::gemm_a_offset(v, taps, m0 + j, k0 + i);
+            ASSERT_EQ(inside, want.has_value()) << "A(" << m0 + j << ", " << k0 + i << ")";
+            if (inside) {
+              EXPECT_EQ(compiler::input_offset(v, p.n, c0 + i, h, w), *want)
+                  << "A(" << m0 + j << ", " << k0 + i << ")";
+            }
+            ++checked;
+          }
+      }
+    }
+    EXPECT_GT(checked, 0);
+  }
+}
+
+TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
+  auto why = [](const Conv2d& v, int bk) {
+    return compiler::im2col_error(compiler::im2col_geometry(v), bk);
+  };
+  EXPECT_EQ(why(conv_of(8, 28, 28, 128, 3, 3, 1, 1), 128), "");
+  EXPECT_EQ(why(conv_of(8, 7, 7, 512, 3, 3, 2, 1), 128), "");
+  EXPECT_EQ(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 64), "");  // f16: BK 64
+  EXPECT_NE(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 128).find("not a multiple of BK = 128"),
+            std::string::npos);
+  Conv2d nchw32 = conv_of(8, 28, 28, 128, 3, 3, 1, 1);
+  nchw32.layout = compiler::ConvLayout::nchw32;
+  EXPECT_NE(why(nchw32, 128).find("NCHW32"), std::string::npos);
+  EXPECT_NE(why(conv_of(1, 40, 40, 128, 1, 1, 9, 0), 128).find("stride past 8"),
+            std::string::npos);
+  EXPECT_EQ(why(conv_of(1, 40, 40, 128, 1, 1, 8, 0), 128), "");
+  EXPECT_NE(why(conv_of(1, 40, 40, 128, 3, 3, 1, 129), 128).find("corner -129"),
+            std::string::npos);
+  EXPECT_EQ(why(conv_of(1, 40, 40, 128, 3, 3, 1, 128), 128), "");
+  // upper = pad - (R - 1)·dil = 0 - 2·65 = -130
+  EXPECT_NE(why(conv_of(1, 300, 300, 128, 3, 3, 1, 0, 65), 128).find("corner -130"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace schedc
