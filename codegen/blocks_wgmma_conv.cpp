@@ -34,8 +34,8 @@ void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),
                    wgmma_boxes_text(w.b).c_str()));
   e.comment("`full` completes when its bytes have landed and the producer's 128 threads have");
-  e.comment("arrived, each once its copies of A's stage have");
-  e.comment("(a_bytes: A's stage, when TMA loads it too)");
+  e.comment("arrived, each once its copies of A's stage have; a_bytes: A's stage where TMA loads");
+  e.comment("it too (im2col mode), else 0");
   e.open_scope(
       "__device__ __forceinline__ void tma_copy_filters(const TmaMap& tma_b, unsigned sb, "
       "unsigned full, int k0, int tile_n0, unsigned a_bytes)");

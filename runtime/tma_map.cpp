@@ -3,8 +3,6 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <array>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -76,39 +74,10 @@ TmaMap to_map(const CUtensorMap& map) {
   return out;
 }
 
-// Encoding a map is host work on every launch, in the launch's time, and a
-// loop of launches encodes the same few maps again and again: each thread
-// keeps its last kCachedMaps, keyed by everything the map depends on (the
-// kind of map, the dtype, the address and the geometry). A map names an
-// address and a geometry only, so it stays right for whatever lies there.
-using MapKey = std::array<int64_t, 16>;
-constexpr int kCachedMaps = 8;
+}  // namespace
 
-template <typename Encode>
-TmaMap cached_map(const MapKey& key, Encode encode) {
-  struct Entry {
-    MapKey key;
-    TmaMap map;
-  };
-  thread_local std::array<Entry, kCachedMaps> entries{};
-  thread_local int used = 0, next = 0;
-  for (int i = 0; i < used; ++i)
-    if (entries[size_t(i)].key == key) return entries[size_t(i)].map;
-  const TmaMap map = encode();  // throws before anything is cached
-  entries[size_t(next)] = Entry{key, map};
-  next = (next + 1) % kCachedMaps;
-  used = std::min(used + 1, kCachedMaps);
-  return map;
-}
-
-int64_t dtype_code(const std::string& dtype) {
-  int64_t code = 0;
-  for (char ch : dtype) code = code * 256 + static_cast<unsigned char>(ch);
-  return code;
-}
-
-TmaMap encode_tiled(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
-                    int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
+TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                      int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
   int64_t elem = 4;
   const CUtensorMapDataType type = map_type(dtype, elem);
   // Innermost dimension first: columns, then rows with the leading dimension as
@@ -135,8 +104,8 @@ TmaMap encode_tiled(const std::string& dtype, const void* base, int64_t rows, in
   return to_map(map);
 }
 
-TmaMap encode_im2col(const std::string& dtype, const void* base, const compiler::Im2colGeometry& g,
-                     const codegen::TmaBox& box) {
+TmaMap encode_im2col_map(const std::string& dtype, const void* base,
+                         const compiler::Im2colGeometry& g, const codegen::TmaBox& box) {
   int64_t elem = 1;
   const CUtensorMapDataType type = map_type(dtype, elem);
   // Innermost first: C, W, H, N; the pitches of W, H and N in bytes.
@@ -164,44 +133,6 @@ TmaMap encode_im2col(const std::string& dtype, const void* base, const compiler:
                     std::to_string(box.box_cols) + " channels) failed with CUresult " +
                     std::to_string(int(r)));
   return to_map(map);
-}
-
-}  // namespace
-
-TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
-                      int64_t ld, const codegen::TmaBox& box, int64_t batch, int64_t batch_stride) {
-  const MapKey key = {0,
-                      dtype_code(dtype),
-                      int64_t(reinterpret_cast<uintptr_t>(base)),
-                      rows,
-                      cols,
-                      ld,
-                      box.box_rows,
-                      box.box_cols,
-                      batch,
-                      batch_stride};
-  return cached_map(
-      key, [&] { return encode_tiled(dtype, base, rows, cols, ld, box, batch, batch_stride); });
-}
-
-TmaMap encode_im2col_map(const std::string& dtype, const void* base,
-                         const compiler::Im2colGeometry& g, const codegen::TmaBox& box) {
-  const MapKey key = {1,
-                      dtype_code(dtype),
-                      int64_t(reinterpret_cast<uintptr_t>(base)),
-                      g.n,
-                      g.h,
-                      g.w,
-                      g.c,
-                      g.stride_h,
-                      g.stride_w,
-                      g.pad_h,
-                      g.pad_w,
-                      g.reach_h,
-                      g.reach_w,
-                      box.box_rows,
-                      box.box_cols};
-  return cached_map(key, [&] { return encode_im2col(dtype, base, g, box); });
 }
 
 }  // namespace schedc::runtime

@@ -3,8 +3,6 @@
 // KernelEntry::tma_a / tma_b). Encoded on the host for each launch's pointer and
 // leading dimension through the driver's cuTensorMapEncodeTiled, which the CUDA
 // runtime hands out (cudaGetDriverEntryPointByVersion): schedc never links libcuda.
-// Each thread keeps its last 8 maps, keyed by everything a map depends on,
-// so that a loop of launches does not encode the same maps every call.
 
 #include <cstdint>
 #include <string>
