@@ -88,19 +88,34 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.line("ch = kk - tap * conv.c;");
 }
 
+// Before the k-loop both copies share: a persistent walk's state, advanced
+// by emit_stage_head.
+void emit_walk_state(Emitter& e, const KernelPlan& p) {
+  if (!p.wgmma->persistent) return;
+  e.line("int k_tile = num_k_tiles - 1, walk_m0 = 0, walk_n0 = 0;  // the walk: k-tile, tile");
+}
+
 // The k-loop's head both copies share: the stage, its `empty` wait, the
-// tile (persistent) and the k-tile of it.
+// tile and the k-tile of it. A persistent walk moves to its next tile once
+// the last one's k-tiles are issued: the tile's divisions once a tile, not
+// once a k-tile (at a k-tile a tile they cost a 128x128 tile's producer more
+// than the consumers' wgmma: bench/NOTES.md, session 27).
 void emit_stage_head(Emitter& e, const KernelPlan& p) {
   const int S = p.wgmma->stages;
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
-  std::string k_tile = "it";
-  if (p.wgmma->persistent) {
-    emit_wgmma_walk_tile(e, p, "it / num_k_tiles");
-    k_tile = "it % num_k_tiles";
+  if (!p.wgmma->persistent) {
+    e.line(std::string("const int k_tile = it;  // of this tile") +
+           (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+    return;
   }
-  e.line("const int k_tile = " + k_tile + ";  // of this tile" +
-         (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+  e.open_scope("if (++k_tile == num_k_tiles)");
+  e.line("k_tile = 0;");
+  emit_wgmma_walk_tile(e, p, "it / num_k_tiles");
+  e.line("walk_m0 = tile_m0;");
+  e.line("walk_n0 = tile_n0;");
+  e.close_scope();
+  e.line("const int tile_m0 = walk_m0, tile_n0 = walk_n0;");
 }
 
 std::string k0_of_k_tile(const KernelPlan& p) {
@@ -118,6 +133,7 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
   e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
   e.line("int n0 = 0, h0 = 0, w0 = 0;  // the tile's first output pixel: image, window origin");
   e.line("int tap = 0, ch = 0;         // the k-tile's filter tap and first channel");
+  emit_walk_state(e, p);
   e.open_scope("for (int it = 0; it < iters; ++it)");
   emit_stage_head(e, p);
   e.open_scope("if (k_tile == 0)");
@@ -192,6 +208,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   } else {
     e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
   }
+  emit_walk_state(e, p);
   e.open_scope("for (int it = 0; it < iters; ++it)");
   emit_stage_head(e, p);
   e.open_scope("if (k_tile == 0)");

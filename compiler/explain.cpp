@@ -332,18 +332,33 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
 // ---- wgmma ----
 
 // Threads touch A and B in shared memory only for tf32's B^T fragments: TMA
-// writes the stages and wgmma reads them by descriptor, both in the 128-byte
-// swizzle, so no bank model applies and the shared roofline is left out.
+// (or, for a convolution's A, the producer's cp.async) writes the stages and
+// wgmma reads them by descriptor, both in the 128-byte swizzle, so no bank
+// model applies and the shared roofline is left out.
 void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
-  e.notes.push_back(
-      w.swapped
-          ? "wgmma tf32 computes C^T = B^T A^T: TMA writes A and B into shared memory, wgmma "
-            "reads A by descriptor, and each thread loads its B^T fragment (4 floats per 64 "
-            "columns per k-step, 2-way bank conflicts in the 128-byte swizzle) into registers; "
-            "the shared-memory roofline is left out"
-          : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
-            "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
-            "(the shared-memory roofline is left out)");
+  // A convolution's A: its input, by TMA's im2col mode or the producer's
+  // threads (docs/convolution.md), each chunk where the swizzle puts it.
+  const std::string conv_a =
+      !w.conv ? ""
+      : w.conv->nchw32
+          ? "A by the producer's 128 threads (16-byte cp.async through the offset table)"
+          : "A by TMA's im2col mode where the convolution allows it, else by the producer's 128 "
+            "threads (16-byte cp.async through the offset table)";
+  if (w.conv)
+    e.notes.push_back("wgmma conv: TMA writes the filters (B) into shared memory, " + conv_a +
+                      ", each 16-byte chunk where the 128-byte swizzle puts it; wgmma reads "
+                      "both by descriptor and no consumer thread accesses them, so no bank model "
+                      "applies (the shared-memory roofline is left out)");
+  else
+    e.notes.push_back(
+        w.swapped
+            ? "wgmma tf32 computes C^T = B^T A^T: TMA writes A and B into shared memory, wgmma "
+              "reads A by descriptor, and each thread loads its B^T fragment (4 floats per 64 "
+              "columns per k-step, 2-way bank conflicts in the 128-byte swizzle) into registers; "
+              "the shared-memory roofline is left out"
+            : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
+              "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
+              "(the shared-memory roofline is left out)");
   if (w.type == MmaType::s8 && (w.a_transposed || w.b_transposed))
     e.notes.push_back(transposed_operands_note(
         "wgmma s8", w.a_transposed, w.b_transposed,

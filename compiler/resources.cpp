@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "compiler/analyze.h"
+#include "compiler/conv_im2col.h"
 #include "compiler/wgmma_plan.h"
 
 namespace schedc::compiler {
@@ -83,12 +84,18 @@ Resources static_resources(const Schedule& s, const Target& t) {
     const std::string copies = "by the producer's 128 threads (cp.async via the offset table), " +
                                std::to_string(lag + 1) + " k-tiles of A in flight (arrive_lag " +
                                std::to_string(lag) + ")";
-    r.tma_copies = s.conv->layout == ConvLayout::nchw32
-                       ? "the filters by TMA; A " + copies
-                       : "the filters by TMA; A by TMA's im2col mode where C is a multiple of "
-                         "BK = " + std::to_string(s.tile->k) +
-                             " and the window within the map's limits (one copy a k-tile, every "
-                             "stage in flight), else " + copies;
+    if (s.conv->layout == ConvLayout::nchw32) {
+      r.tma_copies = "the filters by TMA; A " + copies;
+    } else {
+      // The file's own convolution: which of the two the launch will take.
+      const std::string why = im2col_error(im2col_geometry(*s.conv), s.tile->k);
+      r.tma_copies = "the filters by TMA; A by TMA's im2col mode where C is a multiple of BK = " +
+                     std::to_string(s.tile->k) +
+                     " and the window within the map's limits (one copy a k-tile, every stage in "
+                     "flight), else " +
+                     copies + "; this file's conv: " +
+                     (why.empty() ? "TMA's im2col mode" : "the producer's copies (" + why + ")");
+    }
   } else if (s.uses_wgmma())
     r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"
                                      : "TMA boxes, one thread, mbarrier pipeline";
