@@ -1,10 +1,11 @@
 // The convolution runtime's host side (issue 21), no GPU needed: ConvArgs
 // against compiler::offset_table, the host im2col against the compiler's
 // address arithmetic, the inputs' ranges, ResNet-50's list, the launch's
-// refusals and the reports.
+// refusals and its choice of A's copy, and the reports.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -405,6 +406,46 @@ TEST(ConvLaunch, ConvArgsFollowTheEntrysOwnParameters) {
   e.tma_c = {};
   e.stream_k = true;
   EXPECT_EQ(runtime::entry_extra_params(e), 4u);  // tma_a, tma_b, tma_c, sk_whole_tiles
+}
+
+// The launch's choice of A's copy (runtime/conv_launch.h): the geometry it
+// takes from ConvArgs is the Conv2d's (the last tap is the dilated reach),
+// and TMA's im2col mode is taken exactly where the entry can and
+// compiler::im2col_error allows, not under SCHEDC_CONV_IM2COL=0.
+TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
+  compiler::Conv2d skew = conv2d(2, 11, 8, 128, 40, 3, 5, 1, 1);
+  skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
+  for (const compiler::Conv2d& v : {conv2d(8, 28, 28, 128, 128, 3, 3, 1, 1),
+                                    conv2d(1, 15, 17, 256, 40, 3, 3, 1, 2, 2), skew}) {
+    SCOPED_TRACE(compiler::conv_text(v));
+    const runtime::ConvArgs a = runtime::make_conv_args(v);
+    const compiler::Im2colGeometry got = runtime::im2col_geometry(a),
+                                   want = compiler::im2col_geometry(v);
+    EXPECT_EQ(got.n, want.n);
+    EXPECT_EQ(got.h, want.h);
+    EXPECT_EQ(got.w, want.w);
+    EXPECT_EQ(got.c, want.c);
+    EXPECT_EQ(got.stride_h, want.stride_h);
+    EXPECT_EQ(got.stride_w, want.stride_w);
+    EXPECT_EQ(got.pad_h, want.pad_h);
+    EXPECT_EQ(got.pad_w, want.pad_w);
+    EXPECT_EQ(got.reach_h, want.reach_h);
+    EXPECT_EQ(got.reach_w, want.reach_w);
+  }
+  codegen::KernelEntry e;
+  e.tma_a = e.tma_b = {128, 128};  // BM x BK
+  const runtime::ConvArgs c128 = runtime::make_conv_args(conv2d(8, 28, 28, 128, 128, 3, 3, 1, 1));
+  const runtime::ConvArgs c64 = runtime::make_conv_args(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1));
+  EXPECT_NE(runtime::conv_im2col_error(e, c128).find("producer copies A itself"),
+            std::string::npos);  // an entry without a_im2col (mma.sync, NCHW32)
+  e.a_im2col = true;
+  EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
+  EXPECT_NE(runtime::conv_im2col_error(e, c64).find("C = 64 is not a multiple of BK = 128"),
+            std::string::npos);
+  setenv("SCHEDC_CONV_IM2COL", "0", 1);
+  EXPECT_EQ(runtime::conv_im2col_error(e, c128), "SCHEDC_CONV_IM2COL=0");
+  unsetenv("SCHEDC_CONV_IM2COL");
+  EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
 }
 
 }  // namespace
