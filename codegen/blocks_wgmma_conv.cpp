@@ -88,20 +88,17 @@ void emit_tile_rows(Emitter& e, const compiler::WgmmaConvCopy& c, const std::str
   e.line("ch = kk - tap * conv.c;");
 }
 
-// Before the k-loop both copies share: a persistent walk's state, advanced
-// by emit_stage_head.
-void emit_walk_state(Emitter& e, const KernelPlan& p) {
-  if (!p.wgmma->persistent) return;
-  e.line("int k_tile = num_k_tiles - 1, walk_m0 = 0, walk_n0 = 0;  // the walk: k-tile, tile");
-}
-
-// The k-loop's head both copies share: the stage, its `empty` wait, the
-// tile and the k-tile of it. A persistent walk moves to its next tile once
-// the last one's k-tiles are issued: the tile's divisions once a tile, not
-// once a k-tile (at a k-tile a tile they cost a 128x128 tile's producer more
-// than the consumers' wgmma: bench/NOTES.md, session 27).
-void emit_stage_head(Emitter& e, const KernelPlan& p) {
+// The k-loop both copies share, opened: a persistent walk's state, the loop,
+// and its head: the stage, its `empty` wait, the tile and the k-tile of it.
+// A persistent walk moves to its next tile once the last one's k-tiles are
+// issued: the tile's divisions once a tile, not once a k-tile (at a k-tile
+// a tile they cost a 128x128 tile's producer more than the consumers'
+// wgmma: bench/NOTES.md, session 27). The caller closes the loop.
+void emit_producer_loop_open(Emitter& e, const KernelPlan& p) {
   const int S = p.wgmma->stages;
+  if (p.wgmma->persistent)
+    e.line("int k_tile = num_k_tiles - 1, walk_m0 = 0, walk_n0 = 0;  // the walk: k-tile, tile");
+  e.open_scope("for (int it = 0; it < iters; ++it)");
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
   if (!p.wgmma->persistent) {
@@ -133,9 +130,7 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
   e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
   e.line("int n0 = 0, h0 = 0, w0 = 0;  // the tile's first output pixel: image, window origin");
   e.line("int tap = 0, ch = 0;         // the k-tile's filter tap and first channel");
-  emit_walk_state(e, p);
-  e.open_scope("for (int it = 0; it < iters; ++it)");
-  emit_stage_head(e, p);
+  emit_producer_loop_open(e, p);
   e.open_scope("if (k_tile == 0)");
   e.comment("a new tile: its first output pixel's image and window origin (the copy walks on");
   e.comment("from it), and its first k-tile's tap and channel");
@@ -157,10 +152,10 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
       "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, %s, tile_n0, %du);",
       w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes));
   e.line("const ConvTapArg t = conv.tap[tap];");
-  e.line(format(
-      "tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
-      "(unsigned short)t.dw, (unsigned short)t.dh);",
-      w.a.stage_bytes));
+  e.line(
+      format("tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
+             "(unsigned short)t.dw, (unsigned short)t.dh);",
+             w.a.stage_bytes));
   e.close_scope();
   e.comment("the next k-tile: BK channels on, the next tap past C");
   e.line("ch += BK;");
@@ -208,9 +203,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   } else {
     e.line("int tap = 0, ch = 0;  // its chunk's filter tap and channel at the current k-tile");
   }
-  emit_walk_state(e, p);
-  e.open_scope("for (int it = 0; it < iters; ++it)");
-  emit_stage_head(e, p);
+  emit_producer_loop_open(e, p);
   e.open_scope("if (k_tile == 0)");
   emit_tile_rows(e, c, p.stream_k_tail ? "k_first" : "0");
   e.close_scope();

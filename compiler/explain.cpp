@@ -336,20 +336,19 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
 // wgmma reads them by descriptor, both in the 128-byte swizzle, so no bank
 // model applies and the shared roofline is left out.
 void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
-  // A convolution's A: its input, by TMA's im2col mode or the producer's
-  // threads (docs/convolution.md), each chunk where the swizzle puts it.
-  const std::string conv_a =
-      !w.conv ? ""
-      : w.conv->nchw32
-          ? "A by the producer's 128 threads (16-byte cp.async through the offset table)"
-          : "A by TMA's im2col mode where the convolution allows it, else by the producer's 128 "
-            "threads (16-byte cp.async through the offset table)";
-  if (w.conv)
-    e.notes.push_back("wgmma conv: TMA writes the filters (B) into shared memory, " + conv_a +
-                      ", each 16-byte chunk where the 128-byte swizzle puts it; wgmma reads "
-                      "both by descriptor and no consumer thread accesses them, so no bank model "
-                      "applies (the shared-memory roofline is left out)");
-  else
+  if (w.conv) {
+    // A convolution's A: its input, by TMA's im2col mode or the producer's
+    // threads (docs/convolution.md), each chunk where the swizzle puts it.
+    const std::string threads =
+        "the producer's 128 threads (16-byte cp.async through the offset table)";
+    e.notes.push_back(
+        "wgmma conv: TMA writes the filters (B) into shared memory, A by " +
+        (w.conv->nchw32 ? threads
+                        : "TMA's im2col mode where the convolution allows it, else by " + threads) +
+        ", each 16-byte chunk where the 128-byte swizzle puts it; wgmma reads both by descriptor "
+        "and no consumer thread accesses them, so no bank model applies (the shared-memory "
+        "roofline is left out)");
+  } else {
     e.notes.push_back(
         w.swapped
             ? "wgmma tf32 computes C^T = B^T A^T: TMA writes A and B into shared memory, wgmma "
@@ -359,6 +358,7 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
             : "wgmma: TMA writes A and B into shared memory and wgmma reads them by descriptor, "
               "both in the 128-byte swizzle; no thread accesses them, so no bank model applies "
               "(the shared-memory roofline is left out)");
+  }
   if (w.type == MmaType::s8 && (w.a_transposed || w.b_transposed))
     e.notes.push_back(transposed_operands_note(
         "wgmma s8", w.a_transposed, w.b_transposed,

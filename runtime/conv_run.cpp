@@ -145,8 +145,7 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   report.late = prepared.module->require(entries_for(kernel, report.entry));
   if (report.entry.entry && report.entry.entry->a_im2col) {
     const std::string why = conv_im2col_error(*report.entry.entry, conv_args);
-    report.a_copy =
-        why.empty() ? "by TMA's im2col mode" : "by the producer's copies (" + why + ")";
+    report.a_copy = why.empty() ? "by TMA's im2col mode" : "by the producer's copies (" + why + ")";
   }
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,

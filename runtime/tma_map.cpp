@@ -45,10 +45,6 @@ Fn driver_fn(const char* name) {
   return fn;
 }
 
-EncodeTiled encode_fn() {
-  return driver_fn<EncodeTiled>("cuTensorMapEncodeTiled");
-}
-
 CUtensorMapDataType map_type(const std::string& dtype, int64_t& elem) {
   elem = 4;
   if (dtype == "f16") {
@@ -88,10 +84,10 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
   const cuuint32_t box_dims[3] = {box.box_cols, box.box_rows, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map;
-  CUresult r =
-      encode_fn()(&map, type, rank, const_cast<void*>(base), dims, pitch, box_dims, element_strides,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  CUresult r = driver_fn<EncodeTiled>("cuTensorMapEncodeTiled")(
+      &map, type, rank, const_cast<void*>(base), dims, pitch, box_dims, element_strides,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
                 "cuTensorMapEncodeTiled(" +

@@ -415,8 +415,8 @@ TEST(ConvLaunch, ConvArgsFollowTheEntrysOwnParameters) {
 TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
   compiler::Conv2d skew = conv2d(2, 11, 8, 128, 40, 3, 5, 1, 1);
   skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
-  for (const compiler::Conv2d& v : {conv2d(8, 28, 28, 128, 128, 3, 3, 1, 1),
-                                    conv2d(1, 15, 17, 256, 40, 3, 3, 1, 2, 2), skew}) {
+  for (const compiler::Conv2d& v :
+       {conv2d(8, 28, 28, 128, 128, 3, 3, 1, 1), conv2d(1, 15, 17, 256, 40, 3, 3, 1, 2, 2), skew}) {
     SCOPED_TRACE(compiler::conv_text(v));
     const runtime::ConvArgs a = runtime::make_conv_args(v);
     const compiler::Im2colGeometry got = runtime::im2col_geometry(a),

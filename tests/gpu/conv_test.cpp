@@ -73,11 +73,16 @@ std::vector<compiler::Conv2d> im2col_convs(int64_t cbk) {
   rect.stride_w = 2, rect.pad_w = 1;
   compiler::Conv2d skew = conv2d(2, 11, 8, cbk, 40, 3, 5, 1, 1);
   skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
-  return {conv2d(3, 7, 9, cbk, 40, 3, 3, 1, 1),     conv2d(2, 13, 11, 2 * cbk, 24, 1, 1, 2, 0),
-          conv2d(1, 15, 17, cbk, 40, 3, 3, 1, 2, 2), conv2d(2, 9, 7, cbk, 72, 5, 5, 2, 3),
-          conv2d(1, 5, 5, cbk, 8, 7, 7, 1, 4),       conv2d(4, 1, 1, cbk, 40, 1, 1),
-          conv2d(2, 20, 19, cbk, 16, 3, 3, 3, 1),    rect,
-          skew,                                      conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1)};
+  return {conv2d(3, 7, 9, cbk, 40, 3, 3, 1, 1),
+          conv2d(2, 13, 11, 2 * cbk, 24, 1, 1, 2, 0),
+          conv2d(1, 15, 17, cbk, 40, 3, 3, 1, 2, 2),
+          conv2d(2, 9, 7, cbk, 72, 5, 5, 2, 3),
+          conv2d(1, 5, 5, cbk, 8, 7, 7, 1, 4),
+          conv2d(4, 1, 1, cbk, 40, 1, 1),
+          conv2d(2, 20, 19, cbk, 16, 3, 3, 3, 1),
+          rect,
+          skew,
+          conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1)};
 }
 
 // Sets an environment variable for a scope (SCHEDC_CONV_IM2COL=0: the

@@ -8,21 +8,22 @@
 //    compiler::gemm_a_offset names, and a zero where it names none;
 //  - which convolutions the path takes (im2col_error).
 // On ragged, strided, dilated, rectangular and over-padded convolutions.
+#include "compiler/conv_im2col.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "compiler/conv.h"
-#include "compiler/conv_im2col.h"
 
 namespace schedc {
 namespace {
 
 using compiler::Conv2d;
 
-Conv2d conv_of(int64_t n, int64_t h, int64_t w, int64_t c, int64_t r, int64_t s,
-               int64_t stride = 1, int64_t pad = 0, int64_t dil = 1) {
+Conv2d conv_of(int64_t n, int64_t h, int64_t w, int64_t c, int64_t r, int64_t s, int64_t stride = 1,
+               int64_t pad = 0, int64_t dil = 1) {
   Conv2d v;
   v.n = n, v.h = h, v.w = w, v.c = c, v.k = 8, v.r = r, v.s = s;
   v.stride_h = v.stride_w = stride, v.pad_h = v.pad_w = pad, v.dil_h = v.dil_w = dil;
@@ -34,11 +35,17 @@ std::vector<Conv2d> convs() {
   rect.stride_w = 2, rect.pad_w = 1;
   Conv2d skew = conv_of(2, 11, 8, 128, 3, 5, 1, 1);
   skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
-  return {conv_of(3, 7, 9, 128, 3, 3, 1, 1),  conv_of(2, 13, 11, 128, 1, 1, 2, 0),
-          conv_of(1, 15, 17, 128, 3, 3, 1, 2, 2), conv_of(2, 9, 7, 256, 5, 5, 2, 3),
-          conv_of(1, 5, 5, 128, 7, 7, 1, 4),  conv_of(4, 1, 1, 128, 1, 1),
-          conv_of(2, 56, 56, 128, 3, 3, 1, 1),  conv_of(1, 31, 33, 128, 3, 3, 2, 1),
-          conv_of(1, 224, 224, 128, 7, 7, 2, 3), rect, skew};
+  return {conv_of(3, 7, 9, 128, 3, 3, 1, 1),
+          conv_of(2, 13, 11, 128, 1, 1, 2, 0),
+          conv_of(1, 15, 17, 128, 3, 3, 1, 2, 2),
+          conv_of(2, 9, 7, 256, 5, 5, 2, 3),
+          conv_of(1, 5, 5, 128, 7, 7, 1, 4),
+          conv_of(4, 1, 1, 128, 1, 1),
+          conv_of(2, 56, 56, 128, 3, 3, 1, 1),
+          conv_of(1, 31, 33, 128, 3, 3, 2, 1),
+          conv_of(1, 224, 224, 128, 7, 7, 2, 3),
+          rect,
+          skew};
 }
 
 TEST(ConvIm2col, WalkVisitsTheGemmRowsInOrder) {
@@ -109,11 +116,9 @@ TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
   Conv2d nchw32 = conv_of(8, 28, 28, 128, 3, 3, 1, 1);
   nchw32.layout = compiler::ConvLayout::nchw32;
   EXPECT_NE(why(nchw32, 128).find("NCHW32"), std::string::npos);
-  EXPECT_NE(why(conv_of(1, 40, 40, 128, 1, 1, 9, 0), 128).find("stride past 8"),
-            std::string::npos);
+  EXPECT_NE(why(conv_of(1, 40, 40, 128, 1, 1, 9, 0), 128).find("stride past 8"), std::string::npos);
   EXPECT_EQ(why(conv_of(1, 40, 40, 128, 1, 1, 8, 0), 128), "");
-  EXPECT_NE(why(conv_of(1, 40, 40, 128, 3, 3, 1, 129), 128).find("corner -129"),
-            std::string::npos);
+  EXPECT_NE(why(conv_of(1, 40, 40, 128, 3, 3, 1, 129), 128).find("corner -129"), std::string::npos);
   EXPECT_EQ(why(conv_of(1, 40, 40, 128, 3, 3, 1, 128), 128), "");
   // upper = pad - (R - 1)·dil = 0 - 2·65 = -130
   EXPECT_NE(why(conv_of(1, 300, 300, 128, 3, 3, 1, 0, 65), 128).find("corner -130"),
