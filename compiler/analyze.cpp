@@ -137,7 +137,7 @@ void Analyzer::read(const Directive& d) {
   } else if (k == "stages") {
     if (!first_time(k, d)) return;
     int64_t n = 0;
-    if (extent(a[0], 0, "stages", 2, 5, n)) s_.stages = int(n);
+    if (extent(a[0], 0, "stages", 2, 16, n)) s_.stages = int(n);
     s_.stages_at = at(d);
   } else if (k == "tma") {
     if (!first_time(k, d)) return;
