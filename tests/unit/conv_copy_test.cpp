@@ -49,7 +49,7 @@ std::string conv_schedule(const std::string& conv, const std::string& dtype, int
 TEST(ConvCopy, ThreadsCoverAStageOnceWhereTmaWouldWriteIt) {
   for (const char* dtype : {"s8", "f16", "bf16"})
     for (int bm : {64, 128, 256})
-      for (int stages : {2, 3, 4}) {
+      for (int stages : {2, 3, 4, 6}) {
         SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
                      std::to_string(stages));
         std::string diags;

@@ -128,7 +128,7 @@ WgmmaPlan plan(bool pingpong, int stages) {
 }
 
 void expect_exact(const WgmmaPlan& w, bool order_barrier) {
-  for (int S : {2, 3, 4, 5})
+  for (int S : {2, 3, 4, 5, 8, 16})
     for (int tiles : {1, 2, 3, 8})
       for (int k_tiles : {1, 2, 3, 16})
         for (unsigned seed = 0; seed < 40; ++seed) {
