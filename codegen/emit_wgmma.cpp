@@ -85,7 +85,7 @@ void emit_kernel_start(Emitter& e, const KernelPlan& p) {
                w.c_col ? "N x M: column-major" : "M x N"));
   if (p.stream_k && !p.stream_k_tail)
     e.comment("sk_whole_tiles: the tiles this entry computes (the launch's stream_k split)");
-  emit_kernel_open(e, p, p.name, entry_params(p), w.warp_specialize ? 1 : 0,
+  emit_kernel_open(e, p, p.name, entry_params(p), w.warp_specialize ? p.schedule.blocks_per_sm : 0,
                    w.cluster_size() > 1 ? "__cluster_dims__(2, 1, 1)" : "");
   emit_tile_constants(e, p);
   e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),

@@ -166,6 +166,11 @@ void Analyzer::read(const Directive& d) {
         s_.cluster_m = int(v[0]), s_.cluster_n = int(v[1]);
     }
     s_.cluster_at = at(d);
+  } else if (k == "blocks_per_sm") {
+    if (!first_time(k, d)) return;
+    int64_t n = 0;
+    if (extent(a[0], 0, "blocks_per_sm", 1, 4, n)) s_.blocks_per_sm = int(n);
+    s_.blocks_per_sm_at = at(d);
   } else if (k == "persistent") {
     if (!first_time(k, d)) return;
     s_.persistent = true;
@@ -422,6 +427,7 @@ void Analyzer::arithmetic_rules() {
     vector_width_rules(t);
   }
   smem_rule(threads_fine);
+  if (threads_fine) blocks_per_sm_rule();
 }
 
 void Analyzer::naive_threads() {
@@ -622,6 +628,21 @@ void Analyzer::smem_rule(bool threads_fine) {
   note(e, s_.double_buffer_at, "double_buffer set here");
   note(e, s_.pad_a_at, "pad A set here");
   note(e, s_.pad_b_at, "pad B set here");
+}
+
+// `blocks_per_sm N`: N blocks' shared memory (and CUDA's reserve for each)
+// side by side on one SM.
+void Analyzer::blocks_per_sm_rule() {
+  const Directive* d = given("blocks_per_sm");
+  if (!d || s_.blocks_per_sm <= 1 || !s_.tile) return;
+  const int64_t per_block = smem_use(s_).total() + target_.smem_reserved_per_block;
+  if (s_.blocks_per_sm * per_block <= target_.smem_per_sm) return;
+  error(d->args[0].span, "blocks_per_sm " + std::to_string(s_.blocks_per_sm) + " needs " +
+                             std::to_string(s_.blocks_per_sm) + " x " + std::to_string(per_block) +
+                             " bytes of shared memory (the block's and CUDA's 1 KB reserve), "
+                             "more than the " +
+                             std::to_string(target_.smem_per_sm) + " of an SM on " +
+                             target_.arch_name() + "; use fewer stages or blocks");
 }
 
 }  // namespace schedc::compiler::analysis

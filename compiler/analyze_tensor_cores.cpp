@@ -176,6 +176,14 @@ void Analyzer::hopper_presence_rules() {
     auto& e = error(d->keyword_span, "'" + std::string(key) + "' needs 'wgmma': " + why);
     if (mma_dir_) e.notes.push_back({mma_dir_->span, "'" + mma_dir_->keyword + "' given here"});
   }
+  // Only a warp-specialized kernel fixes its registers at launch; any other
+  // kernel's occupancy follows from what ptxas gives it.
+  if (const Directive* d = given("blocks_per_sm"); d && !s_.warp_specialize)
+    error(d->keyword_span,
+          "'blocks_per_sm' needs 'warp_specialize': a warp-specialized wgmma kernel holds its "
+          "registers from launch (setmaxnreg), so it is compiled for a number of blocks an SM; "
+          "other kernels' occupancy follows from their registers and shared memory (`schedc "
+          "check` prints it)");
   // The cluster's CTAs walk their tiles in step (the persistent scheduler),
   // and the producer warpgroup issues the multicast copies.
   if (const Directive* d = given("cluster");
@@ -531,24 +539,29 @@ void Analyzer::wgmma_registers_rule() {
   // k-steps, 4 registers per 64 rows of that operand each.
   const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
   const int64_t frag = form.swapped ? 8 * (w.n / 64) : form.a_in_registers ? 8 * (w.m / 64) : 0;
-  int64_t cap = target_.registers_per_thread(int(threads));
+  const int blocks = s_.warp_specialize ? s_.blocks_per_sm : 1;
+  int64_t cap = target_.registers_per_thread(int(threads) * blocks);
   // conv: the producer keeps more registers (its rows' window origins), the
   // consumers share what is left (compiler/lower_wgmma.cpp).
   if (s_.conv && s_.warp_specialize && s_.tile) {
     const int64_t consumers = (threads - 128) / 128;
     const int64_t left =
-        target_.register_pool(int(threads)) - 128 * wgmma_conv_producer_regs(s_.tile->m);
+        target_.register_pool(int(threads), blocks) - 128 * wgmma_conv_producer_regs(s_.tile->m);
     if (consumers > 0) cap = std::min<int64_t>(cap, left / (128 * consumers) / 8 * 8);
   }
   if (acc + frag + 26 <= cap) return;
-  error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
-                       std::to_string(acc) + " accumulator registers (+ " +
-                       (frag ? std::to_string(frag) + " for tf32 fragments and " : "") +
-                       "about 26 for addresses), "
-                       "but a block of " +
-                       std::to_string(threads) + " threads gets " + std::to_string(cap) +
-                       " registers per thread; use fewer or smaller "
-                       "warpgroup tiles");
+  auto& e = error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) +
+                                " gives each consumer thread " + std::to_string(acc) +
+                                " accumulator registers (+ " +
+                                (frag ? std::to_string(frag) + " for tf32 fragments and " : "") +
+                                "about 26 for addresses), but a block of " +
+                                std::to_string(threads) + " threads gets " + std::to_string(cap) +
+                                " registers per thread" +
+                                (blocks > 1 ? " with " + std::to_string(blocks) + " blocks an SM"
+                                            : std::string()) +
+                                "; use fewer or smaller warpgroup tiles" +
+                                (blocks > 1 ? " or fewer blocks_per_sm" : ""));
+  note(e, s_.blocks_per_sm_at, "blocks_per_sm set here");
 }
 
 }  // namespace schedc::compiler::analysis

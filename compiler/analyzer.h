@@ -297,6 +297,7 @@ class Analyzer {
   // epilogue's scratch (warps x 1024 bytes) follows the thread count, which
   // threads_ok has reported already.
   void smem_rule(bool threads_fine);
+  void blocks_per_sm_rule();
 };
 
 }  // namespace schedc::compiler::analysis

@@ -10,8 +10,6 @@ namespace schedc::compiler {
 
 namespace {
 
-// CUDA reserves this much shared memory per resident block (sm_80 and later).
-constexpr int kSmemReservedPerBlock = 1024;
 constexpr int kWavefrontBytes = 128;  // 32 banks x 4 bytes
 
 Occupancy occupancy_of(const KernelPlan& p, int registers) {
@@ -19,7 +17,7 @@ Occupancy occupancy_of(const KernelPlan& p, int registers) {
   // Not compiled: a warp-specialized wgmma kernel's registers are known all
   // the same (registers_fixed_at_launch).
   if (registers <= 0 && registers_fixed_at_launch(p.schedule))
-    registers = t.registers_per_thread(p.block_threads);
+    registers = t.registers_per_thread(p.block_threads * p.schedule.blocks_per_sm);
   Occupancy o;
   o.threads = p.block_threads;
   o.registers = registers;
@@ -34,7 +32,7 @@ Occupancy occupancy_of(const KernelPlan& p, int registers) {
       {t.max_blocks_per_sm, "blocks per SM"},
   };
   if (p.smem_bytes > 0)
-    limits.push_back({t.smem_per_sm / (p.smem_bytes + kSmemReservedPerBlock), "shared memory"});
+    limits.push_back({t.smem_per_sm / (p.smem_bytes + t.smem_reserved_per_block), "shared memory"});
   if (registers > 0) {
     int per_warp =
         (registers * t.warp_size + t.reg_alloc_unit - 1) / t.reg_alloc_unit * t.reg_alloc_unit;

@@ -81,7 +81,8 @@ KernelPlan wgmma_roles(KernelPlan p) {
     w.producer_regs = wgmma_conv_producer_regs(p.block_m);
   }
   if (w.warp_specialize) {
-    const int left = p.target.register_pool(p.block_threads) - w.producer_regs * 128;
+    const int left =
+        p.target.register_pool(p.block_threads, s.blocks_per_sm) - w.producer_regs * 128;
     w.consumer_regs = std::min(240, left / (128 * w.consumers()) / 8 * 8);
   }
   p.wgmma = w;

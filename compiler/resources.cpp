@@ -111,10 +111,11 @@ Resources static_resources(const Schedule& s, const Target& t) {
     r.limited_by = "shared memory";
   }
   if (registers_fixed_at_launch(s)) {
-    const int by_registers = t.regs_per_sm / t.register_pool(r.threads_per_block);
+    const int by_registers = t.regs_per_sm / t.register_pool(r.threads_per_block, s.blocks_per_sm);
     if (by_registers < r.blocks_per_sm) {
       r.blocks_per_sm = by_registers;
-      r.limited_by = "registers: setmaxnreg";
+      r.limited_by = s.blocks_per_sm > 1 ? "registers: setmaxnreg, shared by blocks_per_sm"
+                                         : "registers: setmaxnreg";
     }
   }
   if (t.max_blocks_per_sm < r.blocks_per_sm) {

@@ -162,6 +162,12 @@ struct Schedule {
   // overlap this tile's epilogue.
   bool persistent = false;
   Origin persistent_at;
+  // `blocks_per_sm N` (warp_specialize): the kernel is compiled for N
+  // resident blocks an SM (__launch_bounds__(threads, N)), so each block's
+  // register pool, which setmaxnreg divides between its warpgroups, is the
+  // SM's 64K registers / N. 1: the whole SM's, one block.
+  int blocks_per_sm = 1;
+  Origin blocks_per_sm_at;
   // `tma_store` (wgmma): the epilogue stages each C tile in shared memory and
   // stores it with TMA boxes, which run on while the next tile computes.
   bool tma_store = false;

@@ -16,6 +16,7 @@ struct Target {
   int smem_per_block_optin = 227 * 1024;   // after cudaFuncSetAttribute opt-in
   int smem_per_block_default = 48 * 1024;  // without opt-in
   int smem_per_sm = 228 * 1024;
+  int smem_reserved_per_block = 1024;  // CUDA's own, per resident block (sm_80 and later)
   int regs_per_sm = 64 * 1024;
   // The most registers a thread may have with `threads` threads in one block
   // (64K / threads in steps of 8, at most 255): ptxas's bound for a kernel
@@ -23,9 +24,12 @@ struct Target {
   int registers_per_thread(int threads) const {
     return std::min(255, regs_per_sm / std::max(threads, 1) / 8 * 8);
   }
-  // The registers such a block owns from launch: the pool setmaxnreg moves
-  // between its warpgroups (384 threads: 168 each; 640 threads: 96 each).
-  int register_pool(int threads) const { return registers_per_thread(threads) * threads; }
+  // The registers such a block owns from launch when `blocks` of it share an
+  // SM (`blocks_per_sm`): the pool setmaxnreg moves between its warpgroups
+  // (384 threads: 168 each; 640 threads: 96 each; 256 threads, 2 blocks: 128).
+  int register_pool(int threads, int blocks = 1) const {
+    return registers_per_thread(threads * std::max(blocks, 1)) * threads;
+  }
   int num_sms = 132;
   int warp_size = 32;
   int reg_alloc_unit = 256;  // registers are allocated per warp in units of 256

@@ -45,7 +45,8 @@ inline const std::vector<std::string>& directive_keywords() {
       "warp",       "vectorize", "layout",        "batch",    "transpose",
       "pad",        "swizzle",   "double_buffer", "stages",   "tma",
       "stream_k",   "wmma",      "mma",           "wgmma",    "warp_specialize",
-      "persistent", "tma_store", "cluster",       "epilogue", "conv"};
+      "persistent", "blocks_per_sm", "tma_store", "cluster", "epilogue",
+      "conv"};
   return k;
 }
 

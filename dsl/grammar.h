@@ -55,6 +55,7 @@ struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
 struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
 struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
+struct kw_blocks_per_sm : TAO_PEGTL_KEYWORD("blocks_per_sm") {};
 struct kw_tma_store : TAO_PEGTL_KEYWORD("tma_store") {};
 struct kw_cluster : TAO_PEGTL_KEYWORD("cluster") {};
 struct kw_epilogue : TAO_PEGTL_KEYWORD("epilogue") {};
@@ -88,6 +89,7 @@ struct batch_count : integer {};
 struct swizzle_group : integer {};
 struct swizzle_kind : word {};
 struct stage_count : integer {};
+struct blocks_per_sm_count : integer {};
 struct wmma_type : word {};
 struct wmma_extents : extents {};
 struct mma_type : word {};
@@ -134,6 +136,7 @@ struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, 
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
 struct warp_specialize_directive : p::seq<kw_warp_specialize, p::opt<sep, consumer_order>> {};
 struct persistent_directive : p::seq<kw_persistent> {};
+struct blocks_per_sm_directive : p::if_must<kw_blocks_per_sm, ws, blocks_per_sm_count> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
 struct cluster_directive : p::if_must<kw_cluster, ws, cluster_extents> {};
 struct epilogue_directive : p::if_must<kw_epilogue, ws, epilogue_items> {};
@@ -146,7 +149,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, layout_directive, batch_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
-             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, cluster_directive, epilogue_directive, conv_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, blocks_per_sm_directive, cluster_directive, epilogue_directive, conv_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.
@@ -181,6 +184,7 @@ template <> inline constexpr const char* error_message<pad_amount> = "expected t
 template <> inline constexpr const char* error_message<swizzle_args> = "expected 'smem' or 'block N' after 'swizzle'";
 template <> inline constexpr const char* error_message<swizzle_group> = "expected the group size in tiles after 'swizzle block', e.g. 'swizzle block 8'";
 template <> inline constexpr const char* error_message<cluster_extents> = "expected the cluster shape CMxCN after 'cluster', e.g. 'cluster 2x1'";
+template <> inline constexpr const char* error_message<blocks_per_sm_count> = "expected how many blocks share an SM after 'blocks_per_sm', e.g. 'blocks_per_sm 2'";
 template <> inline constexpr const char* error_message<stage_count> = "expected the number of pipeline stages after 'stages': 2 to 16";
 template <> inline constexpr const char* error_message<wmma_type> = "expected the tensor-core type after 'wmma': tf32, f16 or bf16";
 template <> inline constexpr const char* error_message<mma_type> = "expected the tensor-core type after 'mma': tf32, f16, bf16 or s8";

@@ -223,6 +223,7 @@ template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_wgmma> : begin_directive {};
 template <> struct action<g::kw_warp_specialize> : begin_directive {};
 template <> struct action<g::kw_persistent> : begin_directive {};
+template <> struct action<g::kw_blocks_per_sm> : begin_directive {};
 template <> struct action<g::kw_tma_store> : begin_directive {};
 template <> struct action<g::kw_cluster> : begin_directive {};
 template <> struct action<g::kw_epilogue> : begin_directive {};
@@ -255,6 +256,7 @@ template <> struct action<g::pad_amount> : number_action {};
 template <> struct action<g::batch_count> : number_action {};
 template <> struct action<g::swizzle_group> : number_action {};
 template <> struct action<g::stage_count> : number_action {};
+template <> struct action<g::blocks_per_sm_count> : number_action {};
 template <> struct action<g::alpha_value> : number_action {};
 template <> struct action<g::beta_value> : number_action {};
 
