@@ -55,6 +55,7 @@ Json schedule_json(const Schedule& s) {
       if (s.warp_specialize) o["consumer_order"] = s.pingpong ? "pingpong" : "cooperative";
       o["cluster"] = {s.cluster_m, s.cluster_n};
       o["persistent"] = s.persistent;
+      if (s.warp_specialize) o["blocks_per_sm"] = s.blocks_per_sm;
       o["tma_store"] = s.tma_store;
     }
     if (s.mma) {
