@@ -382,12 +382,22 @@ TuneReport tune(const compiler::Target& target, const TuneOptions& options, std:
     return report;
   }
   TuneOptions o = options;
+  // The model's best candidate: its `shape` is the default problem (the
+  // space's, unless a set varies it).
+  std::ostringstream quiet;
+  auto file = std::make_shared<dsl::SourceFile>(
+      o.space_path, report.walk.space.candidate_text(o.space_text, report.walk.kept[0].index));
+  const std::optional<cli::Compiled> best = cli::check_source(file, target, quiet);
+  // A convolution module computes no GEMM: measuring would fail every
+  // candidate. Say so once instead (compiling them still works).
+  if (best && best->schedule.conv && !o.gpus.empty()) {
+    err << options.space_path
+        << ": error: schedc tune measures GEMMs and this space's candidates are convolutions "
+           "('conv'): compile them with --compile-only, measure them with schedc bench "
+           "FILE... --conv SPEC (docs/tuning.md)\n";
+    return report;
+  }
   if (o.shapes.empty()) {
-    // The `shape` of the model's best candidate (the space's, unless a set varies it).
-    std::ostringstream quiet;
-    auto file = std::make_shared<dsl::SourceFile>(
-        o.space_path, report.walk.space.candidate_text(o.space_text, report.walk.kept[0].index));
-    const std::optional<cli::Compiled> best = cli::check_source(file, target, quiet);
     const compiler::Shape s = best ? best->schedule.shape : compiler::Shape{};
     o.shapes.push_back(compiler::Problem{s.m, s.n, s.k});
   }

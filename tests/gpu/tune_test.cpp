@@ -272,6 +272,33 @@ TEST(TuneCompile, CandidatesCompileInParallelIntoTheCacheInModelOrder) {
   EXPECT_FALSE(r.best(o.shapes[0]).has_value());  // nothing measured, nothing chosen
 }
 
+// A convolution space compiles, but tune measures GEMMs: with GPUs to
+// measure on it is refused before any is touched, with a reason.
+TEST(TuneCompile, AConvSpaceIsRefusedForMeasuringAndCompilesWithout) {
+  compiler::Target target;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", target));
+  tune::TuneOptions o;
+  o.space_path = "conv.sched";
+  o.space_text =
+      "conv 8x14x14x256 filter 256x3x3 stride 1 pad 1\ndtype s8\ntile 64x{64,128}x128\n"
+      "warp 64x64\nwgmma s8\ntma\nstages 4\nswizzle smem\nwarp_specialize\n";
+  o.top = 1;
+  o.gpus = {0};
+  std::ostringstream err;
+  tune::TuneReport r = tune::tune(target, o, err);
+  EXPECT_EQ(r.walk.candidates, 2);
+  EXPECT_EQ(r.selected, 0);
+  EXPECT_NE(err.str().find("conv.sched: error: schedc tune measures GEMMs"), std::string::npos)
+      << err.str();
+  o.gpus.clear();
+  o.jit.cache_dir = (fs::path(testing::test_cache_dir()) / "tune_conv").string();
+  std::ostringstream err2;
+  r = tune::tune(target, o, err2);
+  EXPECT_EQ(err2.str(), "");
+  ASSERT_EQ(r.selected, 1);
+  EXPECT_EQ(r.results[0].status, Status::ok) << r.results[0].detail;
+}
+
 TEST(TuneCompile, APlainScheduleOrAnEmptySpaceIsRefusedWithAReason) {
   compiler::Target target;
   ASSERT_TRUE(compiler::target_for_arch("sm_90", target));
