@@ -2,13 +2,13 @@
 # Bounded libFuzzer run over the compiler short of NVRTC: parse, analyze,
 # lower, verify, emit (tests/fuzz/fuzz_compile.cpp). Builds with clang in
 # build-fuzz, seeds the corpus with every example and every lit test
-# schedule, runs SCHEDC_FUZZ_SECONDS (default 60: the test command stays
+# schedule, runs SCHEDC_FUZZ_SECONDS (default 30: the test command stays
 # under CI's 15 minutes on 2 cores) seconds, and fails on a
 # crash, an internal error in the back end, a hang (-timeout), a leak or any
 # sanitizer report. The corpus (build-fuzz/fuzz-corpus) is kept between runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${SCHEDC_FUZZ_SECONDS:-60}"
+seconds="${SCHEDC_FUZZ_SECONDS:-30}"
 
 mkdir -p build-fuzz
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \

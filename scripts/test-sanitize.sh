@@ -26,7 +26,21 @@ cmake --build build-asan --target schedc_unit_tests -j"$(nproc)"
 filter='-PlanSweep.MapsCoverEveryElementOnce:PlanSweep.EmulationMatchesReference'
 filter+=':PlanExamples.EveryExampleEmulatesCorrectlyInEveryLayout'
 [ "${SCHEDC_SANITIZE_ALL:-0}" = 1 ] && filter='*'
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build-asan/tests/schedc_unit_tests --gtest_brief=1 --gtest_filter="$filter"
+# One shard per core (gtest's sharding): the tests are independent.
+shards=$(nproc)
+pids=()
+for ((i = 0; i < shards; i++)); do
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    build-asan/tests/schedc_unit_tests --gtest_brief=1 --gtest_filter="$filter" \
+    >"build-asan/shard.$i.log" 2>&1 &
+  pids+=($!)
+done
+rc=0
+for ((i = 0; i < shards; i++)); do
+  wait "${pids[$i]}" || rc=1
+  cat "build-asan/shard.$i.log"
+done
+[ $rc -eq 0 ] || { echo "test-sanitize: a shard failed (logs above)"; exit 1; }
 echo "test-sanitize: unit tests pass under ASan + UBSan (filter: $filter)"
