@@ -110,7 +110,8 @@ std::string schedule_text(const Schedule& s) {
   }
   if (s.warp_specialize) put("warp_specialize", s.warp_specialize_at);
   if (s.persistent) put("persistent", s.persistent_at);
-  if (s.blocks_per_sm > 1) put("blocks_per_sm " + std::to_string(s.blocks_per_sm), s.blocks_per_sm_at);
+  if (s.blocks_per_sm > 1)
+    put("blocks_per_sm " + std::to_string(s.blocks_per_sm), s.blocks_per_sm_at);
   if (s.tma_store) put("tma_store", s.tma_store_at);
   const compiler::Epilogue& ep = s.epilogue;
   if (s.epilogue_at.from_source) {

@@ -550,17 +550,15 @@ void Analyzer::wgmma_registers_rule() {
     if (consumers > 0) cap = std::min<int64_t>(cap, left / (128 * consumers) / 8 * 8);
   }
   if (acc + frag + 26 <= cap) return;
-  auto& e = error(warp_arg_, "warpgroup tile " + dims_text({w.m, w.n}) +
-                                " gives each consumer thread " + std::to_string(acc) +
-                                " accumulator registers (+ " +
-                                (frag ? std::to_string(frag) + " for tf32 fragments and " : "") +
-                                "about 26 for addresses), but a block of " +
-                                std::to_string(threads) + " threads gets " + std::to_string(cap) +
-                                " registers per thread" +
-                                (blocks > 1 ? " with " + std::to_string(blocks) + " blocks an SM"
-                                            : std::string()) +
-                                "; use fewer or smaller warpgroup tiles" +
-                                (blocks > 1 ? " or fewer blocks_per_sm" : ""));
+  auto& e = error(
+      warp_arg_,
+      "warpgroup tile " + dims_text({w.m, w.n}) + " gives each consumer thread " +
+          std::to_string(acc) + " accumulator registers (+ " +
+          (frag ? std::to_string(frag) + " for tf32 fragments and " : "") +
+          "about 26 for addresses), but a block of " + std::to_string(threads) + " threads gets " +
+          std::to_string(cap) + " registers per thread" +
+          (blocks > 1 ? " with " + std::to_string(blocks) + " blocks an SM" : std::string()) +
+          "; use fewer or smaller warpgroup tiles" + (blocks > 1 ? " or fewer blocks_per_sm" : ""));
   note(e, s_.blocks_per_sm_at, "blocks_per_sm set here");
 }
 

@@ -239,9 +239,10 @@ void verify_wgmma(const KernelPlan& p) {
   VERIFY(w.barrier_offset_bytes % 8 == 0 && p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
          "barriers after the stages");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
-  VERIFY(!w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <=
-                                   p.target.register_pool(p.block_threads, p.schedule.blocks_per_sm),
-         "setmaxnreg budget within the block's register pool (more hangs setmaxnreg.inc)");
+  VERIFY(
+      !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <=
+                                p.target.register_pool(p.block_threads, p.schedule.blocks_per_sm),
+      "setmaxnreg budget within the block's register pool (more hangs setmaxnreg.inc)");
   VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
          "pingpong: persistent, specialized, each consumer the whole tile");
   VERIFY(

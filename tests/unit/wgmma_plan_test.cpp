@@ -105,27 +105,6 @@ TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
   EXPECT_EQ(three->wgmma->consumer_regs, 232);  // hgemm_best's, as before
 }
 
-// blocks_per_sm N: each block's pool is the SM's registers / N, and the
-// consumers' share comes out of that pool, so N blocks' setmaxnreg never ask
-// for more than the SM holds.
-TEST(WgmmaPlan, BlocksPerSmDividesTheRegisterPool) {
-  compiler::Target t;
-  ASSERT_TRUE(compiler::target_for_arch("sm_90", t));
-  EXPECT_EQ(t.register_pool(256, 2), 128 * 256);
-  EXPECT_EQ(t.register_pool(384, 2), 80 * 384);
-  EXPECT_EQ(t.register_pool(256, 1), t.register_pool(256));
-  std::optional<KernelPlan> one =
-      plan_of(schedule("f16", 64, 128, 64, 128, 3, "warp_specialize\npersistent\n"));
-  std::optional<KernelPlan> two = plan_of(
-      schedule("f16", 64, 128, 64, 128, 3, "warp_specialize\npersistent\nblocks_per_sm 2\n"));
-  ASSERT_TRUE(one && two);
-  EXPECT_EQ(one->wgmma->consumer_regs, 240);
-  EXPECT_EQ(two->wgmma->consumer_regs, (128 * 256 - 40 * 128) / 128);  // 216
-  EXPECT_LE(2 * (two->wgmma->producer_regs + two->wgmma->consumer_regs) * 128, t.regs_per_sm);
-  EXPECT_EQ(compiler::static_resources(two->schedule, two->target).blocks_per_sm, 2);
-  EXPECT_EQ(compiler::static_resources(one->schedule, one->target).blocks_per_sm, 1);
-}
-
 // pingpong: each consumer computes whole block tiles, so the warpgroup tile
 // is the block tile, and the consumers take turns over a persistent walk.
 TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
