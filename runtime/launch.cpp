@@ -31,14 +31,18 @@ int c_bytes(const codegen::GeneratedKernel& k) {
 // Why main's preconditions fail here, or "" when they hold.
 std::string precondition_failure(const codegen::KernelEntry& e, const compiler::Problem& p,
                                  const void* a, const void* b, const void* c) {
-  std::ostringstream why;
+  // The stream is made only on a failure: every launch passes here.
+  auto say = [](auto&&... parts) {
+    std::ostringstream why;
+    (why << ... << parts);
+    return why.str();
+  };
   if (e.align_bytes > 1) {
     const std::pair<const char*, const void*> ptrs[] = {{"A", a}, {"B", b}, {"C", c}};
     for (int i = 0; i < 3; ++i)
       if (auto [name, ptr] = ptrs[i];
           e.aligned[i] && reinterpret_cast<uintptr_t>(ptr) % e.align_bytes != 0) {
-        why << name << " is not " << e.align_bytes << "-byte aligned";
-        return why.str();
+        return say(name, " is not ", e.align_bytes, "-byte aligned");
       }
   }
   if (e.ld_multiple > 1) {
@@ -46,8 +50,7 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
         {"lda", p.a_ld()}, {"ldb", p.b_ld()}, {"ldc", p.c_ld()}};
     for (int i = 0; i < 3; ++i)
       if (auto [name, ld] = lds[i]; e.aligned[i] && ld % e.ld_multiple != 0) {
-        why << name << " = " << ld << " is not a multiple of " << e.ld_multiple;
-        return why.str();
+        return say(name, " = ", ld, " is not a multiple of ", e.ld_multiple);
       }
   }
   if (e.ld_multiple > 1 && p.batch > 1) {
@@ -56,14 +59,11 @@ std::string precondition_failure(const codegen::KernelEntry& e, const compiler::
         {"stride_a", p.a_stride()}, {"stride_b", p.b_stride()}, {"stride_c", p.c_stride()}};
     for (int i = 0; i < 3; ++i)
       if (auto [name, stride] = strides[i]; e.aligned[i] && stride % e.ld_multiple != 0) {
-        why << "the batch's " << name << " = " << stride << " is not a multiple of "
-            << e.ld_multiple;
-        return why.str();
+        return say("the batch's ", name, " = ", stride, " is not a multiple of ", e.ld_multiple);
       }
   }
   if (e.n_multiple > 1 && p.n % e.n_multiple != 0) {
-    why << "N = " << p.n << " is not a multiple of " << e.n_multiple;
-    return why.str();
+    return say("N = ", p.n, " is not a multiple of ", e.n_multiple);
   }
   return "";
 }
@@ -368,44 +368,6 @@ void* Module::handle_for(const codegen::KernelEntry* entry) const {
   throw Error(Error::Kind::cuda, "internal error: launch of an entry this module does not hold");
 }
 
-namespace {
-
-// One launch of `fn` with the error message a failed launch deserves. With
-// `early`, programmatic dependent launch (sm_90): the kernel may start before
-// the previous one on the stream ends, once all of that one's blocks have
-// started (the previous kernel allows it with griddepcontrol.launch_dependents).
-void launch_kernel(void* fn, const std::string& name, codegen::Dim3 grid,
-                   const codegen::KernelEntry& e, void** params, void* stream, bool early) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(grid.x, grid.y, grid.z);
-  config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
-  config.dynamicSmemBytes = e.dynamic_smem;
-  config.stream = static_cast<cudaStream_t>(stream);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
-  if (early) {
-    config.attrs = &attr;
-    config.numAttrs = 1;
-  }
-  cudaError_t err = cudaLaunchKernelExC(&config, fn, params);
-  if (err == cudaSuccess) return;
-  cudaGetLastError();
-  std::ostringstream what;
-  what << "cudaLaunchKernelExC(" << name << ", grid " << grid.x << "x" << grid.y << "x" << grid.z
-       << ", block " << e.block.x << "x" << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem
-       << " bytes dynamic smem" << (early ? ", programmatic dependent launch" : "") << ")";
-  cudaFuncAttributes fa{};
-  if (cudaFuncGetAttributes(&fa, fn) == cudaSuccess)
-    what << " [kernel: " << fa.numRegs << " registers, at most " << fa.maxThreadsPerBlock
-         << " threads per block, " << fa.sharedSizeBytes << " bytes static smem]";
-  else
-    cudaGetLastError();
-  check_cuda(err, what.str().c_str());
-}
-
-}  // namespace
-
 void Module::ensure_stream_k_workspace(const codegen::KernelEntry& e,
                                        const compiler::StreamKSplit& split, int64_t batch) const {
   // A batched tail's GEMM z uses slots z * units .. (z + 1) * units - 1 of
@@ -434,7 +396,7 @@ void Module::copy_per_gemm(int which, const char* what, const std::string& entry
     void* dst = static_cast<char*>(scratch_[which]) + z * dst_rows * dst_ld * elem;
     int r = int(rows), c = int(cols), l = int(ld), d = int(dst_ld);
     void* params[] = {&from, &r, &c, &l, &dst, &d};
-    launch_kernel(handle(entry), entry, grid, e, params, stream, false);
+    launch_kernel(launchable(entry), entry, grid, e, params, stream, false);
   }
 }
 
@@ -465,7 +427,8 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
   check_conv_launch(kernel_, choice, p, args);
-  void* fn = handle_for(choice.entry);
+  handle_for(choice.entry);  // an entry of this module
+  const LaunchableEntry fn = launchable(e.name);
   const codegen::Dim3 g = grid_for(choice, p);
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
@@ -538,20 +501,19 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   }
   if (e.uses_tma()) {
     if (!args.conv)
-      map_a =
-          encode_tma_map(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
+      map_a = maps_.tiled(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
     else if (conv_im2col_error(e, conv_args).empty()) {
-      map_a = encode_im2col_map(kernel_.dtype, a, im2col_geometry(conv_args), e.tma_a);
+      map_a = maps_.im2col(kernel_.dtype, a, im2col_geometry(conv_args), e.tma_a);
       conv_args.im2col = 1;
     }
-    map_b = encode_tma_map(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
+    map_b = maps_.tiled(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }
   const int elem = c_bytes(kernel_);
   // The kernel stores C by TMA under the same condition (codegen/blocks_wgmma.cpp).
   if (e.tma_c.box_rows > 0 && reinterpret_cast<uintptr_t>(c) % 16 == 0 && (ldc * elem) % 16 == 0 &&
       (p.c_row_len() * elem) % 16 == 0 && (!kernel_.batched || (stride_c * elem) % 16 == 0))
-    map_c = encode_tma_map(to_string(output_type(kernel_.dtype, kernel_.c_dtype)), c, p.c_rows(),
-                           p.c_row_len(), ldc, e.tma_c, map_batch, stride_c);
+    map_c = maps_.tiled(to_string(output_type(kernel_.dtype, kernel_.c_dtype)), c, p.c_rows(),
+                        p.c_row_len(), ldc, e.tma_c, map_batch, stride_c);
   // A TMA entry with stream_k takes its tile count after the maps
   // (codegen/generated_kernel.h); other kernels ignore the extra parameter.
   const compiler::StreamKSplit split =
@@ -593,7 +555,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   sk_params.insert(sk_params.end(),
                    {&sk_whole_tiles, &sk_slices, &sk_lead_k_tiles, &sk_partials, &sk_counters});
   if (conv) sk_params.push_back(conv);
-  launch_kernel(handle(e.stream_k_tail), e.stream_k_tail,
+  launch_kernel(launchable(e.stream_k_tail), e.stream_k_tail,
                 codegen::Dim3{uint32_t(split.units()), 1, gemms}, e.tail_launch(), sk_params.data(),
                 stream, split.whole_tiles > 0 && cc_major_ >= 9);
 }

@@ -13,6 +13,8 @@
 #include "compiler/problem.h"
 #include "compiler/stream_k.h"
 #include "runtime/jit.h"
+#include "runtime/kernel_launch.h"
+#include "runtime/tma_map.h"
 
 namespace schedc::runtime {
 
@@ -125,6 +127,9 @@ class Module {
   // loaded first when no launch has needed it yet.
   void* handle(const std::string& name) const;
   void* handle_for(const codegen::KernelEntry* entry) const;
+  // handle(name) with its function in the current context, looked up at the
+  // entry's first launch in that context.
+  LaunchableEntry launchable(const std::string& name) const;
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
@@ -144,10 +149,21 @@ class Module {
   JitOptions jit_;
   int num_sms_ = 0;
   int cc_major_ = 0;
-  mutable std::mutex mutex_;                      // guards the three below
-  mutable std::vector<void*> libraries_;          // cudaLibrary_t, one per CUBIN loaded
-  mutable std::map<std::string, void*> kernels_;  // entry name -> cudaKernel_t
-  mutable std::vector<std::string> loaded_;       // in the order they were loaded
+  // A loaded entry: its kernel, its dynamic shared memory, and its function
+  // in the context of its last launch.
+  struct Loaded {
+    void* kernel = nullptr;  // cudaKernel_t
+    uint32_t dynamic_smem = 0;
+    void* function = nullptr;  // CUfunction in `context`
+    void* context = nullptr;   // CUcontext
+  };
+  mutable std::mutex mutex_;                       // guards the three below
+  mutable std::vector<void*> libraries_;           // cudaLibrary_t, one per CUBIN loaded
+  mutable std::map<std::string, Loaded> kernels_;  // entry name -> its kernel
+  mutable std::vector<std::string> loaded_;        // in the order they were loaded
+  // The tensor maps of the last launches (each encoded once while its
+  // operand stays where it is).
+  mutable TmaMapMemo maps_;
   // stream_k workspace: partial sums and per-tile arrival counters.
   mutable void* sk_partials_ = nullptr;
   mutable void* sk_counters_ = nullptr;

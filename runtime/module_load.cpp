@@ -58,7 +58,7 @@ void Module::load(const std::vector<char>& cubin, const std::vector<std::string>
                  ("cudaKernelSetAttributeForDevice(" + name + ", MaxDynamicSharedMemorySize, " +
                   std::to_string(e.dynamic_smem) + ")")
                      .c_str());
-    kernels_[name] = k;
+    kernels_[name] = Loaded{k, e.dynamic_smem};
     loaded_.push_back(name);
   }
 }
@@ -100,14 +100,26 @@ void* Module::handle(const std::string& name) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = kernels_.find(name);
-    if (it != kernels_.end()) return it->second;
+    if (it != kernels_.end()) return it->second.kernel;
   }
   require({name});
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = kernels_.find(name);
   if (it == kernels_.end())
     throw Error(Error::Kind::cuda, "internal error: the module has no entry " + name);
-  return it->second;
+  return it->second.kernel;
+}
+
+LaunchableEntry Module::launchable(const std::string& name) const {
+  void* kernel = handle(name);
+  void* context = current_context();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Loaded& l = kernels_.at(name);
+  if (!l.function || l.context != context) {
+    l.function = function_in_current_context(kernel, name, l.dynamic_smem);
+    l.context = context;
+  }
+  return {l.kernel, l.function};
 }
 
 }  // namespace schedc::runtime

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "runtime/driver_api.h"
 #include "runtime/error.h"
 
 namespace schedc::runtime {
@@ -23,27 +24,6 @@ using EncodeIm2col = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t,
                                   cuuint32_t, cuuint32_t, const cuuint32_t*, CUtensorMapInterleave,
                                   CUtensorMapSwizzle, CUtensorMapL2promotion,
                                   CUtensorMapFloatOOBfill);
-
-// The driver's entry point `name` as of CUDA 12.0, when the tensor map
-// encoders appeared, looked up once.
-template <typename Fn>
-Fn driver_fn(const char* name) {
-  static Fn fn = nullptr;
-  static std::once_flag once;
-  std::call_once(once, [name] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &q) == cudaSuccess &&
-        q == cudaDriverEntryPointSuccess)
-      fn = reinterpret_cast<Fn>(p);
-    else
-      cudaGetLastError();
-  });
-  if (!fn)
-    throw Error(Error::Kind::cuda,
-                std::string("the CUDA driver has no ") + name + " (TMA needs a CUDA 12 driver)");
-  return fn;
-}
 
 CUtensorMapDataType map_type(const std::string& dtype, int64_t& elem) {
   elem = 4;
@@ -84,10 +64,11 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
   const cuuint32_t box_dims[3] = {box.box_cols, box.box_rows, 1};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map;
-  CUresult r = driver_fn<EncodeTiled>("cuTensorMapEncodeTiled")(
-      &map, type, rank, const_cast<void*>(base), dims, pitch, box_dims, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  static const auto encode =
+      driver_function<EncodeTiled>("cuTensorMapEncodeTiled", "TMA needs a CUDA 12 driver");
+  CUresult r = encode(&map, type, rank, const_cast<void*>(base), dims, pitch, box_dims,
+                      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
                 "cuTensorMapEncodeTiled(" +
@@ -114,10 +95,12 @@ TmaMap encode_im2col_map(const std::string& dtype, const void* base,
   const int upper[2] = {int(b.upper_w), int(b.upper_h)};
   const cuuint32_t element_strides[4] = {1, cuuint32_t(g.stride_w), cuuint32_t(g.stride_h), 1};
   CUtensorMap map;
-  const CUresult r = driver_fn<EncodeIm2col>("cuTensorMapEncodeIm2col")(
-      &map, type, 4, const_cast<void*>(base), dims, pitch, lower, upper, box.box_cols, box.box_rows,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  static const auto encode =
+      driver_function<EncodeIm2col>("cuTensorMapEncodeIm2col", "TMA needs a CUDA 12 driver");
+  const CUresult r = encode(&map, type, 4, const_cast<void*>(base), dims, pitch, lower, upper,
+                            box.box_cols, box.box_rows, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
                 "cuTensorMapEncodeIm2col(NHWC " + std::to_string(g.n) + "x" + std::to_string(g.h) +
@@ -129,6 +112,67 @@ TmaMap encode_im2col_map(const std::string& dtype, const void* base,
                     std::to_string(box.box_cols) + " channels) failed with CUresult " +
                     std::to_string(int(r)));
   return to_map(map);
+}
+
+TmaMap TmaMapMemo::find_or_encode(const Key& key, const std::function<TmaMap()>& encode) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = entries_.size(); i-- > 0;)
+      if (entries_[i].key == key) {
+        const TmaMap map = entries_[i].map;
+        if (i + 1 != entries_.size()) {
+          Entry e = entries_[i];
+          entries_.erase(entries_.begin() + ptrdiff_t(i));
+          entries_.push_back(e);
+        }
+        return map;
+      }
+  }
+  const TmaMap map = encode();  // throws on a map the driver rejects: nothing kept
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.size() == kEntries) entries_.erase(entries_.begin());
+  entries_.push_back({key, map});
+  return map;
+}
+
+TmaMap TmaMapMemo::tiled(const std::string& dtype, const void* base, int64_t rows, int64_t cols,
+                         int64_t ld, const codegen::TmaBox& box, int64_t batch,
+                         int64_t batch_stride) {
+  int64_t elem = 0;
+  const Key key = {1,
+                   int64_t(map_type(dtype, elem)),
+                   int64_t(reinterpret_cast<uintptr_t>(base)),
+                   rows,
+                   cols,
+                   ld,
+                   int64_t(box.box_rows),
+                   int64_t(box.box_cols),
+                   batch,
+                   batch_stride};
+  return find_or_encode(
+      key, [&] { return encode_tma_map(dtype, base, rows, cols, ld, box, batch, batch_stride); });
+}
+
+TmaMap TmaMapMemo::im2col(const std::string& dtype, const void* base,
+                          const compiler::Im2colGeometry& g, const codegen::TmaBox& box) {
+  int64_t elem = 0;
+  const Key key = {2,
+                   int64_t(map_type(dtype, elem)),
+                   int64_t(reinterpret_cast<uintptr_t>(base)),
+                   g.n,
+                   g.h,
+                   g.w,
+                   g.c,
+                   g.stride_h,
+                   g.stride_w,
+                   g.pad_h,
+                   g.pad_w,
+                   g.reach_h,
+                   g.reach_w,
+                   int64_t(g.nhwc),
+                   int64_t(box.box_rows),
+                   int64_t(box.box_cols)};
+  return find_or_encode(key, [&] { return encode_im2col_map(dtype, base, g, box); });
 }
 
 }  // namespace schedc::runtime

@@ -4,8 +4,12 @@
 // leading dimension through the driver's cuTensorMapEncodeTiled, which the CUDA
 // runtime hands out (cudaGetDriverEntryPointByVersion): schedc never links libcuda.
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "codegen/generated_kernel.h"
 #include "compiler/conv_im2col.h"
@@ -35,5 +39,33 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
 // Error(cuda) when the driver rejects it.
 TmaMap encode_im2col_map(const std::string& dtype, const void* base,
                          const compiler::Im2colGeometry& g, const codegen::TmaBox& box);
+
+// The maps a module's launches encoded last, each under everything its
+// encoding reads: a launch whose operand lies where the last one's did (a
+// benchmark's runs, a network's layers called again) takes the map from here
+// instead of calling the driver, whose encoding costs a launch 0.3-0.5 µs of
+// host time in place (bench/NOTES.md, session 29). Thread-safe.
+class TmaMapMemo {
+ public:
+  TmaMap tiled(const std::string& dtype, const void* base, int64_t rows, int64_t cols, int64_t ld,
+               const codegen::TmaBox& box, int64_t batch = 0, int64_t batch_stride = 0);
+  TmaMap im2col(const std::string& dtype, const void* base, const compiler::Im2colGeometry& g,
+                const codegen::TmaBox& box);
+
+  // What the two above share: the map kept under `key`, else encode()'s,
+  // kept (the least recently used of kEntries dropped first). An encode that
+  // throws keeps nothing.
+  using Key = std::array<int64_t, 16>;
+  TmaMap find_or_encode(const Key& key, const std::function<TmaMap()>& encode);
+  static constexpr size_t kEntries = 8;  // a launch encodes at most three
+
+ private:
+  struct Entry {
+    Key key;
+    TmaMap map;
+  };
+  std::mutex mutex_;
+  std::vector<Entry> entries_;  // the most recently used last
+};
 
 }  // namespace schedc::runtime

@@ -2,7 +2,7 @@
 # Installs what schedc needs on Debian 12 (the CUDA 13 toolkit is expected in
 # /usr/local/cuda already). Installs only what is missing; needs root for apt.
 set -euo pipefail
-pkgs=(cmake g++ make tao-pegtl-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev llvm-14-tools clang python3)
+pkgs=(cmake g++ make tao-pegtl-dev libcli11-dev nlohmann-json3-dev libsqlite3-dev libgtest-dev llvm-14-tools clang python3 ccache)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -15,6 +15,14 @@ step() {
   echo "test.sh: '$*' took $((SECONDS - t)) s" >&2
 }
 step scripts/install-deps.sh
+# One compile of each library source serves the CMake build and the Python
+# module's (pip install . compiles the same sources with the same flags and
+# absolute paths): ccache, keyed without the build folder, kept under build/.
+# ccache keys on the compiler's name too, so both builds name g++.
+if command -v ccache >/dev/null; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=$PWD/build/ccache CCACHE_NOHASHDIR=1
+  export CXX=${CXX:-g++}
+fi
 step scripts/build.sh
 step bash -c 'set -o pipefail; ctest --test-dir build --output-on-failure -j"$(nproc)" | tee build/ctest.log' 
 step scripts/test-package.sh

@@ -1,0 +1,39 @@
+#pragma once
+// One launch of a loaded entry of a module (runtime/launch.h, Module).
+// Launched through the driver: cuLaunchKernelEx on the entry's function in
+// the current context, which an H100 enqueues in 0.3-0.6 µs less host time
+// than the runtime's cudaLaunchKernelExC on the context-free cudaKernel_t
+// (bench/NOTES.md, session 29); at batch 1 a convolution's whole time is a
+// few launches' worth.
+
+#include <string>
+
+#include "codegen/generated_kernel.h"
+
+namespace schedc::runtime {
+
+// A loaded entry: its kernel (cudaKernel_t: occupancy queries, attributes,
+// messages) and its function in the context it launches in (CUfunction).
+struct LaunchableEntry {
+  void* kernel = nullptr;
+  void* function = nullptr;
+};
+
+// The function of `kernel` in the current context, its dynamic shared memory
+// limit raised to `dynamic_smem` bytes where that is above 48 KB. Throws
+// Error(cuda) naming `name`.
+void* function_in_current_context(void* kernel, const std::string& name, uint32_t dynamic_smem);
+// The current context (CUcontext), or null.
+void* current_context();
+
+// Launches `entry` (named `name` in messages) on `grid` x e.block threads
+// with e.dynamic_smem bytes, `params` its arguments, on `stream`. With
+// `early`, programmatic dependent launch (sm_90): the kernel may start before
+// the previous one on the stream ends, once all of that one's blocks have
+// started (the previous kernel allows it with griddepcontrol.launch_dependents).
+// Throws Error(cuda) naming the kernel, grid, block, shared memory and the
+// kernel's registers.
+void launch_kernel(const LaunchableEntry& entry, const std::string& name, codegen::Dim3 grid,
+                   const codegen::KernelEntry& e, void** params, void* stream, bool early);
+
+}  // namespace schedc::runtime
