@@ -31,6 +31,11 @@ void* current_context() {
   using GetCurrent = CUresult (*)(CUcontext*);
   static const auto get_current = driver_function<GetCurrent>("cuCtxGetCurrent", kWhy);
   CUcontext ctx = nullptr;
+  if (get_current(&ctx) == CUDA_SUCCESS && ctx) return ctx;
+  // A thread that has made no CUDA call yet has no context current, which the
+  // runtime's launch would have made (the current device's primary context):
+  // make it as the runtime does, then ask again.
+  cudaFree(nullptr);
   if (get_current(&ctx) != CUDA_SUCCESS) return nullptr;
   return ctx;
 }

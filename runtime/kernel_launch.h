@@ -23,7 +23,8 @@ struct LaunchableEntry {
 // limit raised to `dynamic_smem` bytes where that is above 48 KB. Throws
 // Error(cuda) naming `name`.
 void* function_in_current_context(void* kernel, const std::string& name, uint32_t dynamic_smem);
-// The current context (CUcontext), or null.
+// The current context (CUcontext): the current device's primary context made
+// current first where the thread has none (as the runtime's calls do).
 void* current_context();
 
 // Launches `entry` (named `name` in messages) on `grid` x e.block threads

@@ -211,7 +211,7 @@ void grow_device_buffer(void*& buf, size_t& have, size_t need, bool zero, const 
 // Blocks of `fn` (launched as entry `e`) that fit on one SM at once. Should
 // the occupancy query fail, 1: a stream_k split or a persistent grid sized
 // from it stays correct, only less even.
-int blocks_per_sm(void* fn, const codegen::KernelEntry& e) {
+int query_blocks_per_sm(void* fn, const codegen::KernelEntry& e) {
   int n = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, reinterpret_cast<const void*>(fn),
                                                     int(e.block.x * e.block.y * e.block.z),
@@ -236,7 +236,7 @@ int64_t max_active_clusters(void* fn, const codegen::KernelEntry& e, int64_t siz
           cudaSuccess ||
       n < 1) {
     cudaGetLastError();
-    return std::max<int64_t>(1, int64_t(blocks_per_sm(fn, e)) * sms / size);
+    return std::max<int64_t>(1, int64_t(query_blocks_per_sm(fn, e)) * sms / size);
   }
   return n;
 }
@@ -266,6 +266,18 @@ int64_t stream_k_slice_cost(const codegen::KernelEntry& e) {
 
 }  // namespace
 
+int Module::blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const {
+  void* kernel = handle(name);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (int n = kernels_.at(name).blocks_per_sm; n > 0) return n;
+  }
+  const int n = query_blocks_per_sm(kernel, e);
+  std::lock_guard<std::mutex> lock(mutex_);
+  kernels_.at(name).blocks_per_sm = n;
+  return n;
+}
+
 compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
                                               const compiler::Problem& p) const {
   const codegen::KernelEntry& e = *choice.entry;
@@ -273,12 +285,12 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   const int64_t k_tiles = k_tiles_of(e, p);
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
-  void* fn = handle_for(choice.entry);
+  handle_for(choice.entry);  // an entry of this module
   // A batch's GEMMs run side by side, each split alike: each on its share.
   const int64_t slots = std::max<int64_t>(
-      1, int64_t(std::min(blocks_per_sm(fn, e),
-                          blocks_per_sm(handle(e.stream_k_tail), e.tail_launch()))) *
-             num_sms_ / p.batch);
+      1,
+      int64_t(std::min(blocks_per_sm(e.name, e), blocks_per_sm(e.stream_k_tail, e.tail_launch()))) *
+          num_sms_ / p.batch);
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
                                   stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
 }
@@ -307,7 +319,8 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
 codegen::Dim3 Module::persistent_grid(const EntryChoice& choice, int64_t tiles,
                                       int64_t batch) const {
   const codegen::KernelEntry& e = *choice.entry;
-  const int64_t slots = int64_t(blocks_per_sm(handle_for(choice.entry), e)) * num_sms_;
+  handle_for(choice.entry);  // an entry of this module
+  const int64_t slots = int64_t(blocks_per_sm(e.name, e)) * num_sms_;
   // An entry that walks the batch: one 1-D walk over every GEMM's tiles.
   if (e.walks_batch) return codegen::Dim3{uint32_t(std::min<int64_t>(tiles * batch, slots)), 1, 1};
   return codegen::Dim3{uint32_t(std::min<int64_t>(tiles, std::max<int64_t>(1, slots / batch))), 1,
@@ -325,7 +338,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   if (e.persistent && !e.stream_k) {
     const codegen::Dim3 g = grid_for(choice, p);
     o << "persistent grid of " << g.x << " blocks (" << num_sms_ << " SMs x "
-      << blocks_per_sm(handle_for(choice.entry), e) << ") over " << tiles.x << " C tiles";
+      << blocks_per_sm(e.name, e) << ") over " << tiles.x << " C tiles";
     if (e.cluster_m * e.cluster_n > 1)
       o << ", clusters of " << e.cluster_m << "x" << e.cluster_n << " tiles (" << g.x / 2
         << " clusters)";
@@ -429,11 +442,6 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   check_conv_launch(kernel_, choice, p, args);
   handle_for(choice.entry);  // an entry of this module
   const LaunchableEntry fn = launchable(e.name);
-  const codegen::Dim3 g = grid_for(choice, p);
-  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
-    throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
-                                       std::to_string(g.z) + " for " + e.name +
-                                       " is outside CUDA's limits");
   int m = int(p.m), n = int(p.n), k = int(p.k);
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
   // An NCHW32 convolution's output is no matrix: its entries take P·Q, the
@@ -471,6 +479,14 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     b = scratch_[1];
     stride_b = p.b_rows() * ldb;
   }
+  // The grid after the copies into scratch: those reach the GPU first, and
+  // the occupancy queries behind a persistent grid or a stream_k split
+  // overlap them rather than delay them.
+  const codegen::Dim3 g = grid_for(choice, p);
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
+    throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
+                                       std::to_string(g.z) + " for " + e.name +
+                                       " is outside CUDA's limits");
   void* c = args.c;
   float alpha = args.alpha, beta = args.beta;
   // The s8 epilogue scales the exact s32 sums by int(alpha) and int(beta)

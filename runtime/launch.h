@@ -130,6 +130,10 @@ class Module {
   // handle(name) with its function in the current context, looked up at the
   // entry's first launch in that context.
   LaunchableEntry launchable(const std::string& name) const;
+  // Blocks of entry `name` (launched as `e`) that fit on one SM at once: the
+  // occupancy query's answer, asked once per entry (1 should it fail: a
+  // stream_k split or a persistent grid sized from it stays correct).
+  int blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const;
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
@@ -156,6 +160,7 @@ class Module {
     uint32_t dynamic_smem = 0;
     void* function = nullptr;  // CUfunction in `context`
     void* context = nullptr;   // CUcontext
+    int blocks_per_sm = 0;     // 0: not asked yet
   };
   mutable std::mutex mutex_;                       // guards the three below
   mutable std::vector<void*> libraries_;           // cudaLibrary_t, one per CUBIN loaded

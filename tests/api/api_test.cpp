@@ -318,6 +318,43 @@ TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
   EXPECT_THROW(r.kernel->launch({0, 1, 1, nullptr, 0, nullptr, 0, nullptr, 0}), schedc::Error);
 }
 
+// Launches go through the driver on the current context's function: a
+// thread that has made no CUDA call before its first launch (no context
+// current yet) launches right, and so does the thread that loaded the module.
+TEST(ApiGpu, LaunchFromAThreadThatMadeNoCudaCallIsExact) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();
+    GTEST_SKIP() << "no CUDA device";
+  }
+  schedc::CompileResult r = schedc::compile(kSgemm);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  const int64_t M = 33, N = 17, K = 9;
+  std::vector<float> a(M * K), b(K * N), c(M * N, -1.f), want(M * N, 0.f);
+  for (int64_t i = 0; i < M * K; ++i) a[i] = float(i % 5 - 2);
+  for (int64_t i = 0; i < K * N; ++i) b[i] = float(i % 3 - 1);
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j)
+      for (int64_t k = 0; k < K; ++k) want[i * N + j] += a[i * K + k] * b[k * N + j];
+  const DeviceGemm d(a, b, c);
+  std::string error;
+  std::thread first([&] {
+    try {
+      r.kernel->launch({M, N, K, d.a, K, d.b, N, d.c, N});
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  });
+  first.join();
+  ASSERT_EQ(error, "");
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(d.c_back(), want);
+  ASSERT_EQ(cudaMemset(d.c, 0, M * N * 4), cudaSuccess);
+  r.kernel->launch({M, N, K, d.a, K, d.b, N, d.c, N});
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(d.c_back(), want);
+}
+
 // A strided batch of three, each operand's GEMMs 5 elements apart beyond
 // packed: every GEMM exact, the gaps untouched (-1).
 TEST(ApiGpu, BatchLaunchIsExact) {

@@ -296,7 +296,9 @@ void check_mma_walk(const Conv2d& v, const std::string& dtype, const std::string
         cols.push_back(col);
         starts.push_back(row_start(v, tile_m0 + row, M, nchw32));
         walk.push_back(column_start(v, n_taps, col, nchw32));
-        if (one_col) ASSERT_EQ(col, cols[0]);  // one tap and channel serve every chunk
+        if (one_col) {
+          ASSERT_EQ(col, cols[0]);  // one tap and channel serve every chunk
+        }
       }
       for (int kt = 0; kt < k_tiles; ++kt)
         for (size_t i = 0; i < rows.size(); ++i) {

@@ -28,11 +28,16 @@ TEST(Json, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   const std::string text = json_text(Json{{"file", latin1}});
   EXPECT_EQ(Json::parse(text)["file"], "caf\xef\xbf\xbd.sched") << text;
   const std::string stray = "a\x80\xff\xc3z";
-  EXPECT_NO_THROW(Json::parse(json_text(Json{{"s", stray}})));
+  Json parsed;
+  EXPECT_NO_THROW(parsed = Json::parse(json_text(Json{{"s", stray}})));
+  EXPECT_EQ(parsed["s"], "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz") << "each stray byte replaced";
 }
 
 TEST(Json, ControlCharactersQuotesAndBackslashesAreEscaped) {
-  const std::string s = std::string("a\"b\\c\nd\te\x01" "f\x7f") + '\0' + "g";
+  const std::string s = std::string(
+                            "a\"b\\c\nd\te\x01"
+                            "f\x7f") +
+                        '\0' + "g";
   const std::string text = json_text(Json{{"s", s}});
   EXPECT_EQ(text.find('\n'), std::string::npos);
   EXPECT_EQ(Json::parse(text)["s"], s);

@@ -75,7 +75,9 @@ TEST(SvgChart, LineStylesAreDistinctAndNeverBlack) {
     SeriesStyle s = line_style(i);
     EXPECT_TRUE(seen.insert({s.color, s.dash, s.marker}).second) << i;
     EXPECT_NE(s.color, "#000000");
-    if (i > 0) EXPECT_NE(s.color, line_style(i - 1).color) << i;
+    if (i > 0) {
+      EXPECT_NE(s.color, line_style(i - 1).color) << i;
+    }
     // The series ten apart share a colour: their dash and marker differ.
     if (i >= 10) {
       EXPECT_NE(s.dash, line_style(i - 10).dash) << i;
