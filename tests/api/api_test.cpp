@@ -257,6 +257,14 @@ TEST(Api, ConvolutionArgumentsAreCheckedFirst) {
   EXPECT_FALSE(bf16.kernel->takes_scale());
 }
 
+// Whether a CUDA device is there to launch on (the GPU tests skip without).
+bool has_device() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return true;
+  cudaGetLastError();
+  return false;
+}
+
 // Integers small enough that every product and sum is exact in f32.
 // A program's own A, B and C on the device, copied from host vectors; C
 // comes back with c_back(); freed at scope exit.
@@ -286,11 +294,7 @@ struct DeviceGemm {
 };
 
 TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
+  if (!has_device()) GTEST_SKIP() << "no CUDA device";
   schedc::CompileResult r = schedc::compile(kSgemm);
   ASSERT_TRUE(r.ok()) << r.rendered;
   for (int64_t ld_pad : {0, 1}) {
@@ -322,11 +326,7 @@ TEST(ApiGpu, LaunchOnTheProgramsOwnBuffersIsExact) {
 // thread that has made no CUDA call before its first launch (no context
 // current yet) launches right, and so does the thread that loaded the module.
 TEST(ApiGpu, LaunchFromAThreadThatMadeNoCudaCallIsExact) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
+  if (!has_device()) GTEST_SKIP() << "no CUDA device";
   schedc::CompileResult r = schedc::compile(kSgemm);
   ASSERT_TRUE(r.ok()) << r.rendered;
   const int64_t M = 33, N = 17, K = 9;
@@ -358,11 +358,7 @@ TEST(ApiGpu, LaunchFromAThreadThatMadeNoCudaCallIsExact) {
 // A strided batch of three, each operand's GEMMs 5 elements apart beyond
 // packed: every GEMM exact, the gaps untouched (-1).
 TEST(ApiGpu, BatchLaunchIsExact) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
+  if (!has_device()) GTEST_SKIP() << "no CUDA device";
   schedc::CompileResult r = schedc::compile(std::string(kSgemm) + "batch 3\n");
   ASSERT_TRUE(r.ok()) << r.rendered;
   const int64_t M = 127, N = 129, K = 65, batch = 3;
