@@ -53,7 +53,8 @@
 #             racecheck and synccheck of those; then schedc bench examples/conv/*.sched
 #             --conv $CONV_SPECS (';'-separated, default resnet50:8) beside
 #             cuBLAS's GEMM alone and im2col + cuBLAS, $CONV_ROUNDS (default 1)
-#             rounds
+#             rounds ($CONV_BENCH_FILES in place of examples/conv; each round
+#             once per ';'-separated flag set of $CONV_TIMINGS, e.g. ";--graph 20")
 #   stalls    ncu's warp states and scheduler statistics (--clock-control
 #             none) for $STALLS_SCHEDULE (default examples/sgemm_best.sched)
 #             and the cuBLAS kernel its validation runs, at $STALLS_SHAPE
@@ -599,18 +600,28 @@ section_conv() {
     done
   done
   note conv-run "$ok of $total runs ok; compute-sanitizer $clean of $checked clean (memcheck, racecheck, synccheck; own conv, $CONV_RAGGED and $CONV_RAGGED_TMA or, NCHW32, $CONV_RAGGED_NCHW32)"
-  local rounds=${CONV_ROUNDS:-1} i specs=() list
+  local rounds=${CONV_ROUNDS:-1} i specs=() list timings timing
   IFS=';' read -r -a list <<<"${CONV_SPECS:-resnet50:8}"
   for spec in "${list[@]}"; do specs+=(--conv "$spec"); done
+  # CONV_BENCH_FILES (space-separated) replaces examples/conv/*.sched in the
+  # bench; CONV_TIMINGS (';'-separated flag sets, e.g. ";--graph 20": each
+  # launched alone, then graphs of 20) times each round once per set.
+  [ -n "${CONV_BENCH_FILES:-}" ] && read -r -a files <<<"$CONV_BENCH_FILES"
+  IFS=";" read -r -a timings <<<"${CONV_TIMINGS:-};"
+  [ ${#timings[@]} -gt 0 ] || timings=("")
   : >"$LOGS/conv.txt"
   for ((i = 0; i < rounds; i++)); do
-    echo "## round $i: schedc bench ${files[*]} ${CONV_SPECS:-resnet50:8}" >>"$LOGS/conv.txt"
-    timeout "$(left)" "$SCHEDC" bench "${files[@]}" "${specs[@]}" \
-      >>"$LOGS/conv.txt" 2>>"$LOGS/conv.progress"
-    r=$?; [ $r -gt $rc ] && rc=$r
+    for timing in "${timings[@]}"; do
+      local tflags=()
+      read -r -a tflags <<<"$timing"
+      echo "## round $i: schedc bench ${files[*]} ${CONV_SPECS:-resnet50:8} ${timing:-(each run alone)}" >>"$LOGS/conv.txt"
+      timeout "$(left)" "$SCHEDC" bench "${files[@]}" "${specs[@]}" "${tflags[@]}" \
+        >>"$LOGS/conv.txt" 2>>"$LOGS/conv.progress"
+      r=$?; [ $r -gt $rc ] && rc=$r
+    done
   done
   cp "$LOGS/conv.txt" "$DEST/conv.txt" 2>/dev/null
-  note conv "worst rc $rc: $rounds rounds, $(grep -cE ' ok ' "$LOGS/conv.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/conv.txt") FAILED/ERROR"
+  note conv "worst rc $rc: $rounds rounds x ${#timings[@]} timings, $(grep -cE ' ok ' "$LOGS/conv.txt") rows ok, $(grep -cE 'FAILED|ERROR' "$LOGS/conv.txt") FAILED/ERROR"
 }
 
 section_stalls() {

@@ -19,6 +19,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
+#include "cli/timing_flags.h"
 #include "report/svg_chart.h"
 #include "report/text_table.h"
 #include "runtime/device.h"
@@ -34,7 +35,8 @@ struct BenchArgs {
   std::vector<std::string> files;
   std::string shapes;
   std::string plot;  // SVG path; "" = no plot
-  bool json = false, csv = false, no_cache = false, flush_l2 = false;
+  bool json = false, csv = false, no_cache = false;
+  TimingFlags timing;  // --flush-l2, --graph
   uint64_t seed = 1;
   Scalars scalars;     // --alpha, --beta
   std::string layout;  // --layout NN|NT|TN|TT ("" = each file's)
@@ -181,6 +183,10 @@ int bench_command(const BenchArgs& a) {
     std::cerr << "schedc bench: error: choose one of --json and --csv\n";
     return kBadInput;
   }
+  if (std::string why = a.timing.error(); !why.empty()) {
+    std::cerr << "schedc bench: error: " << why << "\n";
+    return kBadInput;
+  }
   std::vector<compiler::Shape> shapes;
   if (!a.shapes.empty() && !parse_shapes(a.shapes, shapes)) {
     std::cerr << "schedc bench: error: bad --shapes '" << a.shapes
@@ -282,8 +288,7 @@ int bench_command(const BenchArgs& a) {
   runtime::JitOptions jit;
   jit.use_cache = !a.no_cache;
   if (!conv_files.empty())
-    return bench_convs(conv_files, {a.seed, a.scalars, a.json, a.csv, a.flush_l2}, *session, jit,
-                       rc);
+    return bench_convs(conv_files, {a.seed, a.scalars, a.json, a.csv, a.timing}, *session, jit, rc);
 
   // Every schedule's entries for every shape compiled side by side into the
   // kernel cache first (runtime::precompile); then each is measured alone.
@@ -311,7 +316,8 @@ int bench_command(const BenchArgs& a) {
         opt.problem = row.problem;
         opt.epilogue = a.scalars.applied_to(c.schedule.epilogue);
         opt.seed = a.seed;
-        opt.flush_l2 = a.flush_l2;
+        opt.flush_l2 = a.timing.flush_l2;
+        opt.timing.graph_runs = a.timing.graph_runs;
         return session->run(*prepared.kernel, opt);
       });
       row.status = status.status;
@@ -366,7 +372,7 @@ Command add_bench_command(CLI::App& root) {
   sub->add_flag("--json", a->json, "print the table as JSON on stdout");
   sub->add_flag("--csv", a->csv, "print the table as CSV on stdout");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
-  sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
+  a->timing.add_to(sub);
   return {sub, [a] { return bench_command(*a); }};
 }
 

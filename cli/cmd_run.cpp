@@ -14,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
+#include "cli/timing_flags.h"
 #include "cli/tuned.h"
 #include "runtime/conv_report.h"
 #include "runtime/conv_run.h"
@@ -30,7 +31,8 @@ struct RunArgs {
   std::string file;
   std::string shape;
   uint64_t seed = 1;
-  bool json = false, verbose = false, no_cache = false, flush_l2 = false, no_time = false;
+  bool json = false, verbose = false, no_cache = false, no_time = false;
+  TimingFlags timing;  // --flush-l2, --graph
   std::string save_dir;
   std::string kernel_source;  // a CUDA file run in place of the emitted source
   Scalars scalars;            // --alpha, --beta
@@ -239,6 +241,10 @@ int run_command(const RunArgs& a) {
     std::cerr << "schedc run: error: " << why << "\n";
     return kBadInput;
   }
+  if (std::string why = a.timing.error(); !why.empty()) {
+    std::cerr << "schedc run: error: " << why << "\n";
+    return kBadInput;
+  }
   std::optional<Compiled> c;
   if (a.tuned) {
     if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive() || a.conv.given()) {
@@ -345,7 +351,8 @@ int run_command(const RunArgs& a) {
       opt.conv = conv->conv;
       opt.epilogue = epilogue;
       opt.seed = a.seed;
-      opt.flush_l2 = a.flush_l2;
+      opt.flush_l2 = a.timing.flush_l2;
+      opt.timing.graph_runs = a.timing.graph_runs;
       opt.time = !a.no_time;
       opt.jit = jit_options;
       auto r = std::make_unique<runtime::ConvReport>(session.run_conv(*prepared, opt));
@@ -359,7 +366,8 @@ int run_command(const RunArgs& a) {
       opt.problem = p;
       opt.epilogue = epilogue;
       opt.seed = a.seed;
-      opt.flush_l2 = a.flush_l2;
+      opt.flush_l2 = a.timing.flush_l2;
+      opt.timing.graph_runs = a.timing.graph_runs;
       opt.time = !a.no_time;
       opt.save_dir = a.save_dir;
       report = std::make_unique<runtime::RunReport>(session.run(*prepared, opt));
@@ -463,7 +471,7 @@ Command add_run_command(CLI::App& root) {
   sub->add_flag("--json", a->json, "print one JSON object on stdout");
   sub->add_flag("--verbose,-v", a->verbose, "time breakdown and the entry that ran, on stderr");
   sub->add_flag("--no-cache", a->no_cache, "neither read nor write the kernel cache");
-  sub->add_flag("--flush-l2", a->flush_l2, "flush L2 before each timed run");
+  a->timing.add_to(sub);
   sub->add_flag("--no-time", a->no_time, "validate only (e.g. under compute-sanitizer)");
   sub->add_option("--save", a->save_dir, "write A, B, C_schedc, C_cublas as .npy files here");
   sub->add_flag("--tuned", a->tuned,

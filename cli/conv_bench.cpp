@@ -156,7 +156,8 @@ int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions&
         opt.conv = v.conv;
         opt.epilogue = o.scalars.applied_to(f.c.schedule.epilogue);
         opt.seed = o.seed;
-        opt.flush_l2 = o.flush_l2;
+        opt.flush_l2 = o.timing.flush_l2;
+        opt.timing.graph_runs = o.timing.graph_runs;
         opt.jit = jit;
         return session.run_conv(*prepared.kernel, opt);
       });

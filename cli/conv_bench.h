@@ -9,6 +9,7 @@
 
 #include "cli/pipeline.h"
 #include "cli/scalars.h"
+#include "cli/timing_flags.h"
 #include "runtime/conv_layers.h"
 #include "runtime/run.h"
 
@@ -23,7 +24,8 @@ struct ConvBenchFile {
 struct ConvBenchOptions {
   uint64_t seed = 1;
   Scalars scalars;
-  bool json = false, csv = false, flush_l2 = false;
+  bool json = false, csv = false;
+  TimingFlags timing;
 };
 
 // Compiles every file's entries (through `jit`'s cache, side by side), runs

@@ -124,10 +124,12 @@ void add_batch_json(report::Json& o, const compiler::Problem& p) {
 
 report::Json timing_json(const TimingStats& t) {
   using report::json_number;
-  return {{"median", json_number(t.median_ms)},
-          {"min", json_number(t.min_ms)},
-          {"max", json_number(t.max_ms)},
-          {"runs", t.runs}};
+  report::Json o = {{"median", json_number(t.median_ms)},
+                    {"min", json_number(t.min_ms)},
+                    {"max", json_number(t.max_ms)},
+                    {"runs", t.runs}};
+  if (t.graph_runs > 0) o["graph_runs"] = t.graph_runs;  // each run a replay of this many
+  return o;
 }
 
 report::Json run_json(const std::string& file, const compiler::Problem& p,

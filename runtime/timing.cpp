@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -64,6 +66,43 @@ void wait_event(cudaEvent_t e, double seconds, const std::string& what) {
   }
 }
 
+// The instantiated graphs of graph timing (TimingOptions::graph_runs), one
+// per kernel, each `runs` of its launches back to back.
+struct Graphs {
+  std::vector<cudaGraphExec_t> execs;
+  Graphs(const std::vector<std::function<void()>>& launches, cudaStream_t stream, int runs) {
+    for (const auto& launch : launches) execs.push_back(capture(launch, stream, runs));
+  }
+  ~Graphs() {
+    for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
+  }
+  Graphs(const Graphs&) = delete;
+  Graphs& operator=(const Graphs&) = delete;
+
+  // Relaxed capture: a launch may call what a global capture forbids (an
+  // allocation of its first run is done in the warm-up, but not every API is
+  // listed as safe); one that synchronizes fails the capture with an error.
+  static cudaGraphExec_t capture(const std::function<void()>& launch, cudaStream_t stream,
+                                 int runs) {
+    check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed),
+               "cudaStreamBeginCapture (graph timing)");
+    cudaGraph_t graph = nullptr;
+    try {
+      for (int r = 0; r < runs; ++r) launch();
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    check_cuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture (graph timing)");
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t r = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check_cuda(r, "cudaGraphInstantiate (graph timing)");
+    return exec;
+  }
+};
+
 TimingStats summarize(std::vector<double> times) {
   std::sort(times.begin(), times.end());
   TimingStats s;
@@ -79,9 +118,21 @@ TimingStats summarize(std::vector<double> times) {
 
 }  // namespace
 
+std::string graph_timing_error(const TimingOptions& options) {
+  if (options.graph_runs == 0) return "";
+  if (options.graph_runs < 0 || options.graph_runs > 1000)
+    return "a timing graph holds 1 to 1000 runs, not " + std::to_string(options.graph_runs);
+  if (options.flush_buffer || options.flush_bytes)
+    return "graph timing replays runs back to back; an L2 flush needs each run alone "
+           "(choose --graph or --flush-l2)";
+  return "";
+}
+
 std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()>>& launches,
                                           void* stream_ptr, const TimingOptions& options) {
   auto stream = static_cast<cudaStream_t>(stream_ptr);
+  if (const std::string why = graph_timing_error(options); !why.empty())
+    throw std::invalid_argument(why);
   int idle = idle_us(options);
   auto flush = [&] {
     if (options.flush_buffer && options.flush_bytes)
@@ -99,6 +150,23 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
   check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
   wait_event(ev.stop, hang * options.warmup_runs * double(launches.size()),
              "the warm-up runs before timing");
+  // Graph timing: each timed run replays the kernel's graph (one replay of
+  // each first, as a warm-up of its own); else each is one launch.
+  const int per_run = std::max(1, options.graph_runs);
+  std::unique_ptr<Graphs> graphs;
+  if (options.graph_runs > 0) {
+    graphs = std::make_unique<Graphs>(launches, stream, options.graph_runs);
+    for (cudaGraphExec_t e : graphs->execs)
+      check_cuda(cudaGraphLaunch(e, stream), "cudaGraphLaunch (graph timing)");
+    check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
+    wait_event(ev.stop, hang * per_run * double(launches.size()), "the graphs' first replays");
+  }
+  auto timed_run = [&](size_t k) {
+    if (graphs)
+      check_cuda(cudaGraphLaunch(graphs->execs[k], stream), "cudaGraphLaunch (graph timing)");
+    else
+      launches[k]();
+  };
 
   std::vector<std::vector<double>> times(launches.size());
   std::vector<double> totals(launches.size(), 0.0);
@@ -129,12 +197,12 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
     for (size_t k = 0; k < launches.size(); ++k) {
       flush();
       check_cuda(cudaEventRecord(ev.start, stream), "cudaEventRecord");
-      launches[k]();
+      timed_run(k);
       check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");
-      wait_event(ev.stop, hang, "a timed run");
+      wait_event(ev.stop, hang * per_run, "a timed run");
       float ms = 0;
       check_cuda(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
-      times[k].push_back(ms);
+      times[k].push_back(double(ms) / per_run);
       totals[k] += ms;
     }
   }
@@ -142,6 +210,7 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
   for (auto& t : times) {
     stats.push_back(summarize(std::move(t)));
     stats.back().gave_up = gave_up;
+    stats.back().graph_runs = options.graph_runs;
   }
   return stats;
 }

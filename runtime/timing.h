@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace schedc::runtime {
@@ -42,13 +43,25 @@ struct TimingOptions {
   // warm-up: this per run) is a hang, Error(hang) as in validation
   // (wait_or_hang); 0: wait for the device however long it takes.
   double hang_seconds = 0;
+  // Above 0: each kernel's timed run is the replay of a CUDA graph that
+  // holds `graph_runs` of its runs back to back, captured once after the
+  // warm-up; the times are per run (the replay's over graph_runs). What a
+  // small problem costs inside a graph, as a framework runs it, without the
+  // host's launch latency on an idle stream (docs/runtime.md, "Timing").
+  // The flush needs a run alone: not both (graph_timing_error).
+  int graph_runs = 0;
 };
 
 struct TimingStats {
   int runs = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, total_ms = 0;
   bool gave_up = false;  // stopped after one round (TimingOptions::give_up_ratio)
+  int graph_runs = 0;    // TimingOptions::graph_runs: each timed replay held this many runs
 };
+
+// "" when `options` can be honoured; else why not (a graph with an L2 flush,
+// a graph_runs out of 1..1000).
+std::string graph_timing_error(const TimingOptions& options);
 
 // Each of `launches` enqueues one run of its kernel on `stream` (a
 // cudaStream_t). Rounds run every kernel once, in the order given; the result

@@ -290,6 +290,30 @@ TEST(PlantedConv, TimesTheKernelCublasAloneAndTheExplicitPipeline) {
   }
 }
 
+// --graph: the kernel, cuBLAS alone and the pipeline (two launches) each
+// captured into a graph of four runs; times per run, the output unchanged.
+TEST(PlantedConv, TimesEachInAGraphOfRuns) {
+  SCHEDC_REQUIRE_GPU(s);
+  auto prepared = s->prepare(naive_conv_kernel("f16", ConvPlant::correct), test_jit());
+  runtime::ConvRunOptions o;
+  o.conv = conv2d(2, 14, 14, 4 * chunk_channels("f16"), 64, 3, 3, 1, 1);
+  o.jit = test_jit();
+  o.timing.warmup_runs = 1;
+  o.timing.min_runs = 3;
+  o.timing.min_total_ms = 1;
+  o.timing.graph_runs = 4;
+  const runtime::ConvReport r = s->run_conv(*prepared, o);
+  EXPECT_TRUE(r.ok()) << r.failure();  // a race after timing fails it too
+  ASSERT_TRUE(r.timed);
+  ASSERT_TRUE(r.has_baseline());
+  for (const runtime::TimingStats* t : {&r.kernel, &r.cublas, &r.explicit_pipeline}) {
+    EXPECT_EQ(t->graph_runs, 4);
+    EXPECT_GE(t->runs, 3);
+    EXPECT_GT(t->median_ms, 0);
+  }
+  EXPECT_GT(r.explicit_pipeline.median_ms, 0.5 * r.cublas.median_ms);
+}
+
 TEST(PlantedConv, RefusesWhatCannotRun) {
   SCHEDC_REQUIRE_GPU(s);
   auto conv_module = s->prepare(naive_conv_kernel("s8", ConvPlant::correct), test_jit());
