@@ -241,27 +241,33 @@ int64_t max_active_clusters(void* fn, const codegen::KernelEntry& e, int64_t siz
   return n;
 }
 
+// A whole number of at least `least` in the environment variable `name`;
+// unset, empty or anything else: -1.
+int64_t env_count(const char* name, int64_t least) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  return (*end == '\0' && n >= least) ? int64_t(n) : -1;
+}
+
 // SCHEDC_STREAM_K_MAX_SLICES=N caps the slices a stream_k split cuts a tile
 // into (docs/runtime.md): for measuring the policy's choices. Unset, empty or
 // not a positive number: no cap.
 int64_t stream_k_max_slices() {
-  const char* v = std::getenv("SCHEDC_STREAM_K_MAX_SLICES");
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  const long long n = std::strtoll(v, &end, 10);
-  return (*end == '\0' && n > 0) ? int64_t(n) : 0;
+  return std::max<int64_t>(0, env_count("SCHEDC_STREAM_K_MAX_SLICES", 1));
 }
 
-// The entry's slice cost, or SCHEDC_STREAM_K_SLICE_COST=N (docs/runtime.md):
-// for measuring the policy's model.
+// The entry's slice cost, or SCHEDC_STREAM_K_SLICE_COST=N (N >= 1), and its
+// sum cost, or SCHEDC_STREAM_K_SUM_COST=N (N >= 0) (docs/runtime.md): for
+// measuring the policy's model.
 int64_t stream_k_slice_cost(const codegen::KernelEntry& e) {
-  const char* v = std::getenv("SCHEDC_STREAM_K_SLICE_COST");
-  if (v && *v) {
-    char* end = nullptr;
-    const long long n = std::strtoll(v, &end, 10);
-    if (*end == '\0' && n > 0) return int64_t(n);
-  }
-  return int64_t(e.stream_k_slice_cost);
+  const int64_t n = env_count("SCHEDC_STREAM_K_SLICE_COST", 1);
+  return n >= 0 ? n : int64_t(e.stream_k_slice_cost);
+}
+int64_t stream_k_sum_cost(const codegen::KernelEntry& e) {
+  const int64_t n = env_count("SCHEDC_STREAM_K_SUM_COST", 0);
+  return n >= 0 ? n : int64_t(e.stream_k_sum_cost);
 }
 
 }  // namespace
@@ -285,14 +291,14 @@ compiler::StreamKSplit Module::stream_k_split(const EntryChoice& choice,
   const int64_t k_tiles = k_tiles_of(e, p);
   // Slots: the blocks that run at once on the whole device, of the entry or
   // of its tail, whichever has fewer (the tail may need more registers).
-  handle_for(choice.entry);  // an entry of this module
+  checked_name(choice.entry);  // an entry of this module
   // A batch's GEMMs run side by side, each split alike: each on its share.
   const int64_t slots = std::max<int64_t>(
       1,
       int64_t(std::min(blocks_per_sm(e.name, e), blocks_per_sm(e.stream_k_tail, e.tail_launch()))) *
           num_sms_ / p.batch);
   return compiler::split_stream_k(int64_t(tiles.x) * tiles.y, k_tiles, slots, stream_k_max_slices(),
-                                  stream_k_slice_cost(e), int64_t(e.stream_k_sum_cost));
+                                  stream_k_slice_cost(e), stream_k_sum_cost(e));
 }
 
 codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Problem& p) const {
@@ -307,7 +313,7 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
         ((tiles_m + e.cluster_m - 1) / e.cluster_m) * ((tiles_n + e.cluster_n - 1) / e.cluster_n);
     // A batch's GEMMs (grid z) share the clusters that fit.
     const int64_t fit =
-        max_active_clusters(handle_for(choice.entry), e, cluster, num_sms_) / p.batch;
+        max_active_clusters(handle(checked_name(choice.entry)), e, cluster, num_sms_) / p.batch;
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {
     return persistent_grid(choice, g.x, p.batch);
@@ -319,7 +325,7 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
 codegen::Dim3 Module::persistent_grid(const EntryChoice& choice, int64_t tiles,
                                       int64_t batch) const {
   const codegen::KernelEntry& e = *choice.entry;
-  handle_for(choice.entry);  // an entry of this module
+  checked_name(choice.entry);  // an entry of this module
   const int64_t slots = int64_t(blocks_per_sm(e.name, e)) * num_sms_;
   // An entry that walks the batch: one 1-D walk over every GEMM's tiles.
   if (e.walks_batch) return codegen::Dim3{uint32_t(std::min<int64_t>(tiles * batch, slots)), 1, 1};
@@ -352,7 +358,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   const int64_t all = int64_t(tiles.x) * tiles.y, k_tiles = k_tiles_of(e, p);
   o << "stream_k on " << num_sms_ << " SMs (in the split's model a slice costs "
     << stream_k_slice_cost(e) << " k-tiles more";
-  if (e.stream_k_sum_cost > 0) o << ", and " << e.stream_k_sum_cost << " to sum";
+  if (const int64_t sum = stream_k_sum_cost(e); sum > 0) o << ", and " << sum << " to sum";
   o << "): ";
   if (!split.splits()) {
     o << e.name << " on all " << all << " tiles, one block each (no partial wave worth splitting)";
@@ -373,11 +379,11 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
   return o.str();
 }
 
-void* Module::handle_for(const codegen::KernelEntry* entry) const {
+const std::string& Module::checked_name(const codegen::KernelEntry* entry) const {
   // The choice may have been made on another copy of the kernel: match by name.
   if (entry && (entry->name == kernel_.main.name ||
                 (kernel_.has_fallback() && entry->name == kernel_.fallback.name)))
-    return handle(entry->name);
+    return entry->name;
   throw Error(Error::Kind::cuda, "internal error: launch of an entry this module does not hold");
 }
 
@@ -440,8 +446,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
                     void* stream) const {
   const codegen::KernelEntry& e = *choice.entry;
   check_conv_launch(kernel_, choice, p, args);
-  handle_for(choice.entry);  // an entry of this module
-  const LaunchableEntry fn = launchable(e.name);
+  const LaunchableEntry fn = launchable(checked_name(choice.entry));
   int m = int(p.m), n = int(p.n), k = int(p.k);
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
   // An NCHW32 convolution's output is no matrix: its entries take P·Q, the

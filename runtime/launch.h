@@ -126,7 +126,9 @@ class Module {
   // The loaded kernel (cudaKernel_t) of the entry named `name`, compiled and
   // loaded first when no launch has needed it yet.
   void* handle(const std::string& name) const;
-  void* handle_for(const codegen::KernelEntry* entry) const;
+  // The entry's name, once checked that the entry is this module's main or
+  // fallback (an internal error otherwise).
+  const std::string& checked_name(const codegen::KernelEntry* entry) const;
   // handle(name) with its function in the current context, looked up at the
   // entry's first launch in that context.
   LaunchableEntry launchable(const std::string& name) const;
