@@ -340,6 +340,7 @@ int bench_command(const BenchArgs& a) {
     print_csv(std::cout, rows);
   else {
     std::cout << "device: " << device->name << " (" << device->arch() << ")\n";
+    std::cout << a.timing.describe() << "\n";
     print_table(std::cout, rows);
   }
   if (!a.plot.empty() && !write_plot(a.plot, rows)) {

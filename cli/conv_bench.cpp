@@ -183,6 +183,7 @@ int bench_convs(const std::vector<ConvBenchFile>& files, const ConvBenchOptions&
     print_csv(std::cout, rows);
   } else {
     std::cout << "device: " << device.name << " (" << device.arch() << ")\n";
+    std::cout << o.timing.describe() << "\n";
     print_table(std::cout, rows);
   }
   return rc;

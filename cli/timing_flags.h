@@ -22,6 +22,14 @@ struct TimingFlags {
                     "each baseline), per run: a small problem's cost without an idle stream's "
                     "launch latency (default: each run launched alone)");
   }
+  // The line under a bench table that says how its times were taken.
+  std::string describe() const {
+    if (graph_runs > 0)
+      return "timing: per run, each kernel replayed in CUDA graphs of " +
+             std::to_string(graph_runs) + " runs (--graph)";
+    return flush_l2 ? "timing: each run launched alone after an L2 flush (--flush-l2)"
+                    : "timing: each run launched alone on an idle stream";
+  }
   // "" or why these flags cannot be honoured.
   std::string error() const {
     runtime::TimingOptions t;

@@ -2,7 +2,9 @@
 // graph_runs): on the CPU, which options it refuses; on the GPU, that a
 // replay's time is reported per run (a long memset costs about the same
 // per run timed alone or eight to a graph), and that a launch which cannot
-// be captured (it synchronizes) is an Error that leaves the stream usable.
+// be captured (it synchronizes) is an Error that leaves the stream usable;
+// the command line's flags (cli/timing_flags.h), their refusals and the line
+// a bench table prints about them.
 #include "runtime/timing.h"
 
 #include <cuda_runtime.h>
@@ -11,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "cli/timing_flags.h"
 #include "gpu_test_util.h"
 #include "runtime/error.h"
 
@@ -49,6 +52,20 @@ TEST(GraphTiming, RefusesAFlushAndRunsOutsideOneToAThousand) {
   EXPECT_EQ(runtime::graph_timing_error(flushed), "");
   // time_interleaved refuses them too, before touching the device.
   EXPECT_THROW(runtime::time_interleaved({[] {}}, nullptr, quick(1001)), std::invalid_argument);
+}
+
+TEST(GraphTiming, TheCommandLineFlagsSayWhatTheyTime) {
+  cli::TimingFlags f;
+  EXPECT_EQ(f.error(), "");
+  EXPECT_EQ(f.describe(), "timing: each run launched alone on an idle stream");
+  f.flush_l2 = true;
+  EXPECT_EQ(f.describe(), "timing: each run launched alone after an L2 flush (--flush-l2)");
+  f.graph_runs = 20;
+  EXPECT_NE(f.error().find("choose one of --graph and --flush-l2"), std::string::npos);
+  f.flush_l2 = false;
+  EXPECT_EQ(f.error(), "");
+  EXPECT_EQ(f.describe(),
+            "timing: per run, each kernel replayed in CUDA graphs of 20 runs (--graph)");
 }
 
 TEST(GraphTiming, ReportsTimesPerRun) {
