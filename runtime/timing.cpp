@@ -68,10 +68,13 @@ void wait_event(cudaEvent_t e, double seconds, const std::string& what) {
 
 // The instantiated graphs of graph timing (TimingOptions::graph_runs), one
 // per kernel, each `runs` of its launches back to back.
+// Filled by add() after construction, so that a capture that throws leaves
+// the graphs made before it to the destructor.
 struct Graphs {
   std::vector<cudaGraphExec_t> execs;
-  Graphs(const std::vector<std::function<void()>>& launches, cudaStream_t stream, int runs) {
-    for (const auto& launch : launches) execs.push_back(capture(launch, stream, runs));
+  Graphs() = default;
+  void add(const std::function<void()>& launch, cudaStream_t stream, int runs) {
+    execs.push_back(capture(launch, stream, runs));
   }
   ~Graphs() {
     for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
@@ -155,7 +158,8 @@ std::vector<TimingStats> time_interleaved(const std::vector<std::function<void()
   const int per_run = std::max(1, options.graph_runs);
   std::unique_ptr<Graphs> graphs;
   if (options.graph_runs > 0) {
-    graphs = std::make_unique<Graphs>(launches, stream, options.graph_runs);
+    graphs = std::make_unique<Graphs>();
+    for (const auto& launch : launches) graphs->add(launch, stream, options.graph_runs);
     for (cudaGraphExec_t e : graphs->execs)
       check_cuda(cudaGraphLaunch(e, stream), "cudaGraphLaunch (graph timing)");
     check_cuda(cudaEventRecord(ev.stop, stream), "cudaEventRecord");

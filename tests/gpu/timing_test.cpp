@@ -91,7 +91,11 @@ TEST(GraphTiming, ReportsTimesPerRun) {
 TEST(GraphTiming, ALaunchThatCannotBeCapturedIsAnErrorAndTheStreamStaysUsable) {
   SCHEDC_REQUIRE_GPU(session);
   Stream stream;
+  void* scratch = nullptr;
+  ASSERT_EQ(cudaMalloc(&scratch, 4096), cudaSuccess);
+  // The second fails its capture after the first's graph was made.
   const std::vector<std::function<void()>> launches = {
+      [&] { runtime::check_cuda(cudaMemsetAsync(scratch, 0, 4096, stream.s), "cudaMemsetAsync"); },
       [&] { runtime::check_cuda(cudaStreamSynchronize(stream.s), "cudaStreamSynchronize"); }};
   EXPECT_THROW(runtime::time_interleaved(launches, stream.s, quick(4)), runtime::Error);
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusActive;
@@ -103,4 +107,5 @@ TEST(GraphTiming, ALaunchThatCannotBeCapturedIsAnErrorAndTheStreamStaysUsable) {
   EXPECT_EQ(cudaMemsetAsync(buf, 0, 4096, stream.s), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(stream.s), cudaSuccess);
   cudaFree(buf);
+  cudaFree(scratch);
 }
