@@ -405,6 +405,7 @@ int run_command(const RunArgs& a) {
       else
         v << "  time (schedc + cuBLAS, " << r.kernel.runs << " + " << r.cublas.runs << " runs) "
           << ms(r.time_ms) << "\n";
+      if (r.timed) v << "  " << a.timing.describe() << "\n";
       v << "  total " << ms(total_ms) << "\n";
       double host = c->times.read_ms + c->times.parse_ms + c->times.analyze_ms + c->times.lower_ms +
                     c->times.emit_ms + j.ms + prepared->load_ms + r.late.jit.ms + r.late.load_ms;
