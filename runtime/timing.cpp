@@ -67,9 +67,9 @@ void wait_event(cudaEvent_t e, double seconds, const std::string& what) {
 }
 
 // The instantiated graphs of graph timing (TimingOptions::graph_runs), one
-// per kernel, each `runs` of its launches back to back.
-// Filled by add() after construction, so that a capture that throws leaves
-// the graphs made before it to the destructor.
+// per kernel, each `runs` of its launches back to back. Filled by add(), so
+// that a capture that throws leaves the graphs made before it to the
+// destructor.
 struct Graphs {
   std::vector<cudaGraphExec_t> execs;
   Graphs() = default;
@@ -127,7 +127,7 @@ std::string graph_timing_error(const TimingOptions& options) {
     return "a timing graph holds 1 to 1000 runs, not " + std::to_string(options.graph_runs);
   if (options.flush_buffer || options.flush_bytes)
     return "graph timing replays runs back to back; an L2 flush needs each run alone "
-           "(choose --graph or --flush-l2)";
+           "(graph_runs or a flush buffer, not both)";
   return "";
 }
 
