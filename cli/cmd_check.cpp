@@ -57,6 +57,7 @@ Json schedule_json(const Schedule& s) {
       o["persistent"] = s.persistent;
       if (s.warp_specialize) o["blocks_per_sm"] = s.blocks_per_sm;
       o["tma_store"] = s.tma_store;
+      o["split_k"] = s.split_k;
     }
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;

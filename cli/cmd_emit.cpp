@@ -50,6 +50,11 @@ int run_emit(const EmitOptions& o) {
           (k.stream_k ? " at most: stream_k splits at launch, " + k.stream_k_tail +
                             " computes the tiles of a partial last wave, cut along k"
                       : "") +
+          (k.split_k > 1 ? ", grid x times the slices: split_k " + std::to_string(k.split_k) +
+                               " launches clusters of up to " + std::to_string(k.split_k) +
+                               " CTAs along x, one a C tile (fewer where the k-tiles are fewer "
+                               "or the tiles fill the device)"
+                         : "") +
           "\n";
   if (c->kernel.has_fallback())
     text += "// Fallback " + c->kernel.fallback.name + " when " + k.aligned_operands() +

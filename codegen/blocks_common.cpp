@@ -113,6 +113,7 @@ std::string schedule_text(const Schedule& s) {
   if (s.blocks_per_sm > 1)
     put("blocks_per_sm " + std::to_string(s.blocks_per_sm), s.blocks_per_sm_at);
   if (s.tma_store) put("tma_store", s.tma_store_at);
+  if (s.split_k > 1) put("split_k " + std::to_string(s.split_k), s.split_k_at);
   const compiler::Epilogue& ep = s.epilogue;
   if (s.epilogue_at.from_source) {
     std::string t = "epilogue alpha " + float_text(ep.alpha) + " beta " + float_text(ep.beta);
@@ -434,7 +435,8 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
   // stream_k: a 1-D grid (the launch's split sets how many tiles the main
   // entry computes); the tail entry's tile is its slice's (`tile`), with
   // tiles_m and tiles_n in scope already.
-  const std::string index = p.stream_k_tail ? "tile" : "blockIdx.x";
+  // split_k: the cluster's CTAs share a tile (split_tile: emit_wgmma_split_k_slice).
+  const std::string index = p.stream_k_tail ? "tile" : p.split_k > 1 ? "split_tile" : "blockIdx.x";
   const bool tiles_known = p.stream_k_tail;
   if (p.swizzle_group <= 1) {
     if (p.stream_k) {
@@ -445,7 +447,7 @@ void emit_block_index(Emitter& e, const KernelPlan& p) {
     }
     e.comment("Block -> C tile: row-major grid, blockIdx.x along N.");
     e.line("const int tile_m0 = blockIdx.y * BM;");
-    e.line("const int tile_n0 = blockIdx.x * BN;");
+    e.line("const int tile_n0 = " + index + " * BN;");
     return;
   }
   e.comment(format("swizzle block %d %s: 1-D grid walked in groups of GROUP tile-rows,",

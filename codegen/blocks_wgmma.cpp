@@ -20,6 +20,12 @@ void emit_wgmma_instruction_loops(Emitter& e, const WgmmaPlan& w, const std::str
   e.open_scope(inner);
 }
 
+std::string wgmma_acc_macro(const WgmmaPlan& w, const std::string& name) {
+  const int R = w.inst_n / 2;
+  return format("#define %s(x) acc[(x) / %d][(x) / %d %% %d][(x) %% %d]", name.c_str(),
+                w.n_insts * R, R, w.n_insts, R);
+}
+
 void emit_wgmma_accumulator_operands(Emitter& e, int regs, bool integer) {
   for (int r0 = 0; r0 < regs; r0 += 8) {
     std::string outs = r0 == 0 ? "    : " : "      ";
@@ -196,6 +202,7 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
 })");
   }
   if (w.cluster_size() > 1) emit_wgmma_cluster_helpers(e, p.schedule.batch > 0);
+  if (p.split_k > 1) emit_wgmma_split_k_helpers(e);
   e.line();
   emit_instruction(e, w);
 }
@@ -219,8 +226,9 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
                 w.stages, stage_text(w.b).c_str(), w.b.mn_major ? "" : ", k-major"));
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
-  if (p.stream_k_tail)
-    e.line("const int num_k_tiles = k_last - k_first;  // this slice's, from k-tile k_first");
+  if (p.k_sliced())
+    e.line(format("const int num_k_tiles = k_last - k_first;  // this %s's, from k-tile k_first",
+                  p.stream_k_tail ? "slice" : "CTA"));
   else
     e.line("const int num_k_tiles = (K + BK - 1) / BK;");
   // stream_k: the main entry computes the tiles before sk_whole_tiles (the
@@ -286,7 +294,7 @@ namespace {
 // tile (persistent: the block's (it / num_k_tiles)-th) and k-tile.
 void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const std::string& it) {
   const WgmmaPlan& w = *p.wgmma;
-  std::string k_tile = p.stream_k_tail ? "(k_first + " + it + ")" : "(" + it + ")";
+  std::string k_tile = p.k_sliced() ? "(k_first + " + it + ")" : "(" + it + ")";
   if (w.persistent) {
     emit_wgmma_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";

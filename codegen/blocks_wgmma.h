@@ -13,7 +13,7 @@
 //
 // Files: blocks_wgmma.cpp (helpers, barriers, producer, consumer),
 // blocks_wgmma_copies.cpp (TMA copies of a k-tile, repack), _epilogue, _tf32
-// (an operand in registers), _cluster, _stream_k.
+// (an operand in registers), _cluster, _stream_k, _split_k.
 
 #include "codegen/emitter.h"
 #include "compiler/kernel_plan.h"
@@ -76,6 +76,24 @@ void emit_wgmma_tile_end(Emitter& e, const compiler::KernelPlan& plan);
 // tile's slices to arrive (`bool write_c`) the accumulators become the sum
 // of all the tile's slices, in slice order.
 void emit_wgmma_stream_k_fixup(Emitter& e, const compiler::KernelPlan& plan);
+
+// `#define NAME(x)`: acc flattened, instruction by instruction, register by
+// register (x unrolls to a constant, so acc stays in registers): the
+// stream_k fix-up's and the split_k sum's view of the accumulators.
+std::string wgmma_acc_macro(const compiler::WgmmaPlan& w, const std::string& name);
+
+// split_k (plan.split_k > 1, codegen/blocks_wgmma_split_k.cpp): the helpers
+// (split_rank_of_cta, split_slices_of_cluster, split_arrive / split_wait:
+// the cluster barrier in halves, split_load_v4: a remote shared load); at
+// the kernel's start split_rank, split_slices, split_tile (the block index
+// of the tile) and the CTA's k-tiles [k_first, k_last); the producer
+// warpgroup's part in the sum's two cluster barriers; and after the
+// consumers' k loop the sum itself, which leaves the tile's total in CTA 0's
+// acc (the caller stores C in CTA 0 only, then has it split_wait()).
+void emit_wgmma_split_k_helpers(Emitter& e);
+void emit_wgmma_split_k_slice(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_split_k_producer_end(Emitter& e);
+void emit_wgmma_split_k_sum(Emitter& e, const compiler::KernelPlan& plan);
 
 // Frees pipeline iteration `x`'s stage (`cond`: a condition prefix, "" or
 // "expr && "): one arrival per consumer warp; without warp_specialize,

@@ -103,7 +103,7 @@ void emit_producer_loop_open(Emitter& e, const KernelPlan& p) {
   e.line(format("if (it >= %d) mbar_wait(empty_bar + 8 * stage, ((it / %d) + 1) & 1);", S, S));
   if (!p.wgmma->persistent) {
     e.line(std::string("const int k_tile = it;  // of this tile") +
-           (p.stream_k_tail ? "'s slice (from k_first)" : ""));
+           (p.k_sliced() ? "'s slice (from k_first)" : ""));
     return;
   }
   e.open_scope("if (++k_tile == num_k_tiles)");
@@ -116,7 +116,7 @@ void emit_producer_loop_open(Emitter& e, const KernelPlan& p) {
 }
 
 std::string k0_of_k_tile(const KernelPlan& p) {
-  return p.stream_k_tail ? "(k_first + k_tile) * BK" : "k_tile * BK";
+  return p.k_sliced() ? "(k_first + k_tile) * BK" : "k_tile * BK";
 }
 
 // NHWC with conv.im2col: thread 0 loads A's stage by one TMA copy in im2col
@@ -138,7 +138,7 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
   e.line("n0 = tile_m0 / pq;");
   e.line("h0 = oh * conv.stride_h - conv.pad_h;");
   e.line("w0 = (pix - oh * conv.q) * conv.stride_w - conv.pad_w;");
-  if (p.stream_k_tail) {
+  if (p.k_sliced()) {
     e.line("const int kk = k_first * BK;");
     e.line("tap = kk / conv.c;");
     e.line("ch = kk - tap * conv.c;");
@@ -205,7 +205,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   }
   emit_producer_loop_open(e, p);
   e.open_scope("if (k_tile == 0)");
-  emit_tile_rows(e, c, p.stream_k_tail ? "k_first" : "0");
+  emit_tile_rows(e, c, p.k_sliced() ? "k_first" : "0");
   e.close_scope();
   e.line(format(
       "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "

@@ -23,14 +23,6 @@ constexpr int kSumChunk = 8;
 // pingpong barriers; 0 is __syncthreads, which would wait for the producer).
 constexpr int kConsumersBarrier = 5;
 
-// SK_ACC(x): acc flattened, instruction by instruction, register by register
-// (x unrolls to a constant, so acc stays in registers).
-std::string acc_macro(const WgmmaPlan& w) {
-  const int R = w.inst_n / 2;
-  return format("#define SK_ACC(x) acc[(x) / %d][(x) / %d %% %d][(x) %% %d]", w.n_insts * R, R,
-                w.n_insts, R);
-}
-
 }  // namespace
 
 void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
@@ -44,7 +36,7 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.comment("number) and counts its arrival; the last of the tile's slices to arrive adds them");
   e.comment("up in slice order (the same sum whoever arrives last), resets the count and writes");
   e.comment("C. Nobody waits.");
-  e.line(acc_macro(w));
+  e.line(wgmma_acc_macro(w, "SK_ACC"));
   e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
                 128 * w.producers(), threads));
   e.comment(format("partial sums as %s: number v * %d + ctid, coalesced", V4.c_str(), threads));

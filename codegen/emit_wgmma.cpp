@@ -100,6 +100,7 @@ void emit_pipeline(Emitter& e, const KernelPlan& p) {
   if (w.warp_specialize) {
     e.open_scope("if (threadIdx.x < 128)");
     emit_wgmma_producer(e, p);
+    if (p.split_k > 1) emit_wgmma_split_k_producer_end(e);
     e.close_scope();
     e.open_scope("else");
     e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));
@@ -125,10 +126,21 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
     }
     e.line("const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;");
   } else {
+    if (p.split_k > 1) emit_wgmma_split_k_slice(e, p);
     emit_block_index(e, p);
   }
   emit_pipeline(e, p);
-  emit_wgmma_epilogue(e, p);
+  if (p.split_k > 1) {
+    emit_wgmma_split_k_sum(e, p);
+    e.open_scope("if (split_rank == 0)");
+    emit_wgmma_tile_stores(e, p);
+    e.line(
+        "if (split_slices > 1) split_wait();  // (2): the others leave once CTA 0 has read them");
+    e.close_scope();
+    emit_wgmma_tile_end(e, p);
+  } else {
+    emit_wgmma_epilogue(e, p);
+  }
   if (w.warp_specialize) e.close_scope();
   if (w.cluster_size() > 1)
     e.line("cluster_sync();  // no CTA leaves while the other may still arrive on its barriers");
@@ -216,6 +228,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.walks_batch = walks_batch(p);
   k.main.cluster_m = uint32_t(w.cluster_m);
   k.main.cluster_n = uint32_t(w.cluster_n);
+  k.main.split_k = uint32_t(p.split_k);
   // A k-major shared operand: each CTA multicasts half of its rows.
   if (w.shares_a() && !w.a.mn_major) k.main.tma_a.box_rows /= 2;
   if (w.shares_b() && !w.b.mn_major) k.main.tma_b.box_rows /= 2;

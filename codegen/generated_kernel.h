@@ -152,6 +152,10 @@ struct KernelEntry {
   // blocks 2b and 2b + 1; the launch takes an even grid of at most two
   // blocks per super-tile (CM x CN tiles) and per co-resident cluster.
   uint32_t cluster_m = 1, cluster_n = 1;
+  // `split_k N`: at most N CTAs a C tile, one thread-block cluster along x
+  // (CTA r of the cluster: blockIdx.x % slices); the launch takes
+  // slices = min(N, the k-tiles) and a grid slices times wider.
+  uint32_t split_k = 1;
   // Batched and persistent: the grid is one 1-D walk over every GEMM's tiles
   // (gridDim.z = 1) rather than a walk per GEMM on grid z (codegen/
   // blocks_common.h, walks_batch, which decides it).

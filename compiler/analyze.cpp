@@ -166,6 +166,11 @@ void Analyzer::read(const Directive& d) {
         s_.cluster_m = int(v[0]), s_.cluster_n = int(v[1]);
     }
     s_.cluster_at = at(d);
+  } else if (k == "split_k") {
+    if (!first_time(k, d)) return;
+    int64_t n = 0;
+    if (extent(a[0], 0, "split_k", 2, kMaxSplitK, n)) s_.split_k = int(n);
+    s_.split_k_at = at(d);
   } else if (k == "blocks_per_sm") {
     if (!first_time(k, d)) return;
     int64_t n = 0;
@@ -256,7 +261,7 @@ void Analyzer::presence_rules() {
   if (!has_tile) {
     for (const char* k : {"thread", "warp", "vectorize", "transpose A", "transpose B", "pad A",
                           "pad B", "swizzle smem", "swizzle block", "double_buffer", "stages",
-                          "stream_k", "warp_specialize", "persistent", "tma_store"})
+                          "stream_k", "split_k", "warp_specialize", "persistent", "tma_store"})
       if (const Directive* d = given(k))
         error(d->keyword_span, "'" + std::string(k) +
                                    "' needs 'tile': without a block tile the kernel is naive "
@@ -290,6 +295,7 @@ void Analyzer::presence_rules() {
   tensor_core_rules();
   tma_presence_rules();
   stream_k_rules();
+  split_k_rules();
   conv_rules();
 }
 
@@ -310,6 +316,39 @@ void Analyzer::stream_k_rules() {
                     "'stream_k' is not implemented with 'cluster' yet: the stream_k tail's "
                     "blocks each compute one slice of one tile alone");
     e.notes.push_back({c->span, "'cluster' given here"});
+  }
+}
+
+// `split_k N`: a tile's CTAs are one cluster of a one-CTA-a-tile grid, each
+// summing its own k range; CTAs 1.. leave their sums in their pipeline's
+// shared memory for CTA 0 to read.
+void Analyzer::split_k_rules() {
+  const Directive* d = given("split_k");
+  if (!d || !s_.uses_wgmma() || s_.split_k < 2) return;
+  const std::pair<const char*, const char*> apart[] = {
+      {"persistent", "a persistent block walks many tiles, a split tile's CTAs one"},
+      {"stream_k", "stream_k already splits the last wave's tiles, summing through global memory"},
+      {"cluster", "the cluster is the tile's slices, not neighbouring tiles"}};
+  for (const auto& [key, why] : apart)
+    if (const Directive* other = given(key);
+        other && (std::string(key) != "cluster" || s_.cluster_m * s_.cluster_n > 1)) {
+      auto& e = error(d->keyword_span,
+                      "'split_k' is not implemented with '" + std::string(key) + "' yet: " + why);
+      e.notes.push_back({other->span, "'" + std::string(key) + "' given here"});
+    }
+  if (!s_.tile) return;
+  const BlockTile& t = *s_.tile;
+  const int64_t sums = int64_t(t.m) * t.n * 4;
+  const int64_t stages =
+      int64_t(std::max(2, s_.stages)) * (t.m + t.n) * t.k * size_of(s_.dtype);  // (a lower bound)
+  if (sums > stages) {
+    auto& e = error(d->keyword_span,
+                    "'split_k' leaves each CTA's partial sums (" + std::to_string(sums) +
+                        " bytes: the tile's 4-byte accumulators) in its pipeline's stages for CTA "
+                        "0 to read, but the stages hold " +
+                        std::to_string(stages) + " bytes; add stages or use a smaller tile");
+    note(e, tile_note(), "block tile set here");
+    note(e, s_.stages_at, "stages set here");
   }
 }
 

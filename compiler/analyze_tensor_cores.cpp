@@ -169,7 +169,9 @@ void Analyzer::hopper_presence_rules() {
       {"persistent", "the Hopper kernel is the one whose blocks walk the C tiles"},
       {"warp_specialize",
        "it splits the block into a TMA producer warpgroup and wgmma consumer warpgroups"},
-      {"cluster", "the Hopper kernel's producer multicasts the shared operand's TMA copies"}};
+      {"cluster", "the Hopper kernel's producer multicasts the shared operand's TMA copies"},
+      {"split_k",
+       "the Hopper kernel's slices meet in a thread-block cluster's distributed shared memory"}};
   for (const auto& [key, why] : needs) {
     const Directive* d = given(key);
     if (!d || s_.uses_wgmma()) continue;

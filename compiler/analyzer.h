@@ -212,6 +212,7 @@ class Analyzer {
   // (not with `cluster`); the wmma and mma.sync kernels do not take its
   // workspace yet.
   void stream_k_rules();
+  void split_k_rules();
 
   // `tma` fills the stages of the mma.sync pipeline with TMA boxes written in
   // the 128-byte swizzle (compiler/lower_mma.cpp, docs/tensor_cores.md).

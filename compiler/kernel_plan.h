@@ -219,6 +219,13 @@ struct KernelPlan {
   // The split policy's costs of a slice and of summing one, in k-tiles
   // (compiler/stream_k.h).
   int stream_k_slice_cost = 2, stream_k_sum_cost = 0;
+  // `split_k N` (wgmma): the launch's thread-block cluster of at most N CTAs
+  // computes one C tile, each CTA an even share of its k-tiles (k_first to
+  // k_last); CTA 0 sums and stores. 1: one CTA a tile.
+  int split_k = 1;
+  // Whether the k loop runs over a range [k_first, k_last) of the tile's
+  // k-tiles (a stream_k tail's slice, a split_k CTA's share) instead of all.
+  bool k_sliced() const { return stream_k_tail || split_k > 1; }
 
   // Naive kernel: threadIdx.x runs along N, threadIdx.y along M.
   int block_x = 1, block_y = 1;

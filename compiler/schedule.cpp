@@ -108,6 +108,7 @@ std::string to_sched_text(const Schedule& s) {
     if (s.blocks_per_sm > 1) o << "blocks_per_sm " << s.blocks_per_sm << "\n";
     if (s.tma_store) o << "tma_store\n";
     if (s.cluster_m * s.cluster_n > 1) o << "cluster " << s.cluster_m << "x" << s.cluster_n << "\n";
+    if (s.split_k > 1) o << "split_k " << s.split_k << "\n";
     if (s.mma) {
       const MmaSpec& m = *s.mma;
       if (m.api == MmaApi::wmma)

@@ -35,6 +35,9 @@ const char* to_string(MmaType);
 const char* to_string(Tf32Rounding);  // "nearest", "truncate"
 int size_of(DType);                   // bytes per element of A and B in global memory
 int c_size_of(DType);                 // bytes per element of C: 4 for s8 (int32), else size_of
+// `split_k N`: at most a portable thread-block cluster's 8 CTAs.
+inline constexpr int kMaxSplitK = 8;
+
 struct Schedule;
 int c_size_of(const Schedule&);  // the same, 1 for s8 with `epilogue ... requantize` (int8)
 
@@ -178,6 +181,13 @@ struct Schedule {
   // both, so the L2 delivers that operand once per cluster.
   int cluster_m = 1, cluster_n = 1;
   Origin cluster_at;
+  // `split_k N` (wgmma, N = 2..8): each C tile's k loop is cut into up to N
+  // slices, computed by the CTAs of one thread-block cluster (the launch's
+  // cluster size: N, or the k-tiles where there are fewer); CTA 0 adds the
+  // others' partial sums from their shared memory (distributed shared
+  // memory) and runs the epilogue. 1: one CTA a tile.
+  int split_k = 1;
+  Origin split_k_at;
   std::optional<MmaSpec> mma;
   Origin mma_at;
   // `conv NxHxWxC filter KxRxS [stride S] [pad P] [dilation D] [nhwc]`

@@ -41,12 +41,13 @@ struct Ast {
 // lists them (for "did you mean" and for tests).
 inline const std::vector<std::string>& directive_keywords() {
   static const std::vector<std::string> k = {
-      "shape",      "dtype",         "block",         "tile",    "thread",
-      "warp",       "vectorize",     "layout",        "batch",   "transpose",
-      "pad",        "swizzle",       "double_buffer", "stages",  "tma",
-      "stream_k",   "wmma",          "mma",           "wgmma",   "warp_specialize",
-      "persistent", "blocks_per_sm", "tma_store",     "cluster", "epilogue",
-      "conv"};
+      "shape",           "dtype",      "block",         "tile",
+      "thread",          "warp",       "vectorize",     "layout",
+      "batch",           "transpose",  "pad",           "swizzle",
+      "double_buffer",   "stages",     "tma",           "stream_k",
+      "split_k",         "wmma",       "mma",           "wgmma",
+      "warp_specialize", "persistent", "blocks_per_sm", "tma_store",
+      "cluster",         "epilogue",   "conv"};
   return k;
 }
 

@@ -50,6 +50,7 @@ struct kw_double_buffer : TAO_PEGTL_KEYWORD("double_buffer") {};
 struct kw_stages : TAO_PEGTL_KEYWORD("stages") {};
 struct kw_tma : TAO_PEGTL_KEYWORD("tma") {};
 struct kw_stream_k : TAO_PEGTL_KEYWORD("stream_k") {};
+struct kw_split_k : TAO_PEGTL_KEYWORD("split_k") {};
 struct kw_wmma : TAO_PEGTL_KEYWORD("wmma") {};
 struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
@@ -90,6 +91,7 @@ struct swizzle_group : integer {};
 struct swizzle_kind : word {};
 struct stage_count : integer {};
 struct blocks_per_sm_count : integer {};
+struct split_k_count : integer {};
 struct wmma_type : word {};
 struct wmma_extents : extents {};
 struct mma_type : word {};
@@ -131,6 +133,7 @@ struct double_buffer_directive : p::seq<kw_double_buffer> {};
 struct stages_directive : p::if_must<kw_stages, ws, stage_count> {};
 struct tma_directive : p::seq<kw_tma> {};
 struct stream_k_directive : p::seq<kw_stream_k> {};
+struct split_k_directive : p::if_must<kw_split_k, ws, split_k_count> {};
 struct wmma_directive : p::if_must<kw_wmma, ws, wmma_type, p::opt<sep, wmma_extents>> {};
 struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, p::opt<sep, mma_rounding>> {};
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
@@ -148,7 +151,7 @@ struct unknown_directive : word {};
 struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, layout_directive, batch_directive, transpose_directive, pad_directive,
-             swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, wmma_directive,
+             swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, split_k_directive, wmma_directive,
              mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, blocks_per_sm_directive, cluster_directive, epilogue_directive, conv_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
@@ -185,6 +188,7 @@ template <> inline constexpr const char* error_message<swizzle_args> = "expected
 template <> inline constexpr const char* error_message<swizzle_group> = "expected the group size in tiles after 'swizzle block', e.g. 'swizzle block 8'";
 template <> inline constexpr const char* error_message<cluster_extents> = "expected the cluster shape CMxCN after 'cluster', e.g. 'cluster 2x1'";
 template <> inline constexpr const char* error_message<blocks_per_sm_count> = "expected how many blocks share an SM after 'blocks_per_sm', e.g. 'blocks_per_sm 2'";
+template <> inline constexpr const char* error_message<split_k_count> = "expected the most slices a tile's k loop is cut into after 'split_k', e.g. 'split_k 4'";
 template <> inline constexpr const char* error_message<stage_count> = "expected the number of pipeline stages after 'stages': 2 to 16";
 template <> inline constexpr const char* error_message<wmma_type> = "expected the tensor-core type after 'wmma': tf32, f16 or bf16";
 template <> inline constexpr const char* error_message<mma_type> = "expected the tensor-core type after 'mma': tf32, f16, bf16 or s8";

@@ -218,6 +218,7 @@ template <> struct action<g::kw_double_buffer> : begin_directive {};
 template <> struct action<g::kw_stages> : begin_directive {};
 template <> struct action<g::kw_tma> : begin_directive {};
 template <> struct action<g::kw_stream_k> : begin_directive {};
+template <> struct action<g::kw_split_k> : begin_directive {};
 template <> struct action<g::kw_wmma> : begin_directive {};
 template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_wgmma> : begin_directive {};
@@ -257,6 +258,7 @@ template <> struct action<g::batch_count> : number_action {};
 template <> struct action<g::swizzle_group> : number_action {};
 template <> struct action<g::stage_count> : number_action {};
 template <> struct action<g::blocks_per_sm_count> : number_action {};
+template <> struct action<g::split_k_count> : number_action {};
 template <> struct action<g::alpha_value> : number_action {};
 template <> struct action<g::beta_value> : number_action {};
 

@@ -59,7 +59,8 @@ void* function_in_current_context(void* kernel, const std::string& name, uint32_
 }
 
 void launch_kernel(const LaunchableEntry& entry, const std::string& name, codegen::Dim3 grid,
-                   const codegen::KernelEntry& e, void** params, void* stream, bool early) {
+                   const codegen::KernelEntry& e, void** params, void* stream, bool early,
+                   uint32_t cluster_x) {
   using LaunchEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
   static const auto launch = driver_function<LaunchEx>("cuLaunchKernelEx", kWhy);
   CUlaunchConfig config{};
@@ -67,19 +68,27 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
   config.blockDimX = e.block.x, config.blockDimY = e.block.y, config.blockDimZ = e.block.z;
   config.sharedMemBytes = e.dynamic_smem;
   config.hStream = static_cast<CUstream>(stream);
-  CUlaunchAttribute attr{};
-  attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-  attr.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchAttribute attrs[2] = {};
+  unsigned n = 0;
   if (early) {
-    config.attrs = &attr;
-    config.numAttrs = 1;
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attrs[n++].value.programmaticStreamSerializationAllowed = 1;
   }
+  if (cluster_x > 1) {
+    attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attrs[n].value.clusterDim.x = cluster_x;
+    attrs[n].value.clusterDim.y = 1;
+    attrs[n++].value.clusterDim.z = 1;
+  }
+  config.attrs = n ? attrs : nullptr;
+  config.numAttrs = n;
   const CUresult r = launch(&config, static_cast<CUfunction>(entry.function), params, nullptr);
   if (r == CUDA_SUCCESS) return;
   std::ostringstream what;
   what << "cuLaunchKernelEx(" << name << ", grid " << grid.x << "x" << grid.y << "x" << grid.z
        << ", block " << e.block.x << "x" << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem
        << " bytes dynamic smem" << (early ? ", programmatic dependent launch" : "")
+       << (cluster_x > 1 ? ", clusters of " + std::to_string(cluster_x) : "")
        << ") failed: " << driver_error(r);
   cudaFuncAttributes fa{};
   if (cudaFuncGetAttributes(&fa, entry.kernel) == cudaSuccess)

@@ -272,6 +272,52 @@ int64_t stream_k_sum_cost(const codegen::KernelEntry& e) {
 
 }  // namespace
 
+uint32_t Module::split_slices(const EntryChoice& choice, const compiler::Problem& p) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  if (e.split_k < 2) return 1;
+  const std::string& name = checked_name(choice.entry);
+  const codegen::Dim3 tiles = e.grid(p.m, p.n);
+  const int64_t all = int64_t(tiles.x) * tiles.y * p.batch;
+  if (2 * all > int64_t(blocks_per_sm(name, e)) * num_sms_) return 1;  // no room for two a tile
+  for (int64_t s = std::min<int64_t>(e.split_k, k_tiles_of(e, p)); s >= 2; --s)
+    if (all <= clusters_that_fit(name, e, uint32_t(s))) return uint32_t(s);
+  return 1;
+}
+
+int64_t Module::clusters_that_fit(const std::string& name, const codegen::KernelEntry& e,
+                                  uint32_t size) const {
+  void* kernel = handle(name);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::map<uint32_t, int64_t>& known = kernels_.at(name).clusters;
+    if (auto it = known.find(size); it != known.end()) return it->second;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(unsigned(size * num_sms_), 1, 1);
+  config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
+  config.dynamicSmemBytes = e.dynamic_smem;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = size;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  int n = 0;
+  int64_t fit = 0;
+  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(kernel), &config) ==
+          cudaSuccess &&
+      n >= 1) {
+    fit = n;
+  } else {  // what the blocks per SM allow: a split stays correct, only less even
+    cudaGetLastError();
+    fit = std::max<int64_t>(1, int64_t(blocks_per_sm(name, e)) * num_sms_ / size);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  kernels_.at(name).clusters[size] = fit;
+  return fit;
+}
+
 int Module::blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const {
   void* kernel = handle(name);
   {
@@ -318,6 +364,7 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
   } else if (e.persistent) {
     return persistent_grid(choice, g.x, p.batch);
   }
+  g.x *= split_slices(choice, p);  // the tile's cluster along x
   g.z = uint32_t(p.batch);
   return g;
 }
@@ -348,6 +395,21 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     if (e.cluster_m * e.cluster_n > 1)
       o << ", clusters of " << e.cluster_m << "x" << e.cluster_n << " tiles (" << g.x / 2
         << " clusters)";
+    return o.str();
+  }
+  if (e.split_k > 1) {
+    const uint32_t slices = split_slices(choice, p);
+    const int64_t k_tiles = k_tiles_of(e, p);
+    o << "grid " << tiles.x * slices << "x" << tiles.y << ": ";
+    if (slices == 1) {
+      o << "one block per C tile (split_k " << e.split_k
+        << ": the tiles fill the device's slots, or one k-tile)";
+      return o.str();
+    }
+    o << "a cluster of " << slices << " CTAs per C tile (split_k " << e.split_k << "), each "
+      << k_tiles / slices
+      << (k_tiles % slices ? "-" + std::to_string(k_tiles / slices + 1) : std::string())
+      << " of its " << k_tiles << " k-tiles, summed in CTA 0 through distributed shared memory";
     return o.str();
   }
   if (!e.stream_k) {
@@ -554,7 +616,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     params.push_back(conv);
   }
   if (!e.stream_k) {
-    launch_kernel(fn, e.name, g, e, params.data(), stream, false);
+    launch_kernel(fn, e.name, g, e, params.data(), stream, false, split_slices(choice, p));
     return;
   }
   // stream_k: the whole tiles on the entry, then the shared ones on its tail;

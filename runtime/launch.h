@@ -136,9 +136,21 @@ class Module {
   // occupancy query's answer, asked once per entry (1 should it fail: a
   // stream_k split or a persistent grid sized from it stays correct).
   int blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const;
+  // Clusters of `size` blocks of entry `name` (launched as `e`, with the
+  // cluster size set at launch: split_k) that run on the device at once
+  // (cudaOccupancyMaxActiveClusters: a cluster's blocks share one GPC), asked
+  // once per size and kept.
+  int64_t clusters_that_fit(const std::string& name, const codegen::KernelEntry& e,
+                            uint32_t size) const;
   // The launch grid: one block per tile, or for a persistent entry at most
   // one per slot of the device.
   codegen::Dim3 grid_for(const EntryChoice& choice, const compiler::Problem& p) const;
+  // `split_k N` (KernelEntry::split_k): the CTAs, one cluster, each C tile
+  // takes: the most of N, and of the problem's k-tiles (every CTA gets one
+  // at least), whose clusters all fit on the device at once; 1 where not
+  // even two-CTA clusters do (a split that adds a wave costs more than it
+  // saves) and without split_k.
+  uint32_t split_slices(const EntryChoice& choice, const compiler::Problem& p) const;
   // A persistent grid over `tiles` tiles of each of `batch` GEMMs: at most
   // one block per slot; one walk over every GEMM's tiles where the entry
   // walks the batch, else the slots shared alike among the GEMMs (grid z).
@@ -163,6 +175,8 @@ class Module {
     void* function = nullptr;  // CUfunction in `context`
     void* context = nullptr;   // CUcontext
     int blocks_per_sm = 0;     // 0: not asked yet
+    // split_k: cluster size -> how many clusters of it fit on the device at once.
+    std::map<uint32_t, int64_t> clusters;
   };
   mutable std::mutex mutex_;                       // guards the three below
   mutable std::vector<void*> libraries_;           // cudaLibrary_t, one per CUBIN loaded
