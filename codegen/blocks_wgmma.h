@@ -77,6 +77,11 @@ void emit_wgmma_tile_end(Emitter& e, const compiler::KernelPlan& plan);
 // of all the tile's slices, in slice order.
 void emit_wgmma_stream_k_fixup(Emitter& e, const compiler::KernelPlan& plan);
 
+// The named barrier of the consumer warpgroups alone (ids 1-4 are the
+// staging and pingpong barriers; 0 is __syncthreads, which would wait for the
+// producer): the stream_k fix-up's and the split_k sum's (never in one kernel).
+inline constexpr int kWgmmaConsumersBarrier = 5;
+
 // `#define NAME(x)`: acc flattened, instruction by instruction, register by
 // register (x unrolls to a constant, so acc stays in registers): the
 // stream_k fix-up's and the split_k sum's view of the accumulators.

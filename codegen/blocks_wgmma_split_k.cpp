@@ -18,11 +18,6 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-// Named barrier of the consumer warpgroups before their stages are reused
-// (ids 1-4 are the staging and pingpong barriers; stream_k, which takes 5
-// too, never shares a kernel with split_k).
-constexpr int kConsumersBarrier = 5;
-
 // Remote 16-byte loads a thread of CTA 0 keeps in flight while it adds up:
 // all of the other CTAs' at once (a round trip each, not one per CTA) where
 // that is at most this many, else a chunk of each (registers).
@@ -97,8 +92,8 @@ void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
   e.open_scope("if (split_slices > 1)");
   e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
                 128 * w.producers(), threads));
-  e.line(
-      format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier, threads));
+  e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kWgmmaConsumersBarrier,
+                threads));
   e.open_scope("if (split_rank != 0)");
   e.comment(format("as %s: number v * %d + ctid, conflict-free", V4.c_str(), threads));
   e.line(V4 + "* mine = reinterpret_cast<" + V4 + "*>(smem);");

@@ -19,10 +19,6 @@ namespace {
 // up: all of a thread's at once would need as many registers again as acc.
 constexpr int kSumChunk = 8;
 
-// Named barrier of the consumer warpgroups (ids 1-4 are the staging and
-// pingpong barriers; 0 is __syncthreads, which would wait for the producer).
-constexpr int kConsumersBarrier = 5;
-
 }  // namespace
 
 void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
@@ -51,11 +47,11 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.comment("The arrival's place goes through A's stage 0, free now: every k-tile of the slice");
   e.comment("has been read (wgmma_wait<0> above, in every consumer before the barrier).");
   e.line("volatile int* sk_arrival = reinterpret_cast<volatile int*>(smem);");
-  e.line(
-      format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier, threads));
+  e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kWgmmaConsumersBarrier,
+                threads));
   e.line("if (ctid == 0) *sk_arrival = atomicAdd(&sk_counters[shared_tile], 1);");
-  e.line(
-      format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kConsumersBarrier, threads));
+  e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kWgmmaConsumersBarrier,
+                threads));
   e.line("const bool write_c = *sk_arrival == sk_slices - 1;  // the last to arrive");
   e.open_scope("if (write_c)");
   e.line("__threadfence();  // the other slices' partial sums are visible");
