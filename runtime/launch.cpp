@@ -403,7 +403,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     o << "grid " << tiles.x * slices << "x" << tiles.y << ": ";
     if (slices == 1) {
       o << "one block per C tile (split_k " << e.split_k
-        << ": the tiles fill the device's slots, or one k-tile)";
+        << ": with two CTAs a tile not all of them would run at once, or one k-tile)";
       return o.str();
     }
     o << "a cluster of " << slices << " CTAs per C tile (split_k " << e.split_k << "), each "
