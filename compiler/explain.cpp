@@ -498,6 +498,18 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
     mma_accesses(e, plan, shape);
   } else if (plan.wgmma) {
     wgmma_notes(e, *plan.wgmma);
+    if (plan.split_k > 1) {
+      const int64_t tiles = ((shape.m + plan.block_m - 1) / plan.block_m) *
+                            ((shape.n + plan.block_n - 1) / plan.block_n);
+      const int64_t k_tiles = (shape.k + plan.block_k - 1) / plan.block_k;
+      e.notes.push_back(
+          "split_k " + std::to_string(plan.split_k) + ": each of the " + std::to_string(tiles) +
+          " C tiles gets a cluster of up to " +
+          std::to_string(std::min<int64_t>(plan.split_k, k_tiles)) + " CTAs, each a share of its " +
+          std::to_string(k_tiles) +
+          " k-tiles, summed in CTA 0 through distributed shared memory; the launch takes fewer "
+          "where the clusters would not all run at once (`schedc run --verbose` prints the split)");
+    }
   } else {
     // Each operand's leading dimension in its layout (packed).
     simt_copy(e, plan, plan.copy_a, plan.smem_a, plan.schedule.a_col ? shape.m : shape.k, "A");
