@@ -19,8 +19,9 @@ using compiler::WgmmaPlan;
 namespace {
 
 // Remote 16-byte loads a thread of CTA 0 keeps in flight while it adds up:
-// all of the other CTAs' at once (a round trip each, not one per CTA) where
-// that is at most this many, else a chunk of each (registers).
+// its vectors of every other CTA at once (one round trip for them all, not
+// one per CTA) where that is at most this many, else rounds of a chunk of
+// each (registers).
 constexpr int kSumLoads = 32;
 
 }  // namespace
