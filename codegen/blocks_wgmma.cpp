@@ -122,6 +122,10 @@ __device__ __forceinline__ void wgmma_commit() {
 template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// A tensor map's 128 bytes into the cache before the first copy through it needs them.
+__device__ __forceinline__ void prefetch_tensormap(const TmaMap& map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map)) : "memory");
 })");
   if (w.warp_specialize)
     e.lines(R"(// Register reallocation between warpgroups (needs __launch_bounds__(threads, 1)).
@@ -249,6 +253,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
     e.line("const int iters = num_k_tiles;  // pipeline iterations: one tile");
   }
   e.open_scope("if (threadIdx.x == 0)");
+  emit_wgmma_prefetch_maps(e, p);
   e.comment("the 128-byte swizzle is computed from shared addresses: stages must be 1024-aligned");
   e.line("if (sA_u32 % 1024 != 0) __trap();");
   e.line("#pragma unroll");
@@ -270,6 +275,59 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
         "cluster_sync();  // both CTAs' barriers are ready before any multicast or remote arrive");
   else
     e.line("__syncthreads();  // the barriers are ready for everyone");
+  emit_wgmma_dependent_launch(e, p);
+}
+
+void emit_wgmma_prefetch_maps(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  e.comment(
+      "the tensor maps (kernel parameters, no grid writes them) fetched while the barriers are "
+      "set up");
+  if (!w.conv)
+    e.line("prefetch_tensormap(tma_a);");
+  else if (!w.conv->nchw32)
+    e.line("if (conv.im2col) prefetch_tensormap(tma_a);  // else A comes by cp.async");
+  e.line("prefetch_tensormap(tma_b);");
+}
+
+void emit_wgmma_dependent_launch(Emitter& e, const KernelPlan& p) {
+  // The stream_k tail waits at its end instead (emit_stream_k_tail_end).
+  if (p.stream_k_tail) return;
+  e.comment(
+      "Programmatic dependent launch (sm_90; docs/runtime.md): the launch may start this grid "
+      "before the");
+  e.comment(
+      "one ahead of it in the stream has finished; everything above touched only shared "
+      "memory and");
+  e.comment("parameters. Wait for that grid's writes.");
+  e.line("asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");");
+  if (p.stream_k) {
+    e.comment("stream_k: the tail entry (other tiles' k-tiles) may start now, beside this grid.");
+    e.line("asm volatile(\"griddepcontrol.launch_dependents;\");");
+  }
+}
+
+void emit_wgmma_launch_dependents(Emitter& e, const KernelPlan& p) {
+  // stream_k lets its tail start right after the wait; a persistent grid
+  // fills the device and lets the next grid start as its blocks exit.
+  if (p.stream_k || p.stream_k_tail || p.wgmma->persistent) return;
+  e.comment(
+      "Every copy of this block issued: the next grid may launch once every block got here "
+      "(a hint;");
+  e.comment(
+      "its blocks then wait for this grid's end in free slots). Only where this grid leaves "
+      "the SMs");
+  e.comment(
+      "room, at most one block an SM (%nsmid: the SM ids' bound): next to a fuller grid the "
+      "waiting");
+  e.comment("blocks cost it more than the early start saves (docs/runtime.md).");
+  e.open_scope("if (threadIdx.x == 0)");
+  e.line("unsigned sms;");
+  e.line("asm(\"mov.u32 %0, %%nsmid;\" : \"=r\"(sms));");
+  e.line(
+      "if (gridDim.x * gridDim.y * gridDim.z <= sms) asm volatile(\"griddepcontrol.launch_"
+      "dependents;\");");
+  e.close_scope();
 }
 
 void emit_wgmma_walk_tile(Emitter& e, const KernelPlan& p, const std::string& step) {

@@ -49,7 +49,18 @@ void emit_wgmma_store_pair(Emitter& e, const compiler::KernelPlan& plan);
 
 // Inside the kernel: `smem`, sA/sB base addresses, full/empty barriers
 // initialized by thread 0, and a __syncthreads.
+// Thread 0 prefetches the tensor maps first (emit_wgmma_prefetch_maps); after
+// the barriers every main entry waits for the grid ahead of it
+// (emit_wgmma_dependent_launch: programmatic dependent launch,
+// KernelEntry::dependent_launch).
 void emit_wgmma_barriers(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_prefetch_maps(Emitter& e, const compiler::KernelPlan& plan);
+void emit_wgmma_dependent_launch(Emitter& e, const compiler::KernelPlan& plan);
+// Where a block has issued its last copy (the producer's end, or the
+// consumers' k loop's without warp_specialize): thread 0 lets the next grid
+// launch, when this grid has at most one block an SM and is neither
+// persistent nor stream_k's.
+void emit_wgmma_launch_dependents(Emitter& e, const compiler::KernelPlan& plan);
 
 // The producer's loop: wait until a stage is free, copy the next k-tile into
 // it. With warp_specialize, thread 0 of the producer warpgroup runs it

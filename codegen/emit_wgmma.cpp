@@ -100,6 +100,7 @@ void emit_pipeline(Emitter& e, const KernelPlan& p) {
   if (w.warp_specialize) {
     e.open_scope("if (threadIdx.x < 128)");
     emit_wgmma_producer(e, p);
+    emit_wgmma_launch_dependents(e, p);
     if (p.split_k > 1) emit_wgmma_split_k_producer_end(e);
     e.close_scope();
     e.open_scope("else");
@@ -108,12 +109,12 @@ void emit_pipeline(Emitter& e, const KernelPlan& p) {
     emit_wgmma_producer(e, p);
   }
   emit_wgmma_consumer(e, p);
+  if (!w.warp_specialize) emit_wgmma_launch_dependents(e, p);
 }
 
 void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   emit_kernel_start(e, p);
-  if (p.stream_k) emit_stream_k_launch_tail(e, p);
   if (w.persistent) {
     if (p.swizzle_group > 1) {
       e.comment(
@@ -229,6 +230,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.cluster_m = uint32_t(w.cluster_m);
   k.main.cluster_n = uint32_t(w.cluster_n);
   k.main.split_k = uint32_t(p.split_k);
+  k.main.dependent_launch = true;  // griddepcontrol.wait first (emit_wgmma_dependent_launch)
   // A k-major shared operand: each CTA multicasts half of its rows.
   if (w.shares_a() && !w.a.mn_major) k.main.tma_a.box_rows /= 2;
   if (w.shares_b() && !w.b.mn_major) k.main.tma_b.box_rows /= 2;

@@ -160,6 +160,11 @@ struct KernelEntry {
   // (gridDim.z = 1) rather than a walk per GEMM on grid z (codegen/
   // blocks_common.h, walks_batch, which decides it).
   bool walks_batch = false;
+  // The entry waits for the grid ahead of it in the stream (griddepcontrol.wait)
+  // before it reads or writes global memory, and lets the next one launch
+  // right after: the runtime may start it early, as a programmatic dependent
+  // launch (sm_90; docs/runtime.md). The Hopper main entries.
+  bool dependent_launch = false;
 
   // A convolution entry that reads A by TMA's im2col mode when the launch
   // passes an im2col map as tma_a and sets ConvArgs::im2col (the Hopper

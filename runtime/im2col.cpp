@@ -2,9 +2,11 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/error.h"
+#include "runtime/kernel_launch.h"
 #include "runtime/parallel_chunks.h"
 
 namespace schedc::runtime {
@@ -48,6 +50,12 @@ extern "C" __global__ void schedc_im2col(const uint4* __restrict__ input, uint4*
                                          long long chunks, int H, int W, int groups, int vecs,
                                          int P, int Q, int S, int taps, int stride_h, int stride_w,
                                          int pad_h, int pad_w, int dil_h, int dil_w) {
+#if __CUDA_ARCH__ >= 900
+  // Launched early behind the grid ahead (programmatic dependent launch, as
+  // schedc's own kernels are): wait for its writes, then let the next start.
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= chunks) return;
   const long long row_chunks = (long long)groups * taps * vecs;
@@ -82,6 +90,9 @@ Im2colKernel::Im2colKernel(const std::string& arch, const JitOptions& jit_option
   check_cuda(cudaLibraryGetKernel(&fn, lib, "schedc_im2col"),
              "cudaLibraryGetKernel(\"schedc_im2col\")");
   kernel_ = fn;
+  // "sm_90", "sm_90a", "sm_100": programmatic dependent launch from sm_90 on.
+  early_ = std::atoi(arch.c_str() + (arch.rfind("sm_", 0) == 0 ? 3 : 0)) >= 90 &&
+           dependent_launch_allowed();
 }
 
 Im2colKernel::~Im2colKernel() {
@@ -112,6 +123,13 @@ void Im2colKernel::launch(const compiler::Conv2d& conv, int elem, const void* in
   config.gridDim = dim3(unsigned((chunks + 255) / 256), 1, 1);
   config.blockDim = dim3(256, 1, 1);
   config.stream = static_cast<cudaStream_t>(stream);
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  if (early_) {
+    config.attrs = &early;
+    config.numAttrs = 1;
+  }
   check_cuda(cudaLaunchKernelExC(&config, kernel_, params), "cudaLaunchKernelExC(schedc_im2col)");
 }
 

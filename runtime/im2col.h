@@ -40,13 +40,17 @@ class Im2colKernel {
 
   // Writes A of `conv` (elements of `elem` bytes) from `input` into `a` (M
   // x K, packed), asynchronously on `stream` (a cudaStream_t). Throws Error
-  // on a launch failure or when C·elem is not a multiple of 16.
+  // on a launch failure or when C·elem is not a multiple of 16. From sm_90 on
+  // the launch may start it early: it waits for the grid ahead (as schedc's
+  // kernels do, so the pipeline the benchmarks compare with starts its
+  // kernels as early as schedc's).
   void launch(const compiler::Conv2d& conv, int elem, const void* input, void* a,
               void* stream) const;
 
  private:
   void* library_ = nullptr;  // cudaLibrary_t
   void* kernel_ = nullptr;   // cudaKernel_t
+  bool early_ = false;       // launched as a programmatic dependent launch (sm_90 on)
 };
 
 }  // namespace schedc::runtime

@@ -3,7 +3,9 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "runtime/driver_api.h"
 #include "runtime/error.h"
@@ -97,6 +99,14 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
   else
     cudaGetLastError();
   throw Error(Error::Kind::cuda, what.str());
+}
+
+bool dependent_launch_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("SCHEDC_DEPENDENT_LAUNCH");
+    return !(v && std::string(v) == "0");
+  }();
+  return allowed;
 }
 
 }  // namespace schedc::runtime

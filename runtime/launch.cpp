@@ -223,14 +223,25 @@ int query_blocks_per_sm(void* fn, const codegen::KernelEntry& e) {
   return n;
 }
 
-// Clusters of `fn` (launched as entry `e`, `size` blocks a cluster, the
-// kernel's __cluster_dims__) that fit on the device at once; should the query
-// fail, what the blocks per SM allow.
-int64_t max_active_clusters(void* fn, const codegen::KernelEntry& e, int64_t size, int64_t sms) {
+// Clusters of `fn` (launched as entry `e`, `size` blocks a cluster) that fit
+// on the device at once; should the query fail, what the blocks per SM
+// allow. `at_launch`: the launch sets the cluster size (split_k), else the
+// kernel's __cluster_dims__ does.
+int64_t max_active_clusters(void* fn, const codegen::KernelEntry& e, int64_t size, int64_t sms,
+                            bool at_launch) {
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(unsigned(size * sms), 1, 1);
   config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
   config.dynamicSmemBytes = e.dynamic_smem;
+  cudaLaunchAttribute cluster = {};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = unsigned(size);
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  if (at_launch) {
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+  }
   int n = 0;
   if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(fn), &config) !=
           cudaSuccess ||
@@ -292,27 +303,7 @@ int64_t Module::clusters_that_fit(const std::string& name, const codegen::Kernel
     const std::map<uint32_t, int64_t>& known = kernels_.at(name).clusters;
     if (auto it = known.find(size); it != known.end()) return it->second;
   }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(unsigned(size * num_sms_), 1, 1);
-  config.blockDim = dim3(e.block.x, e.block.y, e.block.z);
-  config.dynamicSmemBytes = e.dynamic_smem;
-  cudaLaunchAttribute cluster = {};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = size;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  config.attrs = &cluster;
-  config.numAttrs = 1;
-  int n = 0;
-  int64_t fit = 0;
-  if (cudaOccupancyMaxActiveClusters(&n, reinterpret_cast<const void*>(kernel), &config) ==
-          cudaSuccess &&
-      n >= 1) {
-    fit = n;
-  } else {  // what the blocks per SM allow: a split stays correct, only less even
-    cudaGetLastError();
-    fit = std::max<int64_t>(1, int64_t(blocks_per_sm(name, e)) * num_sms_ / size);
-  }
+  const int64_t fit = max_active_clusters(kernel, e, size, num_sms_, true);
   std::lock_guard<std::mutex> lock(mutex_);
   kernels_.at(name).clusters[size] = fit;
   return fit;
@@ -359,7 +350,8 @@ codegen::Dim3 Module::grid_for(const EntryChoice& choice, const compiler::Proble
         ((tiles_m + e.cluster_m - 1) / e.cluster_m) * ((tiles_n + e.cluster_n - 1) / e.cluster_n);
     // A batch's GEMMs (grid z) share the clusters that fit.
     const int64_t fit =
-        max_active_clusters(handle(checked_name(choice.entry)), e, cluster, num_sms_) / p.batch;
+        max_active_clusters(handle(checked_name(choice.entry)), e, cluster, num_sms_, false) /
+        p.batch;
     g.x = uint32_t(cluster * std::max<int64_t>(1, std::min(supers, fit)));
   } else if (e.persistent) {
     return persistent_grid(choice, g.x, p.batch);
@@ -615,8 +607,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     params.resize(common + entry_extra_params(e));
     params.push_back(conv);
   }
+  const bool early = e.dependent_launch && cc_major_ >= 9 && dependent_launch_allowed();
   if (!e.stream_k) {
-    launch_kernel(fn, e.name, g, e, params.data(), stream, false, split_slices(choice, p));
+    // split_k: grid_for widened x by the tile's cluster
+    const uint32_t slices = e.split_k > 1 ? g.x / e.grid(p.m, p.n).x : 1;
+    launch_kernel(fn, e.name, g, e, params.data(), stream, early, slices);
     return;
   }
   // stream_k: the whole tiles on the entry, then the shared ones on its tail;
@@ -626,7 +621,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     const codegen::Dim3 main_grid = e.persistent
                                         ? persistent_grid(choice, split.whole_tiles, p.batch)
                                         : codegen::Dim3{uint32_t(split.whole_tiles), 1, gemms};
-    launch_kernel(fn, e.name, main_grid, e, params.data(), stream, false);
+    launch_kernel(fn, e.name, main_grid, e, params.data(), stream, early);
   }
   if (!split.splits()) return;
   ensure_stream_k_workspace(e, split, p.batch);

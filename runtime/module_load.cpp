@@ -58,7 +58,10 @@ void Module::load(const std::vector<char>& cubin, const std::vector<std::string>
                  ("cudaKernelSetAttributeForDevice(" + name + ", MaxDynamicSharedMemorySize, " +
                   std::to_string(e.dynamic_smem) + ")")
                      .c_str());
-    kernels_[name] = Loaded{k, e.dynamic_smem};
+    Loaded loaded;
+    loaded.kernel = k;
+    loaded.dynamic_smem = e.dynamic_smem;
+    kernels_[name] = std::move(loaded);
     loaded_.push_back(name);
   }
 }

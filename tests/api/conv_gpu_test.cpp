@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -208,6 +209,67 @@ TEST(ApiConvGpu, RequantizedNchw32WithChannelScalesEqualsTheReference) {
   compiler::Conv2d ragged = conv2d(3, 7, 9, 32, 64, 3, 3, 1, 1);
   ragged.layout = compiler::ConvLayout::nchw32;
   expect_exact(*r.kernel, ragged, epi, compiler::conv_text(ragged) + ", per-channel scales");
+}
+
+TEST(ApiConvGpu, ChainedConvolutionReadsWhatTheGridAheadWrote) {
+  if (const std::string why = skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  // Two layers back to back on one stream, the second reading the first's
+  // int8 y as its x: the runtime starts the second grid early (programmatic
+  // dependent launch, docs/runtime.md), and only its griddepcontrol.wait
+  // keeps it from reading y before the first grid has written it. The first
+  // layer is res2's 3x3 at batch 32 (many waves); the second reads only its
+  // last image, which the first grid's last wave writes, so an early read
+  // would find poison. y starts as poison each round; the second layer's
+  // output must equal the same launch made after a device synchronize, and
+  // differ from the second layer run on the poison (so a stale read shows).
+  const std::string text = std::string("conv 32x56x56x64 filter 64x3x3 stride 1 pad 1\n") +
+                           "dtype s8\ntile 64x64x128\nwarp 64x64\nwgmma s8\ntma\nstages 4\n"
+                           "swizzle smem\nwarp_specialize\nepilogue requantize\n";
+  schedc::CompileResult r = schedc::compile(text);
+  ASSERT_TRUE(r.ok()) << r.rendered;
+  const schedc::ConvGeometry batch32{32, 56, 56, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1};
+  schedc::ConvGeometry one = batch32;
+  one.n = 1;
+  const size_t image = size_t(56) * 56 * 64, x_bytes = 32 * image,
+               w_bytes = size_t(64) * 3 * 3 * 64;
+  std::vector<char> host_x(x_bytes), host_w1(w_bytes), host_w2(w_bytes);
+  uint32_t state = 12345u;
+  auto small = [&state] {  // -4..4
+    state = state * 1664525u + 1013904223u;
+    return char(int((state >> 24) % 9) - 4);
+  };
+  for (char& v : host_x) v = small();
+  for (char& v : host_w1) v = small();
+  for (char& v : host_w2) v = small();
+  Reference ref;
+  const runtime::DeviceBuffer x(x_bytes, "x"), w1(w_bytes, "w1"), w2(w_bytes, "w2"),
+      y1(x_bytes, "y1"), poison(image, "poison"), y2(image, "y2"), after(image, "after"),
+      from_poison(image, "from poison");
+  x.upload(host_x.data(), x_bytes, "x", ref.stream);
+  w1.upload(host_w1.data(), w_bytes, "w1", ref.stream);
+  w2.upload(host_w2.data(), w_bytes, "w2", ref.stream);
+  ASSERT_EQ(cudaMemsetAsync(poison.get(), 0x55, image, ref.stream), cudaSuccess);
+  const float alpha = 1.0f / 16;  // int8 outputs of a few bits, mostly unsaturated
+  r.kernel->launch(schedc::Conv{one, poison.get(), w2.get(), from_poison.get(), alpha}, ref.stream);
+  const void* last_image = static_cast<const char*>(y1.get()) + 31 * image;
+  std::vector<char> want(image), got(image), stale(image);
+  for (int round = 0; round < 8; ++round) {
+    ASSERT_EQ(cudaMemsetAsync(y1.get(), 0x55, x_bytes, ref.stream), cudaSuccess);
+    r.kernel->launch(schedc::Conv{batch32, x.get(), w1.get(), y1.get(), alpha}, ref.stream);
+    r.kernel->launch(schedc::Conv{one, last_image, w2.get(), y2.get(), alpha}, ref.stream);
+    ASSERT_EQ(cudaStreamSynchronize(ref.stream), cudaSuccess);
+    r.kernel->launch(schedc::Conv{one, last_image, w2.get(), after.get(), alpha}, ref.stream);
+    ASSERT_EQ(cudaStreamSynchronize(ref.stream), cudaSuccess);
+    y2.download(got.data(), image, "y2", ref.stream);
+    after.download(want.data(), image, "y2 after a synchronize", ref.stream);
+    from_poison.download(stale.data(), image, "y2 of the poison", ref.stream);
+    ASSERT_NE(want, stale) << "the second layer gives the same output on the poison";
+    size_t wrong = 0;
+    for (size_t i = 0; i < image; ++i) wrong += got[i] != want[i];
+    ASSERT_EQ(wrong, 0u) << "round " << round << ": " << wrong << " of " << image
+                         << " outputs of the second layer differ from the same launch after "
+                            "a synchronize";
+  }
 }
 
 }  // namespace
