@@ -162,8 +162,9 @@ struct KernelEntry {
   bool walks_batch = false;
   // The entry waits for the grid ahead of it in the stream (griddepcontrol.wait)
   // before it reads or writes global memory, and lets the next one launch
-  // right after: the runtime may start it early, as a programmatic dependent
-  // launch (sm_90; docs/runtime.md). The Hopper main entries.
+  // only after that (codegen/blocks_wgmma.h): the runtime may start it
+  // early, as a programmatic dependent launch (sm_90; docs/runtime.md). The
+  // Hopper main entries.
   bool dependent_launch = false;
 
   // A convolution entry that reads A by TMA's im2col mode when the launch
