@@ -3,6 +3,7 @@
 #include <string>
 
 #include "codegen/blocks_common.h"
+#include "codegen/blocks_stream_k.h"
 #include "codegen/blocks_tma.h"
 
 namespace schedc::codegen {
@@ -301,10 +302,7 @@ void emit_wgmma_dependent_launch(Emitter& e, const KernelPlan& p) {
       "memory and");
   e.comment("parameters. Wait for that grid's writes.");
   e.line("asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");");
-  if (p.stream_k) {
-    e.comment("stream_k: the tail entry (other tiles' k-tiles) may start now, beside this grid.");
-    e.line("asm volatile(\"griddepcontrol.launch_dependents;\");");
-  }
+  if (p.stream_k) emit_stream_k_launch_tail(e, p);
 }
 
 void emit_wgmma_launch_dependents(Emitter& e, const KernelPlan& p) {

@@ -90,9 +90,8 @@ Im2colKernel::Im2colKernel(const std::string& arch, const JitOptions& jit_option
   check_cuda(cudaLibraryGetKernel(&fn, lib, "schedc_im2col"),
              "cudaLibraryGetKernel(\"schedc_im2col\")");
   kernel_ = fn;
-  // "sm_90", "sm_90a", "sm_100": programmatic dependent launch from sm_90 on.
-  early_ = std::atoi(arch.c_str() + (arch.rfind("sm_", 0) == 0 ? 3 : 0)) >= 90 &&
-           dependent_launch_allowed();
+  // "sm_90", "sm_90a", "sm_100": the compute capability's major number.
+  early_ = launch_early(std::atoi(arch.c_str() + (arch.rfind("sm_", 0) == 0 ? 3 : 0)) / 10);
 }
 
 Im2colKernel::~Im2colKernel() {

@@ -101,12 +101,12 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
   throw Error(Error::Kind::cuda, what.str());
 }
 
-bool dependent_launch_allowed() {
+bool launch_early(int cc_major) {
   static const bool allowed = [] {
     const char* v = std::getenv("SCHEDC_DEPENDENT_LAUNCH");
     return !(v && std::string(v) == "0");
   }();
-  return allowed;
+  return cc_major >= 9 && allowed;
 }
 
 }  // namespace schedc::runtime

@@ -39,11 +39,12 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
                    const codegen::KernelEntry& e, void** params, void* stream, bool early,
                    uint32_t cluster_x = 1);
 
-// Whether launches may start early (programmatic dependent launch, for the
-// entries that wait: KernelEntry::dependent_launch, and the im2col of the
-// explicit pipeline): unless SCHEDC_DEPENDENT_LAUNCH=0, which launches every
-// grid after the one ahead of it has finished, for measuring what the early
-// start buys (docs/runtime.md). Read once.
-bool dependent_launch_allowed();
+// Whether a grid that waits for the one ahead of it (KernelEntry::
+// dependent_launch, the explicit pipeline's im2col) is launched early, as a
+// programmatic dependent launch, on a device of compute capability
+// `cc_major`: from 9 on, unless SCHEDC_DEPENDENT_LAUNCH=0, which launches
+// every grid after the one ahead has finished, for measuring what the early
+// start buys (docs/runtime.md). The variable is read once.
+bool launch_early(int cc_major);
 
 }  // namespace schedc::runtime

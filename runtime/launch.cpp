@@ -607,7 +607,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     params.resize(common + entry_extra_params(e));
     params.push_back(conv);
   }
-  const bool early = e.dependent_launch && cc_major_ >= 9 && dependent_launch_allowed();
+  const bool early = e.dependent_launch && launch_early(cc_major_);
   if (!e.stream_k) {
     // split_k: grid_for widened x by the tile's cluster
     const uint32_t slices = e.split_k > 1 ? g.x / e.grid(p.m, p.n).x : 1;
