@@ -49,7 +49,7 @@
 #             tests/gpu/schedules/conv_* schedule on ResNet-50 and ragged
 #             convolutions); schedc run of each examples/conv/*.sched and
 #             tests/gpu/schedules/conv_*.sched on its
-#             own `conv` and on a ragged one; compute-sanitizer memcheck,
+#             own `conv` and on ragged ones; compute-sanitizer memcheck,
 #             racecheck and synccheck of those; then schedc bench examples/conv/*.sched
 #             --conv $CONV_SPECS (';'-separated, default resnet50:8) beside
 #             cuBLAS's GEMM alone and im2col + cuBLAS, $CONV_ROUNDS (default 1)
@@ -546,6 +546,9 @@ CONV_RAGGED_NCHW32=${CONV_RAGGED_NCHW32:-"3x7x9x32 filter 64x3x3 stride 2 pad 1"
 # And one the Hopper NHWC kernels read A of by TMA's im2col mode (C a
 # multiple of their k-tile; a filter and strides unlike per axis).
 CONV_RAGGED_TMA=${CONV_RAGGED_TMA:-"2x11x9x128 filter 40x3x5 stride 2 pad 1"}
+# And one whose C is a multiple of half an int8 k-tile only (two im2col
+# copies a k-tile, 64-byte panels; K = 576 ends mid-k-tile).
+CONV_RAGGED_HALVES=${CONV_RAGGED_HALVES:-"2x11x9x64 filter 40x3x3 stride 1 pad 1"}
 
 section_conv() {
   local log=$LOGS/conv-tests.log rc=0 r f
@@ -568,7 +571,7 @@ section_conv() {
   cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   : >"$LOGS/conv-run.log"
   for f in "${run_files[@]}"; do
-    local ragged=("$CONV_RAGGED" "$CONV_RAGGED_TMA")
+    local ragged=("$CONV_RAGGED" "$CONV_RAGGED_TMA" "$CONV_RAGGED_HALVES")
     grep -q '^conv .*nchw32' "$f" && ragged=("$CONV_RAGGED_NCHW32")
     for spec in "" "${ragged[@]}"; do
       [ $(( BUDGET_S - $(elapsed) )) -lt 30 ] && break 2

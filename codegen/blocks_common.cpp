@@ -298,7 +298,7 @@ void emit_conv_args(Emitter& e, bool nchw32) {
 struct ConvArgs {
   int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
   int taps;  // R * S
-  int im2col;  // 1: A by tma_a in im2col mode (the Hopper kernel)
+  int im2col;  // 1, 2: A by tma_a in im2col mode, copies a k-tile (the Hopper kernel)
   ConvTapArg tap[%lld];
 };)",
                  static_cast<long long>(compiler::kMaxConvTaps)));

@@ -1,5 +1,6 @@
 #include "codegen/blocks_wgmma.h"
 
+#include <stdexcept>
 #include <string>
 
 #include "codegen/blocks_common.h"
@@ -127,6 +128,12 @@ __device__ __forceinline__ void wgmma_wait() {
 // A tensor map's 128 bytes into the cache before the first copy through it needs them.
 __device__ __forceinline__ void prefetch_tensormap(const TmaMap& map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<unsigned long long>(&map)) : "memory");
+})");
+  if (a_in_panels(w))
+    e.lines(R"(// The same in the 64-byte swizzle (mode 2): A's stage in two panels of 64-byte rows
+// (two im2col copies a k-tile, conv.im2col == 2), 8-row groups 512 bytes apart.
+__device__ __forceinline__ unsigned long long wgmma_desc_64b(unsigned addr) {
+  return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | (32ull << 32) | (2ull << 62);
 })");
   if (w.warp_specialize)
     e.lines(R"(// Register reallocation between warpgroups (needs __launch_bounds__(threads, 1)).
@@ -383,8 +390,13 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
-                w.a.mn_bytes(w.inst_m), w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
+  if (a_in_panels(w))  // from the stage's first k-step's descriptor (a_desc, in the consumer)
+    e.line(
+        "const unsigned long long da = a_desc + i * a_step_i + (kk / 2) * a_step_k2 + (kk % 2) "
+        "* 2u;");
+  else
+    e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
+                  w.a.mn_bytes(w.inst_m), w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
@@ -471,14 +483,40 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                              : ""));
   }
   if (w.pingpong) {
+    if (a_in_panels(w))
+      e.line("const bool a_panels = conv.im2col == 2;  // A's stage in two 64-byte-row panels");
     e.line(
         "const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
   } else {
-    e.line(
-        format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its %s of A, stage 0",
-               w.consumers_n, w.a.mn_bytes(w.wg_m), w.a.mn_major ? "panels" : "rows"));
+    if (a_in_panels(w)) {
+      e.comment("conv.im2col == 2: A's stage is two panels of 64-byte rows (64-byte swizzle)");
+      e.line("const bool a_panels = conv.im2col == 2;");
+      e.line(
+          format("const unsigned a_base = sA_u32 + (consumer / %d) * (a_panels ? %du : %du);  "
+                 "// its rows of A, stage 0",
+                 w.consumers_n, w.a.mn_bytes(w.wg_m) / 2, w.a.mn_bytes(w.wg_m)));
+    } else {
+      e.line(
+          format("const unsigned a_base = sA_u32 + (consumer / %d) * %du;  // its %s of A, stage 0",
+                 w.consumers_n, w.a.mn_bytes(w.wg_m), w.a.mn_major ? "panels" : "rows"));
+    }
     e.line(format("const unsigned b_base = sB_u32 + (consumer %% %d) * %du;  // its %s of B",
                   w.consumers_n, w.b.mn_bytes(w.wg_n), w.b.mn_major ? "panels" : "rows"));
+  }
+  if (a_in_panels(w)) {
+    if (w.k_steps != 4 || w.a.k_bytes(w.inst_k) != 32 || w.a.mn_major)
+      throw std::logic_error("a convolution's k-tile rows are 4 k-steps of 32 bytes, k-major");
+    e.comment("A's descriptors, built once (a select per k-step would cost a small tile's issue");
+    e.comment("slots): stage 0's first k-step, and in 16-byte units the step to the next");
+    e.comment("instruction's rows and to k-step kk + 2 (the next panel, or 64 bytes on)");
+    e.line(
+        format("const unsigned long long a_desc0 = a_panels ? wgmma_desc_64b(a_base) : "
+               "wgmma_desc(a_base, %du, %du);",
+               w.a.lbo_bytes, w.a.sbo_bytes));
+    e.line(
+        format("const unsigned a_step_i = a_panels ? %du : %du, a_step_k2 = a_panels ? %du : %du;",
+               w.a.mn_bytes(w.inst_m) / 2 / 16, w.a.mn_bytes(w.inst_m) / 16,
+               w.a.stage_bytes / 2 / 16, 2 * w.a.k_bytes(w.inst_k) / 16));
   }
   e.line(format("%s acc[%d][%d][%d];  // %dx%d instructions of m64n%d, %s D fragments",
                 accumulator_type(p.dtype), w.m_insts, w.n_insts, R, w.m_insts, w.n_insts, w.inst_n,
@@ -510,8 +548,14 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
-  e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
-                w.a.stage_bytes, w.b.stage_bytes));
+  if (a_in_panels(w)) {
+    e.line(format("const unsigned long long a_desc = a_desc0 + stage * %du;  // its first k-step",
+                  w.a.stage_bytes / 16));
+    e.line(format("const unsigned sb = b_base + stage * %du;", w.b.stage_bytes));
+  } else {
+    e.line(format("const unsigned sa = a_base + stage * %du, sb = b_base + stage * %du;",
+                  w.a.stage_bytes, w.b.stage_bytes));
+  }
   if (w.registers())
     emit_wgmma_tf32_k_steps(e, p);
   else

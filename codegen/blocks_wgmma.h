@@ -68,6 +68,15 @@ void emit_wgmma_launch_dependents(Emitter& e, const compiler::KernelPlan& plan);
 // refills one stage per k-tile inside the consumer loop.
 void emit_wgmma_producer(Emitter& e, const compiler::KernelPlan& plan);
 
+// Whether the consumers may read A's stage as two panels of 64-byte rows in
+// the 64-byte swizzle: the NHWC convolution's, whose launch loads A by two
+// im2col copies a k-tile where C is a multiple of BK / 2 only
+// (conv.im2col == 2: compiler/conv_im2col.h, im2col_copies). A k-tile's
+// rows are 128 bytes there (4 k-steps of 32), so a k-step is half a panel row.
+inline bool a_in_panels(const compiler::WgmmaPlan& w) {
+  return w.conv && !w.conv->nchw32 && !w.registers();
+}
+
 // The consumer's k loop: wait for a stage, issue its wgmma steps, commit,
 // wait for the previous k-tile's group and free its stage. `consumer` names
 // the expression of this warpgroup's consumer index.

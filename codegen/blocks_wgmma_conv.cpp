@@ -11,9 +11,10 @@
 // padding, past the K of the GEMM or below its last row; B, the filters,
 // still comes by TMA.
 // NHWC: where the launch sets conv.im2col (compiler/conv_im2col.h), thread
-// 0 loads A's stage instead with one TMA copy in im2col mode a k-tile (the
-// tile's first output pixel, the k-tile's tap and first channel), counted
-// by `full`'s transaction bytes beside the filters', with no arrive_lag.
+// 0 loads A's stage instead with one or two TMA copies in im2col mode a
+// k-tile (the tile's first output pixel, each copy's tap and first channel),
+// counted by `full`'s transaction bytes beside the filters', with no
+// arrive_lag.
 #include <string>
 
 #include "codegen/blocks_common.h"
@@ -45,9 +46,9 @@ void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
   if (w.conv->nchw32) return;
   e.lines(R"(// TMA in im2col mode: pixelsPerColumn (BM) pixels from (n, h, w) on, walking the map's
-// bounding box (the window origins of the GEMM's rows), x channelsPerPixel (BK) channels
+// bounding box (the window origins of the GEMM's rows), x channelsPerPixel (BK / copies) channels
 // from c, each read at (h + dh, w + dw); zeros outside the input -> shared memory at dst
-// (128-byte swizzle), the bytes completing on `bar`.
+// (in the map's swizzle), the bytes completing on `bar`.
 __device__ __forceinline__ void tma_load_im2col(unsigned dst, const TmaMap& map, unsigned bar, int c,
                                                 int w, int h, int n, unsigned short dw,
                                                 unsigned short dh) {
@@ -119,15 +120,26 @@ std::string k0_of_k_tile(const KernelPlan& p) {
   return p.k_sliced() ? "(k_first + k_tile) * BK" : "k_tile * BK";
 }
 
-// NHWC with conv.im2col: thread 0 loads A's stage by one TMA copy in im2col
+// NHWC with conv.im2col: thread 0 loads A's stage by TMA copies in im2col
 // mode and the filters' boxes, expecting both in `full`'s bytes; every
 // thread then arrives at once (the barrier counts 1 + 128 arrivals either
-// way). C is a multiple of BK (compiler/conv_im2col.h), so a k-tile is BK
-// channels of one tap.
-void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
+// way). conv.im2col is the copies a k-tile (compiler/conv_im2col.h,
+// im2col_copies), each branch its own loop (`halves`; a shared loop that
+// branched on it inside cost a batch-1 convolution's k loop 13%, H100):
+// 1, C a multiple of BK: one copy of BK channels of one tap; 2, C a
+// multiple of BK / 2 only: two of BK / 2 channels, each into a panel of
+// 64-byte rows (the consumers read the stage in the 64-byte swizzle then),
+// the second maybe of the next tap, or past K (channels past C: zeros, so
+// every copy lands its whole box).
+void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("A by TMA's im2col mode (the launch set conv.im2col: compiler/conv_im2col.h):");
-  e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
+  if (halves) {
+    e.comment("two copies a k-tile of BM pixels from the tile's first, BK / 2 channels each,");
+    e.comment("into the stage's two panels of 64-byte rows");
+  } else {
+    e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
+  }
   e.line("int n0 = 0, h0 = 0, w0 = 0;  // the tile's first output pixel: image, window origin");
   e.line("int tap = 0, ch = 0;         // the k-tile's filter tap and first channel");
   emit_producer_loop_open(e, p);
@@ -156,11 +168,25 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p) {
       format("tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
              "(unsigned short)t.dw, (unsigned short)t.dh);",
              w.a.stage_bytes));
+  if (halves) {
+    e.comment("the k-tile's second half, BK / 2 channels on: maybe the next tap, maybe past K");
+    e.comment("(then channels past C: zeros)");
+    e.line(
+        "const int c2 = ch + BK / 2 == conv.c ? 0 : ch + BK / 2, tap2 = c2 == 0 ? tap + 1 : tap;");
+    e.line("const bool in_k = tap2 < conv.taps;");
+    e.line("const ConvTapArg t2 = conv.tap[in_k ? tap2 : 0];");
+    e.line(format(
+        "tma_load_im2col(sA_u32 + stage * %du + %du, tma_a, full_bar + 8 * stage, in_k ? c2 : "
+        "conv.c, w0, h0, n0, (unsigned short)t2.dw, (unsigned short)t2.dh);",
+        w.a.stage_bytes, w.a.stage_bytes / 2));
+  }
   e.close_scope();
-  e.comment("the next k-tile: BK channels on, the next tap past C");
+  e.comment(halves
+                ? "the next k-tile: BK channels on, past C once or twice (C a multiple of BK / 2)"
+                : "the next k-tile: BK channels on, the next tap past C");
   e.line("ch += BK;");
-  e.open_scope("if (ch == conv.c)");
-  e.line("ch = 0;");
+  e.open_scope(halves ? "while (ch >= conv.c)" : "if (ch == conv.c)");
+  e.line(halves ? "ch -= conv.c;" : "ch = 0;");
   e.line("++tap;");
   e.close_scope();
   e.line("mbar_arrive(full_bar + 8 * stage);");
@@ -176,8 +202,11 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
   e.line("const int pq = conv.p * conv.q;");
   if (!c.nchw32) {
-    e.open_scope("if (conv.im2col)");
-    emit_im2col_producer(e, p);
+    e.open_scope("if (conv.im2col == 1)");
+    emit_im2col_producer(e, p, false);
+    e.close_scope();
+    e.open_scope("if (conv.im2col == 2)");
+    emit_im2col_producer(e, p, true);
     e.close_scope();
     e.open_scope("if (!conv.im2col)");
   }

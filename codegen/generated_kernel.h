@@ -68,7 +68,7 @@
 //   struct ConvArgs {
 //     int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
 //     int taps;                     // R·S, at most kMaxConvTaps
-//     int im2col;                   // 1: A by tma_a, an im2col map
+//     int im2col;                   // 1, 2: A by tma_a, an im2col map, copies a k-tile
 //     ConvTapArg tap[kMaxConvTaps]; // compiler::offset_table, r·S + s
 //   };
 // Offsets are in elements of the input. A column of A is kk = (r·S + s)·C + c

@@ -19,11 +19,17 @@ Im2colCorners im2col_corners(const Im2colGeometry& g) {
   return b;
 }
 
+int im2col_copies(const Im2colGeometry& g, int block_k) {
+  if (!im2col_error(g, block_k).empty()) return 0;
+  return g.c % block_k == 0 ? 1 : 2;
+}
+
 std::string im2col_error(const Im2colGeometry& g, int block_k) {
   if (!g.nhwc) return "NCHW32 (TMA's im2col mode reads it only with the 32-byte swizzle)";
-  if (block_k < 1 || g.c % block_k != 0)
-    return "C = " + std::to_string(g.c) + " is not a multiple of BK = " + std::to_string(block_k) +
-           " (a k-tile would span two filter taps)";
+  if (block_k < 2 || block_k % 2 != 0 || g.c % (block_k / 2) != 0)
+    return "C = " + std::to_string(g.c) +
+           " is not a multiple of BK / 2 = " + std::to_string(block_k / 2) +
+           " (a copy would span two filter taps)";
   if (g.stride_h > kIm2colMaxStride || g.stride_w > kIm2colMaxStride)
     return "a stride past " + std::to_string(kIm2colMaxStride);
   const Im2colCorners b = im2col_corners(g);

@@ -1,7 +1,7 @@
 #pragma once
 // A by TMA's im2col mode (docs/convolution.md, "A by TMA's im2col mode"):
-// when the Hopper convolution kernel's A may come by one
-// `cp.async.bulk.tensor.4d...im2col` copy a k-tile instead of by the
+// when the Hopper convolution kernel's A may come by one (or two)
+// `cp.async.bulk.tensor.4d...im2col` copies a k-tile instead of by the
 // producer's 128 threads, and the copy engine's walk that makes it right.
 //
 // A tensor map in im2col mode over the NHWC input (rank 4: C, W, H, N) with
@@ -20,8 +20,9 @@
 // swizzle). Rows past M read images past N: zeros.
 //
 // The runtime takes this path whenever im2col_error is "" (runtime/
-// launch.cpp, ConvArgs::im2col) and the kernel's producer branches on it;
-// otherwise the producer's threads copy A as before.
+// launch.cpp, ConvArgs::im2col: the copies a k-tile) and the kernel's
+// producer and consumers branch on it; otherwise the producer's threads
+// copy A as before.
 
 #include <cstdint>
 #include <string>
@@ -53,10 +54,19 @@ Im2colCorners im2col_corners(const Im2colGeometry& g);
 // [-128, 127], element strides 1 to 8.
 constexpr int64_t kIm2colCornerMin = -128, kIm2colCornerMax = 127, kIm2colMaxStride = 8;
 
-// Why A of a kernel with k-tiles of `block_k` channels cannot come by one
-// im2col copy a k-tile ("" when it can): NCHW32 (an interleaved layout,
-// another swizzle than the stages'), C not a multiple of BK (a k-tile
-// would span two taps), a stride past 8, a corner outside [-128, 127].
+// How many im2col copies load one k-tile of `block_k` channels (the
+// wgmma kernel's k-tile rows are 128 bytes): 1 where C is a multiple of BK
+// (BK channels of one tap, the 128-byte swizzle); 2 where C is a multiple
+// of BK / 2 only, as ResNet's 64-channel s8 layers (BK / 2 channels each,
+// into two panels of 64-byte rows in the 64-byte swizzle: a k-tile may span
+// two taps, and where K = C·R·S ends mid-k-tile the second copy reads
+// channels past C, zeros); 0 where neither (im2col_error says why).
+int im2col_copies(const Im2colGeometry& g, int block_k);
+
+// Why A of a kernel with k-tiles of `block_k` channels cannot come by im2col
+// copies ("" when it can): NCHW32 (an interleaved layout, another swizzle
+// than the stages'), C not a multiple of BK / 2 (a copy would span two
+// taps), a stride past 8, a corner outside [-128, 127].
 std::string im2col_error(const Im2colGeometry& g, int block_k);
 
 // The window origins (n, h0, w0) of the `count` pixels one copy loads from

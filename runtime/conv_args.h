@@ -19,8 +19,9 @@ struct ConvArgs {
   int32_t n = 0, h = 0, w = 0, c = 0, p = 0, q = 0;
   int32_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
   int32_t taps = 0;
-  // 1: A comes by TMA's im2col mode through the entry's tma_a (set by the
-  // launch: compiler/conv_im2col.h); 0: the producer's threads copy it.
+  // 1 or 2: A comes by TMA's im2col mode through the entry's tma_a, in that
+  // many copies a k-tile (set by the launch: compiler/conv_im2col.h,
+  // im2col_copies); 0: the producer's threads copy it.
   int32_t im2col = 0;
   ConvTapArg tap[compiler::kMaxConvTaps];
 };

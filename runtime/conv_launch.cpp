@@ -80,4 +80,9 @@ std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& con
   return compiler::im2col_error(im2col_geometry(conv), int(e.tma_a.box_cols));
 }
 
+int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv) {
+  if (!conv_im2col_error(e, conv).empty()) return 0;
+  return compiler::im2col_copies(im2col_geometry(conv), int(e.tma_a.box_cols));
+}
+
 }  // namespace schedc::runtime

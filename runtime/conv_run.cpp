@@ -144,8 +144,11 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
   report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
   if (report.entry.entry && report.entry.entry->a_im2col) {
-    const std::string why = conv_im2col_error(*report.entry.entry, conv_args);
-    report.a_copy = why.empty() ? "by TMA's im2col mode" : "by the producer's copies (" + why + ")";
+    std::string why;
+    const int copies = prepared.module->conv_a_copies(report.entry, p, conv_args, &why);
+    report.a_copy = copies == 0   ? "by the producer's copies (" + why + ")"
+                    : copies == 2 ? "by TMA's im2col mode, two copies a k-tile (64-byte panels)"
+                                  : "by TMA's im2col mode";
   }
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,

@@ -44,8 +44,9 @@ struct ConvReport : RunReport {
   // The GPU im2col's A equalled the host's byte for byte (checked once a
   // run; a difference throws Error).
   bool im2col_checked = false;
-  // How the Hopper NHWC kernel read A: "by TMA's im2col mode" or "by the
-  // producer's copies (why not TMA's)"; "" for other kernels.
+  // How the Hopper NHWC kernel read A: "by TMA's im2col mode" (", two
+  // copies a k-tile (64-byte panels)" where C is a multiple of BK / 2 only)
+  // or "by the producer's copies (why not TMA's)"; "" for other kernels.
   std::string a_copy;
   // (c) / (a): how many times the explicit pipeline's time the kernel
   // takes less; 0 when not timed, NaN when timed without a baseline.

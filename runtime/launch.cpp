@@ -309,6 +309,25 @@ int64_t Module::clusters_that_fit(const std::string& name, const codegen::Kernel
   return fit;
 }
 
+int Module::conv_a_copies(const EntryChoice& choice, const compiler::Problem& p,
+                          const ConvArgs& conv, std::string* why) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  const std::string no = conv_im2col_error(e, conv);
+  if (why) *why = no;
+  if (!no.empty()) return 0;
+  const int copies = conv_im2col_copies(e, conv);
+  if (copies < 2) return copies;
+  const codegen::Dim3 g = grid_for(choice, p);
+  const int64_t blocks = int64_t(g.x) * g.y * g.z,
+                slots = int64_t(blocks_per_sm(checked_name(choice.entry), e)) * num_sms_;
+  if (blocks <= slots) return copies;
+  if (why)
+    *why = "C = " + std::to_string(conv.c) + " takes two 64-byte copies a k-tile, and the grid's " +
+           std::to_string(blocks) + " blocks run in more than one wave (" + std::to_string(slots) +
+           " at once)";
+  return 0;
+}
+
 int Module::blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const {
   void* kernel = handle(name);
   {
@@ -568,7 +587,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   TmaMap map_a{}, map_b{}, map_c{};
   // A convolution's A is its input: the producer's threads copy it (its map
   // stays zeros, unread) unless TMA's im2col mode can load it (the map in
-  // that mode, and conv.im2col = 1: codegen/generated_kernel.h).
+  // that mode, and conv.im2col = its copies a k-tile: codegen/generated_kernel.h).
   ConvArgs conv_args;
   if (args.conv) {
     conv_args = *args.conv;
@@ -577,9 +596,11 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (e.uses_tma()) {
     if (!args.conv)
       map_a = maps_.tiled(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
-    else if (conv_im2col_error(e, conv_args).empty()) {
-      map_a = maps_.im2col(kernel_.dtype, a, im2col_geometry(conv_args), e.tma_a);
-      conv_args.im2col = 1;
+    else if (const int copies = conv_a_copies(choice, p, conv_args); copies > 0) {
+      codegen::TmaBox box = e.tma_a;  // BM pixels x BK / copies channels
+      box.box_cols /= uint32_t(copies);
+      map_a = maps_.im2col(kernel_.dtype, a, im2col_geometry(conv_args), box);
+      conv_args.im2col = copies;
     }
     map_b = maps_.tiled(kernel_.dtype, b, b_rows, b_row_len, ldb, e.tma_b, map_batch, stride_b);
   }

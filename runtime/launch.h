@@ -118,6 +118,17 @@ class Module {
   void launch(const EntryChoice& choice, const compiler::Problem& p, const GemmArgs& args,
               void* stream) const;
 
+  // How the launch of `choice` on `p` reads a convolution's A: 1 or 2 TMA
+  // copies in im2col mode a k-tile (conv_im2col_copies), or 0, the
+  // producer's copies, with `why` (when given) set to the reason. Two copies
+  // (C a multiple of BK / 2 only) are taken only where the grid runs in one
+  // wave (at most blocks_per_sm x SMs blocks): 64-byte copies ask TMA for
+  // twice the requests a byte, which a small grid's latency hides and a
+  // many-wave grid's throughput does not (docs/convolution.md, "Two copies
+  // a k-tile").
+  int conv_a_copies(const EntryChoice& choice, const compiler::Problem& p, const ConvArgs& conv,
+                    std::string* why = nullptr) const;
+
   // How `choice` would be launched for `p`: its grid, or for a stream_k
   // entry the split on this device.
   std::string launch_note(const EntryChoice& choice, const compiler::Problem& p) const;

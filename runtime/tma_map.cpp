@@ -94,13 +94,16 @@ TmaMap encode_im2col_map(const std::string& dtype, const void* base,
   const int lower[2] = {int(b.lower_w), int(b.lower_h)};
   const int upper[2] = {int(b.upper_w), int(b.upper_h)};
   const cuuint32_t element_strides[4] = {1, cuuint32_t(g.stride_w), cuuint32_t(g.stride_h), 1};
+  // A box row of 64 bytes is half a k-tile's row: the stage's 64-byte panels.
+  const CUtensorMapSwizzle swizzle =
+      box.box_cols * elem == 64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B;
   CUtensorMap map;
   static const auto encode =
       driver_function<EncodeIm2col>("cuTensorMapEncodeIm2col", "TMA needs a CUDA 12 driver");
-  const CUresult r = encode(&map, type, 4, const_cast<void*>(base), dims, pitch, lower, upper,
-                            box.box_cols, box.box_rows, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r =
+      encode(&map, type, 4, const_cast<void*>(base), dims, pitch, lower, upper, box.box_cols,
+             box.box_rows, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
                 "cuTensorMapEncodeIm2col(NHWC " + std::to_string(g.n) + "x" + std::to_string(g.h) +

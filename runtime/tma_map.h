@@ -35,8 +35,9 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
 // the element size a multiple of 16) in TMA's im2col mode
 // (compiler/conv_im2col.h): copies of box.box_rows pixels x box.box_cols
 // channels, the corners im2col_corners(g), the element strides the
-// convolution's, 128-byte swizzle, zeros outside the tensor. Throws
-// Error(cuda) when the driver rejects it.
+// convolution's, zeros outside the tensor, and the swizzle of the box's
+// rows: 128 bytes (one copy a k-tile) or 64 (a k-tile's two halves,
+// compiler::im2col_copies). Throws Error(cuda) when the driver rejects it.
 TmaMap encode_im2col_map(const std::string& dtype, const void* base,
                          const compiler::Im2colGeometry& g, const codegen::TmaBox& box);
 

@@ -440,10 +440,16 @@ TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
             std::string::npos);  // an entry without a_im2col (mma.sync, NCHW32)
   e.a_im2col = true;
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
-  EXPECT_NE(runtime::conv_im2col_error(e, c64).find("C = 64 is not a multiple of BK = 128"),
+  const runtime::ConvArgs c48 = runtime::make_conv_args(conv2d(8, 56, 56, 48, 64, 3, 3, 1, 1));
+  EXPECT_EQ(runtime::conv_im2col_error(e, c64), "");  // two copies a k-tile
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c64), 2);
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c128), 1);
+  EXPECT_NE(runtime::conv_im2col_error(e, c48).find("C = 48 is not a multiple of BK / 2 = 64"),
             std::string::npos);
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c48), 0);
   setenv("SCHEDC_CONV_IM2COL", "0", 1);
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "SCHEDC_CONV_IM2COL=0");
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c64), 0);
   unsetenv("SCHEDC_CONV_IM2COL");
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
 }

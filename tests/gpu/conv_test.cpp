@@ -64,7 +64,9 @@ std::vector<compiler::Conv2d> ragged_convs(int64_t cmin, compiler::ConvLayout la
 
 // Ragged convolutions that the Hopper NHWC kernel's A can take by TMA's
 // im2col mode (compiler/conv_im2col.h): C a multiple of a 128-byte k-tile
-// (`cbk` channels: 128 of int8, 64 of f16), H and W odd, strides 2 and 3,
+// (`cbk` channels: 128 of int8, 64 of f16) or of half of one only (two
+// copies a k-tile: a k-tile across two taps, K ending mid-k-tile, 1x1 with
+// C = 1.5 k-tiles), H and W odd, strides 2 and 3,
 // dilation 2, padding past the filter's reach, 1x1 images, a rectangular
 // filter, and one whose axes differ in stride, padding and dilation (the
 // map's corners and strides per axis).
@@ -82,7 +84,11 @@ std::vector<compiler::Conv2d> im2col_convs(int64_t cbk) {
           conv2d(2, 20, 19, cbk, 16, 3, 3, 3, 1),
           rect,
           skew,
-          conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1)};
+          conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1),
+          conv2d(3, 7, 9, cbk / 2, 40, 3, 3, 1, 1),
+          conv2d(2, 13, 11, 3 * cbk / 2, 24, 1, 1, 2, 0),
+          conv2d(1, 15, 17, 3 * cbk / 2, 40, 3, 3, 1, 2, 2),
+          conv2d(2, 9, 7, cbk / 2, 72, 5, 5, 2, 3)};
 }
 
 // Sets an environment variable for a scope (SCHEDC_CONV_IM2COL=0: the
@@ -462,16 +468,19 @@ TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
       EXPECT_EQ(a_copy, "") << what;
       continue;
     }
-    EXPECT_EQ(a_copy, "by TMA's im2col mode") << what;
+    EXPECT_EQ(a_copy, v.c % cbk == 0 ? "by TMA's im2col mode"
+                                     : "by TMA's im2col mode, two copies a k-tile (64-byte panels)")
+        << what;
     ScopedEnv off("SCHEDC_CONV_IM2COL", "0");
     EXPECT_EQ(run(v, what + ", producer's copies"),
               "by the producer's copies (SCHEDC_CONV_IM2COL=0)")
         << what;
   }
   if (!tma) return;
-  // Not a multiple of the k-tile: the producer's copies, and why.
-  compiler::Conv2d narrow = conv2d(2, 7, 9, cbk / 2, 40, 3, 3, 1, 1);
-  EXPECT_NE(run(narrow, "C half a k-tile").find("not a multiple of BK"), std::string::npos);
+  // Not a multiple of half the k-tile: the producer's copies, and why.
+  compiler::Conv2d narrow = conv2d(2, 7, 9, cbk / 4, 40, 3, 3, 1, 1);
+  EXPECT_NE(run(narrow, "C a quarter of a k-tile").find("not a multiple of BK / 2"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedules()),

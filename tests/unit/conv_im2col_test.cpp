@@ -111,7 +111,12 @@ TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
   EXPECT_EQ(why(conv_of(8, 28, 28, 128, 3, 3, 1, 1), 128), "");
   EXPECT_EQ(why(conv_of(8, 7, 7, 512, 3, 3, 2, 1), 128), "");
   EXPECT_EQ(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 64), "");  // f16: BK 64
-  EXPECT_NE(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 128).find("not a multiple of BK = 128"),
+  // C a multiple of BK / 2 only: two copies a k-tile (s8's 64-channel layers).
+  EXPECT_EQ(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 128), "");
+  EXPECT_EQ(why(conv_of(8, 56, 56, 192, 3, 3, 1, 1), 128), "");
+  EXPECT_NE(why(conv_of(8, 56, 56, 48, 3, 3, 1, 1), 128).find("not a multiple of BK / 2 = 64"),
+            std::string::npos);
+  EXPECT_NE(why(conv_of(8, 56, 56, 16, 3, 3, 1, 1), 64).find("not a multiple of BK / 2 = 32"),
             std::string::npos);
   Conv2d nchw32 = conv_of(8, 28, 28, 128, 3, 3, 1, 1);
   nchw32.layout = compiler::ConvLayout::nchw32;
@@ -123,6 +128,22 @@ TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
   // upper = pad - (R - 1)·dil = 0 - 2·65 = -130
   EXPECT_NE(why(conv_of(1, 300, 300, 128, 3, 3, 1, 0, 65), 128).find("corner -130"),
             std::string::npos);
+}
+
+TEST(ConvIm2col, CopiesAKTileInOneOrTwo) {
+  auto copies = [](const Conv2d& v, int bk) {
+    return compiler::im2col_copies(compiler::im2col_geometry(v), bk);
+  };
+  EXPECT_EQ(copies(conv_of(8, 28, 28, 128, 3, 3, 1, 1), 128), 1);
+  EXPECT_EQ(copies(conv_of(8, 28, 28, 256, 3, 3, 2, 1), 128), 1);
+  EXPECT_EQ(copies(conv_of(1, 56, 56, 64, 3, 3, 1, 1), 128), 2);
+  EXPECT_EQ(copies(conv_of(1, 56, 56, 320, 1, 1, 1, 0), 128), 2);
+  EXPECT_EQ(copies(conv_of(1, 56, 56, 32, 3, 3, 1, 1), 64), 2);  // f16: BK 64, halves of 32
+  EXPECT_EQ(copies(conv_of(1, 56, 56, 48, 3, 3, 1, 1), 128), 0);
+  Conv2d nchw32 = conv_of(8, 28, 28, 64, 3, 3, 1, 1);
+  nchw32.layout = compiler::ConvLayout::nchw32;
+  EXPECT_EQ(copies(nchw32, 128), 0);
+  EXPECT_EQ(copies(conv_of(1, 40, 40, 64, 1, 1, 9, 0), 128), 0);  // a stride past 8
 }
 
 }  // namespace
