@@ -80,8 +80,10 @@ std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& con
   return compiler::im2col_error(im2col_geometry(conv), int(e.tma_a.box_cols));
 }
 
-int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv) {
-  if (!conv_im2col_error(e, conv).empty()) return 0;
+int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv, std::string* why) {
+  const std::string no = conv_im2col_error(e, conv);
+  if (why) *why = no;
+  if (!no.empty()) return 0;
   return compiler::im2col_copies(im2col_geometry(conv), int(e.tma_a.box_cols));
 }
 

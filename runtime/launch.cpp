@@ -312,10 +312,7 @@ int64_t Module::clusters_that_fit(const std::string& name, const codegen::Kernel
 int Module::conv_a_copies(const EntryChoice& choice, const compiler::Problem& p,
                           const ConvArgs& conv, std::string* why) const {
   const codegen::KernelEntry& e = *choice.entry;
-  const std::string no = conv_im2col_error(e, conv);
-  if (why) *why = no;
-  if (!no.empty()) return 0;
-  const int copies = conv_im2col_copies(e, conv);
+  const int copies = conv_im2col_copies(e, conv, why);
   if (copies < 2) return copies;
   const codegen::Dim3 g = grid_for(choice, p);
   const int64_t blocks = int64_t(g.x) * g.y * g.z,

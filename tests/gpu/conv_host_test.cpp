@@ -447,6 +447,11 @@ TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
   EXPECT_NE(runtime::conv_im2col_error(e, c48).find("C = 48 is not a multiple of BK / 2 = 64"),
             std::string::npos);
   EXPECT_EQ(runtime::conv_im2col_copies(e, c48), 0);
+  std::string why = "unset";  // the reason comes back with the count
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c64, &why), 2);
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c48, &why), 0);
+  EXPECT_NE(why.find("C = 48 is not a multiple of BK / 2 = 64"), std::string::npos);
   setenv("SCHEDC_CONV_IM2COL", "0", 1);
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "SCHEDC_CONV_IM2COL=0");
   EXPECT_EQ(runtime::conv_im2col_copies(e, c64), 0);
