@@ -214,7 +214,7 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
 })");
   }
   if (w.cluster_size() > 1) emit_wgmma_cluster_helpers(e, p.schedule.batch > 0);
-  if (p.split_k > 1) emit_wgmma_split_k_helpers(e);
+  if (p.split_k > 1) emit_wgmma_split_k_helpers(e, p);
   e.line();
   emit_instruction(e, w);
 }
@@ -238,6 +238,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
                 w.stages, stage_text(w.b).c_str(), w.b.mn_major ? "" : ", k-major"));
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",
                 w.barrier_offset_bytes, 8 * w.stages));
+  if (p.split_k > 1) emit_wgmma_split_k_smem(e, p);
   if (p.k_sliced())
     e.line(format("const int num_k_tiles = k_last - k_first;  // this %s's, from k-tile k_first",
                   p.stream_k_tail ? "slice" : "CTA"));
@@ -276,6 +277,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line(format("mbar_init(empty_bar + 8 * s, %d);  // one arrival per consumer warp",
                 w.empty_arrivals()));
   e.close_scope();
+  if (p.split_k > 1) emit_wgmma_split_k_barrier_init(e, p);
   e.line("mbar_init_fence();");
   e.close_scope();
   if (w.cluster_size() > 1)
@@ -283,6 +285,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
         "cluster_sync();  // both CTAs' barriers are ready before any multicast or remote arrive");
   else
     e.line("__syncthreads();  // the barriers are ready for everyone");
+  if (p.split_k > 1) emit_wgmma_split_k_start(e, p);
   emit_wgmma_dependent_launch(e, p);
 }
 

@@ -1,15 +1,35 @@
 // `split_k N` on the Hopper kernel (codegen/blocks_wgmma.h; compiler/
 // kernel_plan.h, split_k): the launch's thread-block cluster of S <= N CTAs
 // computes one C tile, each CTA an even share of its k-tiles through the
-// usual pipeline; then CTAs 1..S-1 leave their accumulators in their own
-// shared memory (the pipeline's stages, read by then), and CTA 0 adds them to
-// its own through distributed shared memory, in rank order, and runs the
-// epilogue. One kernel, no workspace in global memory, no second launch:
-// what a stream_k tail does through L2, inside the cluster.
+// usual pipeline; CTA 0 adds the others' accumulators to its own, in rank
+// order, and runs the epilogue. One kernel, no workspace in global memory, no
+// second launch: what a stream_k tail does through L2, inside the cluster.
+// The sums travel one of two ways (WgmmaPlan::split_push):
+// - pushed, where CTA 0's receive area fits (compiler/wgmma_plan.h,
+//   wgmma_split_recv_bytes): each other CTA stores its sums straight into
+//   CTA 0's receive area (st.shared::cluster: no round trip) and each of its
+//   threads arrives on CTA 0's split_bar, releasing them at cluster scope;
+//   CTA 0 waits on that barrier alone and adds from its own shared memory.
+//   A relaxed cluster arrive at the start, waited on before the first
+//   remote arrive, orders split_bar's initialization before them. One
+//   cluster barrier (2) keeps CTA 0 alive until the others' stores are in
+//   (split_bar already does; compute-sanitizer's racecheck sees only the
+//   cluster barrier): CTA 0 arrives at it as soon as its own k loop ends,
+//   before it waits for the sums, so the others leave once every CTA has
+//   finished its k loop and CTA 0's wait at its end finds it done.
+// - pulled, else: the others leave their sums in their own stages (read by
+//   then), a cluster barrier (1) makes them visible, CTA 0 reads them through
+//   distributed shared memory, and barrier (2) keeps the others' shared
+//   memory alive until it has.
+// Pushed against pulled on an H200 (bench/NOTES.md, session 34): res4 3x3
+// at batch 1 with 64x32 split_k 3, 1.92x -> 1.95-1.98x of im2col + cuBLAS in
+// a graph. CTA 0 arriving at (2) after its sum gave the gain back (1.88x):
+// the others then hold their SMs through the sum.
 #include <string>
 
 #include "codegen/blocks_common.h"
 #include "codegen/blocks_wgmma.h"
+#include "dsl/diagnostics.h"
 
 namespace schedc::codegen {
 
@@ -26,7 +46,7 @@ constexpr int kSumLoads = 32;
 
 }  // namespace
 
-void emit_wgmma_split_k_helpers(Emitter& e) {
+void emit_wgmma_split_k_helpers(Emitter& e, const KernelPlan& p) {
   e.lines(R"(// split_k: this CTA's rank in its cluster (the tile's slices), and the cluster's size.
 __device__ __forceinline__ int split_rank_of_cta() {
   unsigned r;
@@ -54,6 +74,53 @@ __device__ __forceinline__ int4 split_load_v4(unsigned addr, int cta) {
                : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr), "r"(cta) : "memory");
   return v;
 })");
+  if (!p.wgmma->split_push()) return;
+  e.lines(
+      R"(// Four 32-bit words to shared offset `addr` of CTA `cta` of the cluster (no reply awaited).
+__device__ __forceinline__ void split_store_v4(unsigned addr, int cta, int4 v) {
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+               "st.shared::cluster.v4.s32 [remote], {%2, %3, %4, %5};\n}\n"
+               :: "r"(addr), "r"(cta), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+// One arrival on the mbarrier at shared offset `bar` of CTA `cta`, releasing this
+// thread's earlier writes (its remote stores among them) at cluster scope.
+__device__ __forceinline__ void split_arrive_remote(unsigned bar, int cta) {
+  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
+               :: "r"(bar), "r"(cta) : "memory");
+}
+// mbar_wait acquiring at cluster scope: what those arrivals released.
+__device__ __forceinline__ void split_wait_cluster(unsigned bar, unsigned parity) {
+  asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
+               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra WAIT_%=;\n}\n" ::"r"(bar), "r"(parity) : "memory");
+})");
+}
+
+void emit_wgmma_split_k_smem(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  if (!w.split_push()) return;
+  const int sums = p.block_m * p.block_n * 4;
+  e.line(
+      format("const unsigned split_recv = sA_u32 + %du, split_bar = split_recv + %du;  // "
+             "split_k: CTA 0 receives %d CTAs' sums of %d bytes",
+             w.split_recv_offset_bytes, (p.split_k - 1) * sums, p.split_k - 1, sums));
+}
+
+void emit_wgmma_split_k_barrier_init(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  if (!w.split_push()) return;
+  e.line(
+      format("mbar_init(split_bar, split_slices > 1 ? (split_slices - 1) * %d : 1);  // "
+             "each other CTA's consumer threads, once",
+             128 * w.consumers()));
+}
+
+void emit_wgmma_split_k_start(Emitter& e, const KernelPlan& p) {
+  if (!p.wgmma->split_push()) return;
+  e.line(
+      "if (split_slices > 1) asm volatile(\"barrier.cluster.arrive.relaxed;\" ::: \"memory\");  "
+      "// split_bar's init before any remote arrive: waited on before the sums");
 }
 
 void emit_wgmma_split_k_slice(Emitter& e, const KernelPlan& p) {
@@ -69,7 +136,16 @@ void emit_wgmma_split_k_slice(Emitter& e, const KernelPlan& p) {
   e.line("const int k_last = ((split_rank + 1) * k_tiles_all + split_slices - 1) / split_slices;");
 }
 
-void emit_wgmma_split_k_producer_end(Emitter& e) {
+void emit_wgmma_split_k_producer_end(Emitter& e, const KernelPlan& p) {
+  if (p.wgmma->split_push()) {
+    e.comment("split_k: every thread takes part in the start's cluster barrier and in (2)");
+    e.open_scope("if (split_slices > 1)");
+    e.line("split_wait();");
+    e.line("split_arrive();");
+    e.line("split_wait();");
+    e.close_scope();
+    return;
+  }
   e.comment("split_k: every thread of every CTA takes part in the sum's two cluster barriers");
   e.open_scope("if (split_slices > 1)");
   e.line("split_arrive();");
@@ -79,7 +155,74 @@ void emit_wgmma_split_k_producer_end(Emitter& e) {
   e.close_scope();
 }
 
-void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
+namespace {
+
+// `SPLIT_ACC(4 * (v) + c) += y.c` for the four words of int4 y (floats by
+// their bits), `v` the vector's number.
+std::string split_adds(bool integer, const std::string& v) {
+  const char* add = integer ? "SPLIT_ACC(4 * (%s) + %d) += y.%c;"
+                            : "SPLIT_ACC(4 * (%s) + %d) += __int_as_float(y.%c);";
+  std::string adds;
+  for (int c = 0; c < 4; ++c) adds += (c ? " " : "") + format(add, v.c_str(), c, "xyzw"[c]);
+  return adds;
+}
+
+// Both sums' start: SPLIT_ACC, the scope of a split launch and the
+// thread's number among the consumers.
+void open_split_k_sum(Emitter& e, const WgmmaPlan& w) {
+  e.line(wgmma_acc_macro(w, "SPLIT_ACC"));
+  e.open_scope("if (split_slices > 1)");
+  e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
+                128 * w.producers(), 128 * w.consumers()));
+}
+
+void emit_split_k_sum_pushed(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const int threads = 128 * w.consumers(), vecs = w.accumulators / 4;
+  SCHEDC_INTERNAL_ASSERT(int64_t(vecs) * threads * 16 == int64_t(p.block_m) * p.block_n * 4,
+                         "a split_k receive slot holds one tile's sums");
+  const char* word =
+      w.integer() ? "SPLIT_ACC(4 * v + %d)" : "__float_as_int(SPLIT_ACC(4 * v + %d))";
+  std::string words;
+  for (int c = 0; c < 4; ++c) words += (c ? ", " : "") + format(word, c);
+  e.comment("split_k: CTAs 1.. store their sums into CTA 0's receive area (slot rank - 1) and");
+  e.comment("arrive on its split_bar; CTA 0 waits there and adds them to its own in rank order");
+  e.comment("(the same sum every launch). A launch of one CTA a tile (the runtime's choice where");
+  e.comment("the tiles fill the device) skips it all.");
+  open_split_k_sum(e, w);
+  e.line("split_wait();  // the start's cluster barrier: CTA 0's split_bar is initialized");
+  e.open_scope("if (split_rank != 0)");
+  e.comment(format("as int4 number v * %d + ctid of the slot, conflict-free", threads));
+  e.line(format("const unsigned slot = split_recv + (split_rank - 1) * %du;", vecs * threads * 16));
+  e.line("#pragma unroll");
+  e.line(
+      format("for (int v = 0; v < %d; ++v) split_store_v4(slot + (v * %d + ctid) * 16u, 0, "
+             "make_int4(%s));",
+             vecs, threads, words.c_str()));
+  e.line("split_arrive_remote(split_bar, 0);");
+  e.line("split_arrive();  // (2): CTA 0 leaves after these stores");
+  e.line("split_wait();");
+  e.close_scope();
+  e.open_scope("else");
+  e.line("split_arrive();  // (2): CTA 0 waits for it after its stores");
+  e.line("split_wait_cluster(split_bar, 0);");
+  e.line(format("const int4* recv = reinterpret_cast<const int4*>(smem + %d);",
+                w.split_recv_offset_bytes));
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int q = 1; q <= %d; ++q)", p.split_k - 1));
+  e.line("if (q >= split_slices) break;");
+  e.line("#pragma unroll");
+  e.open_scope(format("for (int v = 0; v < %d; ++v)", vecs));
+  e.line(format("const int4 y = recv[((q - 1) * %d + v) * %d + ctid];", vecs, threads));
+  e.line(split_adds(w.integer(), "v"));
+  e.close_scope();
+  e.close_scope();
+  e.close_scope();
+  e.close_scope();
+  e.line("#undef SPLIT_ACC");
+}
+
+void emit_split_k_sum_pulled(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const int threads = 128 * w.consumers(), vecs = w.accumulators / 4;
   const bool integer = w.integer();
@@ -89,10 +232,7 @@ void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
   e.comment("CTA 0 adds them to its own in rank order (the same sum every launch); barrier (2)");
   e.comment("keeps the others' shared memory alive until CTA 0 has read it. A launch of one");
   e.comment("CTA a tile (the runtime's choice where the tiles fill the device) skips it all.");
-  e.line(wgmma_acc_macro(w, "SPLIT_ACC"));
-  e.open_scope("if (split_slices > 1)");
-  e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
-                128 * w.producers(), threads));
+  open_split_k_sum(e, w);
   e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kWgmmaConsumersBarrier,
                 threads));
   e.open_scope("if (split_rank != 0)");
@@ -131,11 +271,7 @@ void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int v = 0; v < %d; ++v)", chunk));
   e.line(format("if (q >= split_slices || v0 + v >= %d) continue;", vecs));
   e.line("const int4 y = x[q - 1][v];");
-  const char* add = integer ? "SPLIT_ACC(4 * (v0 + v) + %d) += y.%c;"
-                            : "SPLIT_ACC(4 * (v0 + v) + %d) += __int_as_float(y.%c);";
-  std::string adds;
-  for (int c = 0; c < 4; ++c) adds += (c ? " " : "") + format(add, c, "xyzw"[c]);
-  e.line(adds);
+  e.line(split_adds(integer, "v0 + v"));
   e.close_scope();
   e.close_scope();
   e.close_scope();
@@ -144,6 +280,15 @@ void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
   e.line("if (split_rank != 0) split_wait();");
   e.close_scope();
   e.line("#undef SPLIT_ACC");
+}
+
+}  // namespace
+
+void emit_wgmma_split_k_sum(Emitter& e, const KernelPlan& p) {
+  if (p.wgmma->split_push())
+    emit_split_k_sum_pushed(e, p);
+  else
+    emit_split_k_sum_pulled(e, p);
 }
 
 }  // namespace schedc::codegen

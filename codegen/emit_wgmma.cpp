@@ -44,9 +44,14 @@ void emit_header(Emitter& e, const KernelPlan& p) {
                                     ? format(" + %d bytes of C staging (%d rows)",
                                              w.sector_rows * p.block_n * 4, w.sector_rows)
                                     : "";
-  e.comment(format("shared: %d stages x (%d + %d) bytes%s + %d mbarrier bytes = %d bytes (dynamic)",
-                   w.stages, w.a.stage_bytes, w.b.stage_bytes, c_staging.c_str(), 16 * w.stages,
-                   p.smem_bytes));
+  const std::string split_recv =
+      w.split_push() ? format(" + %d bytes for split_k's sums (CTA 0 receives them)",
+                              p.smem_bytes - w.split_recv_offset_bytes)
+                     : "";
+  e.comment(
+      format("shared: %d stages x (%d + %d) bytes%s + %d mbarrier bytes%s = %d bytes (dynamic)",
+             w.stages, w.a.stage_bytes, w.b.stage_bytes, c_staging.c_str(), 16 * w.stages,
+             split_recv.c_str(), p.smem_bytes));
   e.line();
   e.line(format("typedef %s T;", element_type(p.dtype)));
   e.line();
@@ -101,7 +106,7 @@ void emit_pipeline(Emitter& e, const KernelPlan& p) {
     e.open_scope("if (threadIdx.x < 128)");
     emit_wgmma_producer(e, p);
     emit_wgmma_launch_dependents(e, p);
-    if (p.split_k > 1) emit_wgmma_split_k_producer_end(e);
+    if (p.split_k > 1) emit_wgmma_split_k_producer_end(e, p);
     e.close_scope();
     e.open_scope("else");
     e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));

@@ -660,6 +660,9 @@ void Analyzer::smem_rule(bool threads_fine) {
     << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
     << (u.c_stage_bytes ? " + " + std::to_string(u.c_stage_bytes) + " bytes of C for tma_store"
                         : "")
+    << (u.split_recv_bytes
+            ? " + " + std::to_string(u.split_recv_bytes) + " bytes for split_k's sums"
+            : "")
     << "), more than the " << target_.smem_per_block_optin << " a block may use on "
     << target_.arch_name();
   auto& e = error(tile_arg_, m.str());

@@ -40,6 +40,8 @@ struct Resources {
   int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
                                  // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
   const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
+  int split_recv_bytes = 0;      // split_k: CTA 0's receive area for the others' sums
+                                 // (wgmma_split_recv_bytes), 0 where it does not fit
   std::string tma_copies;        // `tma`: how the copies are made on this target, else ""
 };
 Resources static_resources(const Schedule& s, const Target& t);
@@ -58,12 +60,14 @@ Resources static_resources(const Schedule& s, const Target& t);
 struct SmemUse {
   int64_t a_bytes = 0, b_bytes = 0;  // one buffer each
   int buffers = 0;
-  int64_t epilogue_bytes = 0;  // wmma epilogue scratch, else 0
-  int64_t barrier_bytes = 0;   // `tma`: two 8-byte mbarriers per stage
-  int64_t c_stage_bytes = 0;   // C staged besides the pipeline (Resources::c_stage_bytes)
+  int64_t epilogue_bytes = 0;    // wmma epilogue scratch, else 0
+  int64_t barrier_bytes = 0;     // `tma`: two 8-byte mbarriers per stage
+  int64_t c_stage_bytes = 0;     // C staged besides the pipeline (Resources::c_stage_bytes)
+  int64_t split_recv_bytes = 0;  // split_k's receive area (Resources::split_recv_bytes)
   int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes) + barrier_bytes; }
   int64_t total() const {
-    return (pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes) + c_stage_bytes;
+    return (pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes) + c_stage_bytes +
+           split_recv_bytes;
   }
 };
 SmemUse smem_use(const Schedule& s);

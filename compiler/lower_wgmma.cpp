@@ -137,6 +137,10 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
   SCHEDC_INTERNAL_ASSERT(w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
                          "wgmma stages must stay 1024-byte aligned");
   p.smem_bytes = w.barrier_offset_bytes + tma_barrier_bytes(w.stages);
+  if (const int recv = wgmma_split_recv_bytes(s, p.smem_bytes); recv > 0) {
+    w.split_recv_offset_bytes = (p.smem_bytes + 15) / 16 * 16;
+    p.smem_bytes = w.split_recv_offset_bytes + recv;
+  }
   return p;
 }
 

@@ -57,6 +57,7 @@ SmemUse smem_use(const Schedule& s) {
   // The swapped tf32 kernel's sector-staged stores (WgmmaPlan::sector_rows; 0
   // rows for every other kernel).
   u.c_stage_bytes += int64_t(wgmma_sector_rows(s, u.pipeline() + u.c_stage_bytes)) * t.n * 4;
+  u.split_recv_bytes = wgmma_split_recv_bytes(s, u.pipeline() + u.c_stage_bytes);
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)
@@ -76,6 +77,7 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.epilogue_bytes = clamp(u.epilogue_bytes);
   r.barrier_bytes = clamp(u.barrier_bytes);
   r.c_stage_bytes = clamp(u.c_stage_bytes);
+  r.split_recv_bytes = clamp(u.split_recv_bytes);
   r.c_stage_for = u.c_stage_bytes == 0 ? ""
                   : s.tma_store        ? "tma_store"
                                        : "C rows off 32-byte sectors";

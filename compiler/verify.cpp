@@ -236,8 +236,17 @@ void verify_wgmma(const KernelPlan& p) {
       }
     for (int h : hit) VERIFY(h == 1, "C staging is a bijection");
   }
-  VERIFY(w.barrier_offset_bytes % 8 == 0 && p.smem_bytes == w.barrier_offset_bytes + 16 * w.stages,
+  const int barriers_end = w.barrier_offset_bytes + 16 * w.stages;
+  VERIFY(w.barrier_offset_bytes % 8 == 0 &&
+             p.smem_bytes == (w.split_push() ? w.split_recv_offset_bytes +
+                                                   wgmma_split_recv_bytes(p.schedule, barriers_end)
+                                             : barriers_end),
          "barriers after the stages");
+  VERIFY(!w.split_push() || (p.split_k > 1 && w.split_recv_offset_bytes % 16 == 0 &&
+                             w.split_recv_offset_bytes >= barriers_end &&
+                             wgmma_split_recv_bytes(p.schedule, barriers_end) ==
+                                 16 + (p.split_k - 1) * p.block_m * p.block_n * 4),
+         "split_k's receive area after the barriers, a tile's sums for each other CTA");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(
       !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <=

@@ -139,6 +139,23 @@ inline int wgmma_sector_rows(const Schedule& s, long long other_bytes) {
   return 0;
 }
 
+// `split_k N`'s receive area (codegen/blocks_wgmma_split_k.cpp): shared
+// memory of its own in which CTA 0 of a tile's cluster takes the other CTAs'
+// partial sums while it still runs its own k-tiles, (N - 1) x BM x BN 4-byte
+// sums and a 16-byte slot for the mbarrier they arrive on. Its bytes where
+// that fits beside `other_bytes` (stages, staging, barriers) in 227 KB and
+// keeps `blocks_per_sm` blocks an SM (228 KB, 1 KB reserved a block); 0
+// where it does not: the sums then wait in the other CTAs' stages for CTA 0
+// to read, a cluster barrier before and after.
+inline int wgmma_split_recv_bytes(const Schedule& s, long long other_bytes) {
+  if (!s.uses_wgmma() || s.split_k < 2 || !s.tile) return 0;
+  const long long bytes = 16 + 4LL * (s.split_k - 1) * s.tile->m * s.tile->n;
+  const long long total = other_bytes + bytes;
+  const int blocks = std::max(1, s.blocks_per_sm);
+  if (total > kWgmmaSmemLimit || blocks * (total + 1024) > 228 * 1024) return 0;
+  return int(bytes);
+}
+
 // Whether wgmma.m64nNk* of `type` exists for N (a multiple of 8 up to 256
 // here): the integer ones have N 8, 16, 24 and then multiples of 16 (PTX ISA).
 inline bool wgmma_n_valid(MmaType type, int n) {
@@ -328,6 +345,12 @@ struct WgmmaPlan {
   // row pairs stay (staging there: 0.120 -> 0.123 ms at 4096x4096x1024).
   int sector_rows = 0;
   int sector_offset_bytes = 0;
+  // split_k: CTA 0's receive area (wgmma_split_recv_bytes), the other CTAs'
+  // sums at split_recv_offset_bytes, CTA after CTA, each as the sum's
+  // vectors (v * consumer threads + thread, 16 bytes each), then the
+  // mbarrier; 0: none (the sums wait in the other CTAs' stages).
+  int split_recv_offset_bytes = 0;
+  bool split_push() const { return split_recv_offset_bytes > 0; }
   // Byte offset in the staging area of (row, col), row < sector_rows,
   // col < block_n: rows of block_n floats, each 8-column block of a row
   // XORed with (row / 2) % 4, so that a warp's write (rows 2p + h, p = lane
