@@ -87,4 +87,14 @@ int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv, std:
   return compiler::im2col_copies(im2col_geometry(conv), int(e.tma_a.box_cols));
 }
 
+int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int channels,
+                            std::string* why) {
+  if (copies < 2 || blocks <= slots) return copies;
+  if (why)
+    *why = "C = " + std::to_string(channels) +
+           " takes two 64-byte copies a k-tile, and the grid's " + std::to_string(blocks) +
+           " blocks run in more than one wave (" + std::to_string(slots) + " at once)";
+  return 0;
+}
+
 }  // namespace schedc::runtime

@@ -49,5 +49,14 @@ std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& con
 // one wave).
 int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv,
                        std::string* why = nullptr);
+// The one-wave rule: `copies` (conv_im2col_copies' answer for a convolution
+// of `channels` channels) for a launch of `blocks` blocks of which `slots`
+// run at once, except two copies where the grid needs more than one wave:
+// 0 then (the producer's copies) and `why`, when given, says so. Two 64-byte
+// copies a k-tile win where a batch-1 grid waits on latency and lose to the
+// producer's 16-byte copies where a many-wave grid streams
+// (docs/convolution.md, "Two copies a k-tile").
+int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int channels,
+                            std::string* why = nullptr);
 
 }  // namespace schedc::runtime

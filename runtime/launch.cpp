@@ -315,14 +315,9 @@ int Module::conv_a_copies(const EntryChoice& choice, const compiler::Problem& p,
   const int copies = conv_im2col_copies(e, conv, why);
   if (copies < 2) return copies;
   const codegen::Dim3 g = grid_for(choice, p);
-  const int64_t blocks = int64_t(g.x) * g.y * g.z,
-                slots = int64_t(blocks_per_sm(checked_name(choice.entry), e)) * num_sms_;
-  if (blocks <= slots) return copies;
-  if (why)
-    *why = "C = " + std::to_string(conv.c) + " takes two 64-byte copies a k-tile, and the grid's " +
-           std::to_string(blocks) + " blocks run in more than one wave (" + std::to_string(slots) +
-           " at once)";
-  return 0;
+  return conv_copies_in_one_wave(copies, int64_t(g.x) * g.y * g.z,
+                                 int64_t(blocks_per_sm(checked_name(choice.entry), e)) * num_sms_,
+                                 conv.c, why);
 }
 
 int Module::blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const {

@@ -459,5 +459,23 @@ TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
 }
 
+// The one-wave rule (Module::conv_a_copies asks it with the grid and the
+// device's blocks at once): two copies where every block runs at once,
+// the producer's copies (0, with the reason) past one wave; one copy and
+// none pass through whatever the grid.
+TEST(ConvLaunch, TwoCopiesOnlyInOneWave) {
+  std::string why = "unset";
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(2, 98, 132, 64, &why), 2);  // res2, batch 1
+  EXPECT_EQ(why, "unset");
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(2, 396, 396, 64, &why), 2);   // exactly one wave
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(2, 1568, 396, 64, &why), 0);  // res2, batch 32
+  EXPECT_EQ(why,
+            "C = 64 takes two 64-byte copies a k-tile, and the grid's 1568 blocks run in more "
+            "than one wave (396 at once)");
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(1, 1568, 396, 128), 1);
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(0, 1568, 396, 48), 0);
+  EXPECT_EQ(runtime::conv_copies_in_one_wave(2, 397, 396, 64), 0);  // no reason asked for
+}
+
 }  // namespace
 }  // namespace schedc
