@@ -1,11 +1,11 @@
 #include "codegen/blocks_wgmma.h"
 
-#include <stdexcept>
 #include <string>
 
 #include "codegen/blocks_common.h"
 #include "codegen/blocks_stream_k.h"
 #include "codegen/blocks_tma.h"
+#include "dsl/diagnostics.h"
 
 namespace schedc::codegen {
 
@@ -507,8 +507,8 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
                   w.consumers_n, w.b.mn_bytes(w.wg_n), w.b.mn_major ? "panels" : "rows"));
   }
   if (a_in_panels(w)) {
-    if (w.k_steps != 4 || w.a.k_bytes(w.inst_k) != 32 || w.a.mn_major)
-      throw std::logic_error("a convolution's k-tile rows are 4 k-steps of 32 bytes, k-major");
+    SCHEDC_INTERNAL_ASSERT(w.k_steps == 4 && w.a.k_bytes(w.inst_k) == 32 && !w.a.mn_major,
+                           "a convolution's k-tile rows are 4 k-steps of 32 bytes, k-major");
     e.comment("A's descriptors, built once (a select per k-step would cost a small tile's issue");
     e.comment("slots): stage 0's first k-step, and in 16-byte units the step to the next");
     e.comment("instruction's rows and to k-step kk + 2 (the next panel, or 64 bytes on)");

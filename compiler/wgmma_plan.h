@@ -32,6 +32,7 @@
 #include <optional>
 
 #include "compiler/schedule.h"
+#include "compiler/target.h"
 
 namespace schedc::compiler {
 
@@ -144,7 +145,8 @@ inline int wgmma_sector_rows(const Schedule& s, long long other_bytes) {
 // partial sums while it still runs its own k-tiles, (N - 1) x BM x BN 4-byte
 // sums and a 16-byte slot for the mbarrier they arrive on. Its bytes where
 // that fits beside `other_bytes` (stages, staging, barriers) in 227 KB and
-// keeps `blocks_per_sm` blocks an SM (228 KB, 1 KB reserved a block); 0
+// keeps `blocks_per_sm` blocks an SM (sm_90's Target: 228 KB, 1 KB reserved
+// a block); 0
 // where it does not: the sums then wait in the other CTAs' stages for CTA 0
 // to read, a cluster barrier before and after.
 inline int wgmma_split_recv_bytes(const Schedule& s, long long other_bytes) {
@@ -152,7 +154,9 @@ inline int wgmma_split_recv_bytes(const Schedule& s, long long other_bytes) {
   const long long bytes = 16 + 4LL * (s.split_k - 1) * s.tile->m * s.tile->n;
   const long long total = other_bytes + bytes;
   const int blocks = std::max(1, s.blocks_per_sm);
-  if (total > kWgmmaSmemLimit || blocks * (total + 1024) > 228 * 1024) return 0;
+  const Target sm90;
+  if (total > kWgmmaSmemLimit || blocks * (total + sm90.smem_reserved_per_block) > sm90.smem_per_sm)
+    return 0;
   return int(bytes);
 }
 
