@@ -108,9 +108,10 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
         << (r.c_stage_bytes
                 ? " + " + std::to_string(r.c_stage_bytes) + " bytes of C (" + r.c_stage_for + ")"
                 : "")
-        << (r.split_recv_bytes ? " + " + std::to_string(r.split_recv_bytes) +
-                                     " bytes for split_k's sums (CTA 0 receives them)"
-                               : "")
+        << (r.split_recv_bytes
+                ? " + " + std::to_string(r.split_recv_bytes) +
+                      " bytes for split_k's sums (received by the CTA that stores each part)"
+                : "")
         << ")";
     if (r.smem_bytes > t.smem_per_block_default)
       o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";

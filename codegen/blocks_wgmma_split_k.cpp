@@ -1,26 +1,31 @@
 // `split_k N` on the Hopper kernel (codegen/blocks_wgmma.h; compiler/
 // kernel_plan.h, split_k): the launch's thread-block cluster of S <= N CTAs
 // computes one C tile, each CTA an even share of its k-tiles through the
-// usual pipeline; CTA 0 adds the others' accumulators to its own, in rank
-// order, and runs the epilogue. One kernel, no workspace in global memory, no
-// second launch: what a stream_k tail does through L2, inside the cluster.
+// usual pipeline; the partial sums are added in rank order and the epilogue
+// runs once. One kernel, no workspace in global memory, no second launch:
+// what a stream_k tail does through L2, inside the cluster.
 // The sums travel one of two ways (WgmmaPlan::split_push):
-// - pushed, where CTA 0's receive area fits (compiler/wgmma_plan.h,
-//   wgmma_split_recv_bytes): each other CTA stores its sums straight into
-//   CTA 0's receive area (st.shared::cluster: no round trip) and each of its
-//   threads arrives on CTA 0's split_bar, releasing them at cluster scope;
-//   CTA 0 waits on that barrier alone and adds from its own shared memory.
-//   A relaxed cluster arrive at the start, waited on before the first
-//   remote arrive, orders split_bar's initialization before them. One
-//   cluster barrier (2) keeps CTA 0 alive until the others' stores are in
-//   (split_bar already does; compute-sanitizer's racecheck sees only the
-//   cluster barrier): CTA 0 arrives at it as soon as its own k loop ends,
-//   before it waits for the sums, so the others leave once every CTA has
-//   finished its k loop and CTA 0's wait at its end finds it done.
+// - pushed, where the receive area fits (compiler/wgmma_plan.h,
+//   wgmma_split_recv_bytes): the tile's parts (a consumer warp's
+//   accumulators each, or a warpgroup's where the warpgroup stores C
+//   together: wgmma_split_part_threads) are summed by the CTAs in turn, part
+//   g by CTA g % S. Each other CTA's warp (warpgroup) stores its sums of the
+//   part straight into the owner's receive area (st.shared::cluster: no
+//   round trip) and each of its threads arrives on the owner's barrier of
+//   that part, releasing them at cluster scope; the owner's warp waits on
+//   that barrier alone, adds from its own shared memory and stores the part.
+//   A relaxed cluster arrive at the start, waited on before the first remote
+//   arrive, orders the barriers' initialization before them. One cluster
+//   barrier (2) keeps each CTA alive until the others' stores into it are in
+//   (its mbarriers already do; compute-sanitizer's racecheck sees only the
+//   cluster barrier): an owner's warp arrives at it as soon as its own k
+//   loop ends, before it waits for the sums, so the senders leave once every
+//   CTA has finished its k loop and the owners' wait at their end finds it
+//   done.
 // - pulled, else: the others leave their sums in their own stages (read by
 //   then), a cluster barrier (1) makes them visible, CTA 0 reads them through
-//   distributed shared memory, and barrier (2) keeps the others' shared
-//   memory alive until it has.
+//   distributed shared memory and stores the whole tile, and barrier (2)
+//   keeps the others' shared memory alive until it has.
 // Pushed against pulled on an H200 (bench/NOTES.md, session 34): res4 3x3
 // at batch 1 with 64x32 split_k 3, 1.92x -> 1.95-1.98x of im2col + cuBLAS in
 // a graph. CTA 0 arriving at (2) after its sum gave the gain back (1.88x):
@@ -100,20 +105,29 @@ __device__ __forceinline__ void split_wait_cluster(unsigned bar, unsigned parity
 void emit_wgmma_split_k_smem(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   if (!w.split_push()) return;
-  const int sums = p.block_m * p.block_n * 4;
-  e.line(
-      format("const unsigned split_recv = sA_u32 + %du, split_bar = split_recv + %du;  // "
-             "split_k: CTA 0 receives %d CTAs' sums of %d bytes",
-             w.split_recv_offset_bytes, (p.split_k - 1) * sums, p.split_k - 1, sums));
+  const int owned = compiler::wgmma_split_parts_owned(p.schedule);
+  const int part = p.block_m * p.block_n * 4 / compiler::wgmma_split_parts(p.schedule);
+  e.line(format(
+      "const unsigned split_recv = sA_u32 + %du, split_bar = split_recv + %du;  // split_k: "
+      "%d other CTAs' sums of %d bytes for each of (at most) %d part(s) this CTA owns",
+      w.split_recv_offset_bytes, owned * (p.split_k - 1) * part, p.split_k - 1, part, owned));
 }
 
 void emit_wgmma_split_k_barrier_init(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   if (!w.split_push()) return;
-  e.line(
-      format("mbar_init(split_bar, split_slices > 1 ? (split_slices - 1) * %d : 1);  // "
-             "each other CTA's consumer threads, once",
-             128 * w.consumers()));
+  const int owned = compiler::wgmma_split_parts_owned(p.schedule);
+  const int threads = compiler::wgmma_split_part_threads(p.schedule);
+  const auto init = [&](const char* bar) {
+    return format(
+        "mbar_init(%s, split_slices > 1 ? (split_slices - 1) * %d : 1);  // each other CTA's "
+        "%s of that part, once",
+        bar, threads, threads == 128 ? "warpgroup" : "warp");
+  };
+  if (owned == 1)
+    e.line(init("split_bar"));
+  else
+    e.line(format("for (int j = 0; j < %d; ++j) ", owned) + init("split_bar + 8 * j"));
 }
 
 void emit_wgmma_split_k_start(Emitter& e, const KernelPlan& p) {
@@ -167,53 +181,84 @@ std::string split_adds(bool integer, const std::string& v) {
   return adds;
 }
 
-// Both sums' start: SPLIT_ACC, the scope of a split launch and the
-// thread's number among the consumers.
+// Both sums' start: SPLIT_ACC and the scope of a split launch.
 void open_split_k_sum(Emitter& e, const WgmmaPlan& w) {
   e.line(wgmma_acc_macro(w, "SPLIT_ACC"));
   e.open_scope("if (split_slices > 1)");
-  e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
-                128 * w.producers(), 128 * w.consumers()));
 }
 
 void emit_split_k_sum_pushed(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  const int threads = 128 * w.consumers(), vecs = w.accumulators / 4;
-  SCHEDC_INTERNAL_ASSERT(int64_t(vecs) * threads * 16 == int64_t(p.block_m) * p.block_n * 4,
-                         "a split_k receive slot holds one tile's sums");
+  const compiler::Schedule& s = p.schedule;
+  const int T = compiler::wgmma_split_part_threads(s), parts = compiler::wgmma_split_parts(s);
+  const int vecs = w.accumulators / 4, part = vecs * T * 16, others = p.split_k - 1;
+  SCHEDC_INTERNAL_ASSERT(int64_t(part) * parts == int64_t(p.block_m) * p.block_n * 4,
+                         "a split_k receive slot holds one part's sums");
   const char* word =
       w.integer() ? "SPLIT_ACC(4 * v + %d)" : "__float_as_int(SPLIT_ACC(4 * v + %d))";
   std::string words;
   for (int c = 0; c < 4; ++c) words += (c ? ", " : "") + format(word, c);
-  e.comment("split_k: CTAs 1.. store their sums into CTA 0's receive area (slot rank - 1) and");
-  e.comment("arrive on its split_bar; CTA 0 waits there and adds them to its own in rank order");
+  // The part's place among those its owner sums (split_part / split_slices), in slots and
+  // barriers: always the first where a CTA owns at most one part.
+  const bool one_owned = compiler::wgmma_split_parts_owned(s) == 1;
+  const std::string slots =
+      one_owned ? "split_recv"
+                : format("split_recv + (split_part / split_slices) * %du", others * part);
+  const std::string bar = one_owned ? "split_bar" : "split_bar + 8 * (split_part / split_slices)";
+  const char* holder = T == 128 ? "consumer warpgroup" : "consumer warp";
+  if (parts == 1) {
+    e.comment("split_k: CTAs 1.. store their sums into CTA 0's receive area (slot rank - 1) and");
+    e.comment("arrive on its split_bar; CTA 0 waits there and adds them to its own in rank order");
+  } else {
+    e.comment(format("split_k: the tile's %d parts (a %s's accumulators each) are summed where",
+                     parts, holder));
+    e.comment("they are spread: part split_part by CTA split_owner = split_part % split_slices.");
+    e.comment("The others store their sums of it into the owner's receive area (that part's");
+    e.comment("slots, a sender each in rank order) and arrive on its mbarrier of that part;");
+    e.comment(format("the owner's %s waits there and adds them to its own in rank order",
+                     T == 128 ? "warpgroup" : "warp"));
+  }
   e.comment("(the same sum every launch). A launch of one CTA a tile (the runtime's choice where");
   e.comment("the tiles fill the device) skips it all.");
+  if (parts == 1) {
+    e.line("const int split_owner = 0;  // the CTA that sums the tile and stores it");
+  } else {
+    e.line(T == 128 ? "const int split_part = consumer;  // this warpgroup's part of the tile"
+                    : "const int split_part = 4 * consumer + threadIdx.x / 32 % 4;  // this "
+                      "warp's part of the tile");
+    e.line(
+        "const int split_owner = split_part % split_slices;  // the CTA that sums it and stores "
+        "it");
+  }
   open_split_k_sum(e, w);
-  e.line("split_wait();  // the start's cluster barrier: CTA 0's split_bar is initialized");
-  e.open_scope("if (split_rank != 0)");
-  e.comment(format("as int4 number v * %d + ctid of the slot, conflict-free", threads));
-  e.line(format("const unsigned slot = split_recv + (split_rank - 1) * %du;", vecs * threads * 16));
+  e.line(format("const int ptid = threadIdx.x %% %d;  // in its %s", T,
+                T == 128 ? "warpgroup" : "warp"));
+  e.line("split_wait();  // the start's cluster barrier: the owners' barriers are initialized");
+  e.open_scope("if (split_rank != split_owner)");
+  e.comment(format("as int4 number v * %d + ptid of the slot, conflict-free", T));
+  e.line(format("const unsigned slot = %s + (split_rank - (split_rank > split_owner)) * %du;",
+                slots.c_str(), part));
   e.line("#pragma unroll");
   e.line(
-      format("for (int v = 0; v < %d; ++v) split_store_v4(slot + (v * %d + ctid) * 16u, 0, "
-             "make_int4(%s));",
-             vecs, threads, words.c_str()));
-  e.line("split_arrive_remote(split_bar, 0);");
-  e.line("split_arrive();  // (2): CTA 0 leaves after these stores");
+      format("for (int v = 0; v < %d; ++v) split_store_v4(slot + (v * %d + ptid) * 16u, "
+             "split_owner, make_int4(%s));",
+             vecs, T, words.c_str()));
+  e.line(format("split_arrive_remote(%s, split_owner);", bar.c_str()));
+  e.line("split_arrive();  // (2): the owner leaves after these stores");
   e.line("split_wait();");
   e.close_scope();
   e.open_scope("else");
-  e.line("split_arrive();  // (2): CTA 0 waits for it after its stores");
-  e.line("split_wait_cluster(split_bar, 0);");
-  e.line(format("const int4* recv = reinterpret_cast<const int4*>(smem + %d);",
-                w.split_recv_offset_bytes));
+  e.line("split_arrive();  // (2): the owner waits for it after its stores");
+  e.line(format("split_wait_cluster(%s, 0);", bar.c_str()));
+  e.line(format(
+      "const int4* recv = reinterpret_cast<const int4*>(smem + %d)%s;", w.split_recv_offset_bytes,
+      one_owned ? "" : format(" + (split_part / split_slices) * %d", others * vecs * T).c_str()));
   e.line("#pragma unroll");
-  e.open_scope(format("for (int q = 1; q <= %d; ++q)", p.split_k - 1));
-  e.line("if (q >= split_slices) break;");
+  e.open_scope(format("for (int q = 0; q < %d; ++q)", others));
+  e.line("if (q + 1 >= split_slices) break;");
   e.line("#pragma unroll");
   e.open_scope(format("for (int v = 0; v < %d; ++v)", vecs));
-  e.line(format("const int4 y = recv[((q - 1) * %d + v) * %d + ctid];", vecs, threads));
+  e.line(format("const int4 y = recv[(q * %d + v) * %d + ptid];", vecs, T));
   e.line(split_adds(w.integer(), "v"));
   e.close_scope();
   e.close_scope();
@@ -232,7 +277,10 @@ void emit_split_k_sum_pulled(Emitter& e, const KernelPlan& p) {
   e.comment("CTA 0 adds them to its own in rank order (the same sum every launch); barrier (2)");
   e.comment("keeps the others' shared memory alive until CTA 0 has read it. A launch of one");
   e.comment("CTA a tile (the runtime's choice where the tiles fill the device) skips it all.");
+  e.line("const int split_owner = 0;  // the CTA that sums the tile and stores it");
   open_split_k_sum(e, w);
+  e.line(format("const int ctid = threadIdx.x - %d;  // among the %d consumer threads",
+                128 * w.producers(), threads));
   e.line(format("asm volatile(\"bar.sync %d, %d;\\n\" ::: \"memory\");", kWgmmaConsumersBarrier,
                 threads));
   e.open_scope("if (split_rank != 0)");

@@ -45,9 +45,10 @@ void emit_header(Emitter& e, const KernelPlan& p) {
                                              w.sector_rows * p.block_n * 4, w.sector_rows)
                                     : "";
   const std::string split_recv =
-      w.split_push() ? format(" + %d bytes for split_k's sums (CTA 0 receives them)",
-                              p.smem_bytes - w.split_recv_offset_bytes)
-                     : "";
+      w.split_push()
+          ? format(" + %d bytes for split_k's sums (received by the CTA that stores each part)",
+                   p.smem_bytes - w.split_recv_offset_bytes)
+          : "";
   e.comment(
       format("shared: %d stages x (%d + %d) bytes%s + %d mbarrier bytes%s = %d bytes (dynamic)",
              w.stages, w.a.stage_bytes, w.b.stage_bytes, c_staging.c_str(), 16 * w.stages,
@@ -138,10 +139,11 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
   emit_pipeline(e, p);
   if (p.split_k > 1) {
     emit_wgmma_split_k_sum(e, p);
-    e.open_scope("if (split_rank == 0)");
+    e.open_scope("if (split_rank == split_owner)");
     emit_wgmma_tile_stores(e, p);
     e.line(
-        "if (split_slices > 1) split_wait();  // (2): the others leave once CTA 0 has read them");
+        "if (split_slices > 1) split_wait();  // (2): the others leave once the owners have read "
+        "them");
     e.close_scope();
     emit_wgmma_tile_end(e, p);
   } else {

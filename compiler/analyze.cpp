@@ -320,8 +320,10 @@ void Analyzer::stream_k_rules() {
 }
 
 // `split_k N`: a tile's CTAs are one cluster of a one-CTA-a-tile grid, each
-// summing its own k range; CTAs 1.. leave their sums in their pipeline's
-// shared memory for CTA 0 to read.
+// summing its own k range. Where the receive area does not fit (SmemUse::
+// split_recv_bytes 0), CTAs 1.. leave their sums in their pipeline's shared
+// memory for CTA 0 to read, so the stages must hold them; pushed sums need
+// no such room.
 void Analyzer::split_k_rules() {
   const Directive* d = given("split_k");
   if (!d || !s_.uses_wgmma() || s_.split_k < 2) return;
@@ -341,7 +343,9 @@ void Analyzer::split_k_rules() {
   const int64_t sums = int64_t(t.m) * t.n * 4;
   const int64_t stages =
       int64_t(std::max(2, s_.stages)) * (t.m + t.n) * t.k * size_of(s_.dtype);  // (a lower bound)
-  if (sums > stages) {
+  const bool pushed = s_.warp && s_.warp->m > 0 && s_.warp->n > 0 && t.m % s_.warp->m == 0 &&
+                      t.n % s_.warp->n == 0 && smem_use(s_).split_recv_bytes > 0;
+  if (sums > stages && !pushed) {
     auto& e = error(d->keyword_span,
                     "'split_k' leaves each CTA's partial sums (" + std::to_string(sums) +
                         " bytes: the tile's 4-byte accumulators) in its pipeline's stages for CTA "

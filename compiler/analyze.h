@@ -40,7 +40,7 @@ struct Resources {
   int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
                                  // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
   const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
-  int split_recv_bytes = 0;      // split_k: CTA 0's receive area for the others' sums
+  int split_recv_bytes = 0;      // split_k: the receive area for the others' sums
                                  // (wgmma_split_recv_bytes), 0 where it does not fit
   std::string tma_copies;        // `tma`: how the copies are made on this target, else ""
 };

@@ -507,7 +507,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
           " C tiles gets a cluster of up to " +
           std::to_string(std::min<int64_t>(plan.split_k, k_tiles)) + " CTAs, each a share of its " +
           std::to_string(k_tiles) +
-          " k-tiles, summed in CTA 0 through distributed shared memory; the launch takes fewer "
+          " k-tiles, summed through distributed shared memory; the launch takes fewer "
           "where the clusters would not all run at once (`schedc run --verbose` prints the split)");
     }
   } else {

@@ -221,7 +221,8 @@ struct KernelPlan {
   int stream_k_slice_cost = 2, stream_k_sum_cost = 0;
   // `split_k N` (wgmma): the launch's thread-block cluster of at most N CTAs
   // computes one C tile, each CTA an even share of its k-tiles (k_first to
-  // k_last); CTA 0 sums and stores. 1: one CTA a tile.
+  // k_last); each part's owner (CTA 0 where the sums are pulled) sums and
+  // stores it. 1: one CTA a tile.
   int split_k = 1;
   // Whether the k loop runs over a range [k_first, k_last) of the tile's
   // k-tiles (a stream_k tail's slice, a split_k CTA's share) instead of all.

@@ -159,11 +159,12 @@ KernelPlan lower_wgmma(const Schedule& s, const Target& t) {
                          t.fp32_tflops;
   p.stream_k_slice_cost = int(stream_k_slice_cost(p.block_k, speedup));
   p.stream_k_sum_cost = (p.stream_k_slice_cost + 1) / 2;
-  // split_k: CTAs 1.. leave their sums in the stages (analysis checked they fit).
+  // split_k: pushed into the receive area (wgmma_pipeline placed it), or
+  // pulled: CTAs 1.. leave their sums in the stages (analysis checked they fit).
   p.split_k = s.split_k;
-  SCHEDC_INTERNAL_ASSERT(
-      p.split_k < 2 || int64_t(p.block_m) * p.block_n * 4 <= p.wgmma->c_offset_bytes,
-      "split_k's partial sums must fit in the pipeline's stages");
+  SCHEDC_INTERNAL_ASSERT(p.split_k < 2 || p.wgmma->split_push() ||
+                             int64_t(p.block_m) * p.block_n * 4 <= p.wgmma->c_offset_bytes,
+                         "split_k's pulled partial sums must fit in the pipeline's stages");
   verify(p);
   return p;
 }

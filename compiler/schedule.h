@@ -183,9 +183,10 @@ struct Schedule {
   Origin cluster_at;
   // `split_k N` (wgmma, N = 2..8): each C tile's k loop is cut into up to N
   // slices, computed by the CTAs of one thread-block cluster (the launch's
-  // cluster size: N, or the k-tiles where there are fewer); CTA 0 adds the
-  // others' partial sums from their shared memory (distributed shared
-  // memory) and runs the epilogue. 1: one CTA a tile.
+  // cluster size: N, or the k-tiles where there are fewer); their partial
+  // sums meet in distributed shared memory (each consumer warpgroup's part
+  // summed and stored by one CTA, codegen/blocks_wgmma_split_k.cpp).
+  // 1: one CTA a tile.
   int split_k = 1;
   Origin split_k_at;
   std::optional<MmaSpec> mma;

@@ -242,11 +242,17 @@ void verify_wgmma(const KernelPlan& p) {
                                                    wgmma_split_recv_bytes(p.schedule, barriers_end)
                                              : barriers_end),
          "barriers after the stages");
-  VERIFY(!w.split_push() || (p.split_k > 1 && w.split_recv_offset_bytes % 16 == 0 &&
-                             w.split_recv_offset_bytes >= barriers_end &&
-                             wgmma_split_recv_bytes(p.schedule, barriers_end) ==
-                                 16 + (p.split_k - 1) * p.block_m * p.block_n * 4),
-         "split_k's receive area after the barriers, a tile's sums for each other CTA");
+  VERIFY(
+      !w.split_push() ||
+          (p.split_k > 1 && w.split_recv_offset_bytes % 16 == 0 &&
+           w.split_recv_offset_bytes >= barriers_end &&
+           wgmma_split_recv_bytes(p.schedule, barriers_end) ==
+               (8 * wgmma_split_parts_owned(p.schedule) + 15) / 16 * 16 +
+                   wgmma_split_parts_owned(p.schedule) * (p.split_k - 1) * p.block_m * p.block_n *
+                       4 / wgmma_split_parts(p.schedule) &&
+           wgmma_split_parts(p.schedule) * wgmma_split_part_threads(p.schedule) == 128 * w.parts()),
+      "split_k's receive area after the barriers: each other CTA's sums of each part a CTA "
+      "may own, and the parts' barriers");
   VERIFY(p.smem_bytes <= p.target.smem_per_block_optin, "shared memory over the target's limit");
   VERIFY(
       !w.warp_specialize || w.producer_regs * 128 + w.consumer_regs * 128 * w.consumers() <=

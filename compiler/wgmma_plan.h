@@ -140,18 +140,49 @@ inline int wgmma_sector_rows(const Schedule& s, long long other_bytes) {
   return 0;
 }
 
+// `split_k N`'s parts: where the sums are pushed, the tile's CTAs share the
+// sum, part g summed and stored by the CTA of rank g % S (S the launch's CTAs
+// a tile), which receives that part's sums from the S - 1 others. A part is
+// one consumer warp's accumulators (its 16-row slices of its warpgroup's
+// tile) where each warp stores C from its own registers and they are at
+// least kSplitMinWarpPartBytes, else one consumer warpgroup's (tma_store
+// stages C by warpgroup; the swapped tf32 forms hold it transposed). pingpong,
+// whose consumers take whole tiles, never meets split_k (it needs
+// `persistent`). A CTA sums at most ceil(parts / 2) parts (S >= 2).
+// The floor, measured on an H200 (bench/NOTES.md, session 35): 64x16 tiles
+// (1 KB a warp) split 4 ways ran 3-4% slower with a warp's part on each CTA
+// than with CTA 0 summing the tile (every CTA then waits for the sums and
+// runs an epilogue); 64x32 (2 KB) split 3 ways and 64x64 split 2 ways gained
+// 1-2%.
+inline constexpr int kSplitMinWarpPartBytes = 2048;
+inline int wgmma_split_part_threads(const Schedule& s) {
+  const bool swapped = s.mma && wgmma_form(s.mma->type, s.a_col, s.b_col).swapped;
+  const bool warp_stores = !s.tma_store && !swapped;
+  return warp_stores && s.warp->m * s.warp->n >= kSplitMinWarpPartBytes ? 32 : 128;
+}
+inline int wgmma_split_parts(const Schedule& s) {
+  return (s.tile->m / s.warp->m) * (s.tile->n / s.warp->n) * (128 / wgmma_split_part_threads(s));
+}
+inline int wgmma_split_parts_owned(const Schedule& s) {
+  return (wgmma_split_parts(s) + 1) / 2;
+}
+
 // `split_k N`'s receive area (codegen/blocks_wgmma_split_k.cpp): shared
-// memory of its own in which CTA 0 of a tile's cluster takes the other CTAs'
-// partial sums while it still runs its own k-tiles, (N - 1) x BM x BN 4-byte
-// sums and a 16-byte slot for the mbarrier they arrive on. Its bytes where
-// that fits beside `other_bytes` (stages, staging, barriers) in 227 KB and
-// keeps `blocks_per_sm` blocks an SM (sm_90's Target: 228 KB, 1 KB reserved
-// a block); 0
-// where it does not: the sums then wait in the other CTAs' stages for CTA 0
-// to read, a cluster barrier before and after.
+// memory of its own in which each CTA of a tile's cluster takes the other
+// CTAs' partial sums of the parts it owns while it still runs its own
+// k-tiles: (N - 1) slots a part it may own, each a part's 4-byte sums
+// (BM x BN x 4 / parts bytes), then an 8-byte mbarrier a part, 16-byte
+// aligned. Its bytes where that fits beside `other_bytes` (stages, staging,
+// barriers) in 227 KB and keeps `blocks_per_sm` blocks an SM (sm_90's
+// Target: 228 KB, 1 KB reserved a block); 0 where it does not: the sums then
+// wait in the other CTAs' stages for CTA 0 to read, a cluster barrier before
+// and after.
 inline int wgmma_split_recv_bytes(const Schedule& s, long long other_bytes) {
-  if (!s.uses_wgmma() || s.split_k < 2 || !s.tile) return 0;
-  const long long bytes = 16 + 4LL * (s.split_k - 1) * s.tile->m * s.tile->n;
+  if (!s.uses_wgmma() || s.split_k < 2 || !s.tile || !s.warp || s.warp->m <= 0 || s.warp->n <= 0)
+    return 0;
+  const int owned = wgmma_split_parts_owned(s);
+  const long long part_bytes = 4LL * s.tile->m * s.tile->n / wgmma_split_parts(s);
+  const long long bytes = (8LL * owned + 15) / 16 * 16 + owned * (s.split_k - 1) * part_bytes;
   const long long total = other_bytes + bytes;
   const int blocks = std::max(1, s.blocks_per_sm);
   const Target sm90;
@@ -349,10 +380,11 @@ struct WgmmaPlan {
   // row pairs stay (staging there: 0.120 -> 0.123 ms at 4096x4096x1024).
   int sector_rows = 0;
   int sector_offset_bytes = 0;
-  // split_k: CTA 0's receive area (wgmma_split_recv_bytes), the other CTAs'
-  // sums at split_recv_offset_bytes, CTA after CTA, each as the sum's
-  // vectors (v * consumer threads + thread, 16 bytes each), then the
-  // mbarrier; 0: none (the sums wait in the other CTAs' stages).
+  // split_k: the receive area (wgmma_split_recv_bytes) at
+  // split_recv_offset_bytes: a slot a (part it may own, other CTA), each
+  // one part's sums as vectors (v * the part's threads + thread, 16 bytes
+  // each), then an mbarrier a part it may own; 0: none (the sums wait in
+  // the other CTAs' stages, CTA 0 sums the whole tile).
   int split_recv_offset_bytes = 0;
   bool split_push() const { return split_recv_offset_bytes > 0; }
   // Byte offset in the staging area of (row, col), row < sector_rows,

@@ -412,7 +412,7 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     o << "a cluster of " << slices << " CTAs per C tile (split_k " << e.split_k << "), each "
       << k_tiles / slices
       << (k_tiles % slices ? "-" + std::to_string(k_tiles / slices + 1) : std::string())
-      << " of its " << k_tiles << " k-tiles, summed in CTA 0 through distributed shared memory";
+      << " of its " << k_tiles << " k-tiles, summed through distributed shared memory";
     return o.str();
   }
   if (!e.stream_k) {
