@@ -343,14 +343,28 @@ void Analyzer::split_k_rules() {
   const int64_t sums = int64_t(t.m) * t.n * 4;
   const int64_t stages =
       int64_t(std::max(2, s_.stages)) * (t.m + t.n) * t.k * size_of(s_.dtype);  // (a lower bound)
-  const bool pushed = s_.warp && s_.warp->m > 0 && s_.warp->n > 0 && t.m % s_.warp->m == 0 &&
-                      t.n % s_.warp->n == 0 && smem_use(s_).split_recv_bytes > 0;
-  if (sums > stages && !pushed) {
-    auto& e = error(d->keyword_span,
-                    "'split_k' leaves each CTA's partial sums (" + std::to_string(sums) +
-                        " bytes: the tile's 4-byte accumulators) in its pipeline's stages for CTA "
-                        "0 to read, but the stages hold " +
-                        std::to_string(stages) + " bytes; add stages or use a smaller tile");
+  const bool warp_ok =
+      s_.warp && s_.warp->m > 0 && s_.warp->n > 0 && t.m % s_.warp->m == 0 && t.n % s_.warp->n == 0;
+  // Whether `split_k n` would push its sums (its receive area fits).
+  const auto pushes = [&](int n) {
+    Schedule with = s_;
+    with.split_k = n;
+    return warp_ok && smem_use(with).split_recv_bytes > 0;
+  };
+  if (sums > stages && !pushes(s_.split_k)) {
+    // The largest split whose sums would be pushed, if any.
+    int fits = s_.split_k - 1;
+    while (fits >= 2 && !pushes(fits)) --fits;
+    const std::string smaller =
+        fits >= 2 ? ", or 'split_k " + std::to_string(fits) +
+                        "' (its sums fit in a receive area of their own and are pushed)"
+                  : "";
+    auto& e =
+        error(d->keyword_span,
+              "'split_k' leaves each CTA's partial sums (" + std::to_string(sums) +
+                  " bytes: the tile's 4-byte accumulators) in its pipeline's stages for CTA "
+                  "0 to read, but the stages hold " +
+                  std::to_string(stages) + " bytes; add stages or use a smaller tile" + smaller);
     note(e, tile_note(), "block tile set here");
     note(e, s_.stages_at, "stages set here");
   }
