@@ -178,7 +178,10 @@ inline int wgmma_split_parts_owned(const Schedule& s) {
 // wait in the other CTAs' stages for CTA 0 to read, a cluster barrier before
 // and after.
 inline int wgmma_split_recv_bytes(const Schedule& s, long long other_bytes) {
-  if (!s.uses_wgmma() || s.split_k < 2 || !s.tile || !s.warp || s.warp->m <= 0 || s.warp->n <= 0)
+  // (A warp tile that does not divide the block tile is analyze's error: no parts.)
+  if (!s.uses_wgmma() || s.split_k < 2 || !s.tile || !s.warp || s.warp->m <= 0 || s.warp->n <= 0 ||
+      s.tile->m % s.warp->m != 0 || s.tile->n % s.warp->n != 0 || s.tile->m < s.warp->m ||
+      s.tile->n < s.warp->n)
     return 0;
   const int owned = wgmma_split_parts_owned(s);
   const long long part_bytes = 4LL * s.tile->m * s.tile->n / wgmma_split_parts(s);
