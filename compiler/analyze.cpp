@@ -7,7 +7,8 @@
 //      width, the global->shared copy, shared-memory bytes.
 // Every violation is reported (pass 3 only runs on directives whose own
 // values were fine, so one mistake does not cascade into several).
-// The rules of the tensor-core paths live in compiler/analyze_tensor_cores.cpp;
+// The rules of the tensor-core paths live in compiler/analyze_tensor_cores.cpp,
+// `split_k`'s in compiler/analyze_split_k.cpp;
 // the Analyzer class they share, in compiler/analyzer.h.
 //
 // The global->shared copy has no rule of its own: the block's T threads copy
@@ -316,57 +317,6 @@ void Analyzer::stream_k_rules() {
                     "'stream_k' is not implemented with 'cluster' yet: the stream_k tail's "
                     "blocks each compute one slice of one tile alone");
     e.notes.push_back({c->span, "'cluster' given here"});
-  }
-}
-
-// `split_k N`: a tile's CTAs are one cluster of a one-CTA-a-tile grid, each
-// summing its own k range. Where the receive area does not fit (SmemUse::
-// split_recv_bytes 0), CTAs 1.. leave their sums in their pipeline's shared
-// memory for CTA 0 to read, so the stages must hold them; pushed sums need
-// no such room.
-void Analyzer::split_k_rules() {
-  const Directive* d = given("split_k");
-  if (!d || !s_.uses_wgmma() || s_.split_k < 2) return;
-  const std::pair<const char*, const char*> apart[] = {
-      {"persistent", "a persistent block walks many tiles, a split tile's CTAs one"},
-      {"stream_k", "stream_k already splits the last wave's tiles, summing through global memory"},
-      {"cluster", "the cluster is the tile's slices, not neighbouring tiles"}};
-  for (const auto& [key, why] : apart)
-    if (const Directive* other = given(key);
-        other && (std::string(key) != "cluster" || s_.cluster_m * s_.cluster_n > 1)) {
-      auto& e = error(d->keyword_span,
-                      "'split_k' is not implemented with '" + std::string(key) + "' yet: " + why);
-      e.notes.push_back({other->span, "'" + std::string(key) + "' given here"});
-    }
-  if (!s_.tile) return;
-  const BlockTile& t = *s_.tile;
-  const int64_t sums = int64_t(t.m) * t.n * 4;
-  const int64_t stages =
-      int64_t(std::max(2, s_.stages)) * (t.m + t.n) * t.k * size_of(s_.dtype);  // (a lower bound)
-  const bool warp_ok =
-      s_.warp && s_.warp->m > 0 && s_.warp->n > 0 && t.m % s_.warp->m == 0 && t.n % s_.warp->n == 0;
-  // Whether `split_k n` would push its sums (its receive area fits).
-  const auto pushes = [&](int n) {
-    Schedule with = s_;
-    with.split_k = n;
-    return warp_ok && smem_use(with).split_recv_bytes > 0;
-  };
-  if (sums > stages && !pushes(s_.split_k)) {
-    // The largest split whose sums would be pushed, if any.
-    int fits = s_.split_k - 1;
-    while (fits >= 2 && !pushes(fits)) --fits;
-    const std::string smaller =
-        fits >= 2 ? ", or 'split_k " + std::to_string(fits) +
-                        "' (its sums fit in a receive area of their own and are pushed)"
-                  : "";
-    auto& e =
-        error(d->keyword_span,
-              "'split_k' leaves each CTA's partial sums (" + std::to_string(sums) +
-                  " bytes: the tile's 4-byte accumulators) in its pipeline's stages for CTA "
-                  "0 to read, but the stages hold " +
-                  std::to_string(stages) + " bytes; add stages or use a smaller tile" + smaller);
-    note(e, tile_note(), "block tile set here");
-    note(e, s_.stages_at, "stages set here");
   }
 }
 
