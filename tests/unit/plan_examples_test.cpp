@@ -40,46 +40,69 @@ std::optional<KernelPlan> plan_of(const std::string& path) {
   return compiler::lower(c->schedule, t);
 }
 
-TEST(PlanExamples, EveryExampleEmulatesCorrectly) {
+// The plan's main entry and fallback emit, and emulate a reference GEMM
+// exactly on ragged shapes; nothing to do for a tensor-core schedule.
+void expect_emulates_correctly(const std::string& path) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> small(-2, 2);
+  auto plan = plan_of(path);
+  if (!plan) return;  // tensor cores: mma_plan_test, wgmma_plan_test
+  std::vector<KernelPlan> plans = {*plan};
+  if (plan->needs_fallback()) plans.push_back(compiler::lower_fallback(*plan));
+  codegen::GeneratedKernel k = codegen::emit_cuda(*plan);
+  EXPECT_EQ(k.has_fallback(), plan->needs_fallback());
+  if (plan->kind == compiler::KernelKind::naive) return;  // no maps to walk
+  if (plan->schedule.a_col || plan->schedule.b_col || plan->schedule.c_col) {
+    // A column-major operand (examples/sgemm_xwt.sched): the layout-aware
+    // emulation (plan_test_util.h) on its ragged shapes.
+    EXPECT_EQ(emulation_mismatch(*plan, rng), "");
+    return;
+  }
+  const int shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {127, 129, 65}, {257, 131, 17}};
+  for (auto& sh : shapes) {
+    int M = sh[0], N = sh[1], K = sh[2], lda = K + 1, ldb = N + 3, ldc = N;
+    std::vector<float> A(size_t(M) * lda), B(size_t(K) * ldb), C0(size_t(M) * ldc, 1.0f),
+        bias(N, 0.0f);
+    for (auto& x : A) x = float(small(rng));
+    for (auto& x : B) x = float(small(rng));
+    std::vector<float> ref(C0.size());
+    for (int m = 0; m < M; ++m)
+      for (int n = 0; n < N; ++n) {
+        float acc = 0;
+        for (int kk = 0; kk < K; ++kk) acc += A[size_t(m) * lda + kk] * B[size_t(kk) * ldb + n];
+        ref[size_t(m) * ldc + n] = acc;
+      }
+    for (const KernelPlan& p : plans) {
+      std::vector<float> C = C0;
+      ASSERT_TRUE(emulate(p, M, N, K, A, lda, B, ldb, C, ldc, 1.0f, 0.0f, bias));
+      ASSERT_EQ(C, ref) << p.name << " " << M << "x" << N << "x" << K;
+    }
+  }
+}
+
+// The files are walked in kEmulationParts tests, file i in part i % parts,
+// so that gtest's sharding spreads them (under ASan, in
+// scripts/test-sanitize.sh, the whole walk took ~60 s in one test).
+constexpr int kEmulationParts = 8;
+
+class PlanExamplesPart : public ::testing::TestWithParam<int> {};
+
+TEST_P(PlanExamplesPart, EveryExampleEmulatesCorrectly) {
+  std::vector<std::string> files = simt_files();
+  for (size_t i = size_t(GetParam()); i < files.size(); i += kEmulationParts) {
+    SCOPED_TRACE(files[i]);
+    expect_emulates_correctly(files[i]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Parts, PlanExamplesPart, ::testing::Range(0, kEmulationParts));
+
+// The walk is not empty: the examples and candidates hold SIMT plans.
+TEST(PlanExamples, ManyExamplesAreSimt) {
   int simt = 0;
   for (const std::string& path : simt_files()) {
     SCOPED_TRACE(path);
-    auto plan = plan_of(path);
-    if (!plan) continue;
-    ++simt;
-    std::vector<KernelPlan> plans = {*plan};
-    if (plan->needs_fallback()) plans.push_back(compiler::lower_fallback(*plan));
-    codegen::GeneratedKernel k = codegen::emit_cuda(*plan);
-    EXPECT_EQ(k.has_fallback(), plan->needs_fallback());
-    if (plan->kind == compiler::KernelKind::naive) continue;  // no maps to walk
-    if (plan->schedule.a_col || plan->schedule.b_col || plan->schedule.c_col) {
-      // A column-major operand (examples/sgemm_xwt.sched): the layout-aware
-      // emulation (plan_test_util.h) on its ragged shapes.
-      EXPECT_EQ(emulation_mismatch(*plan, rng), "");
-      continue;
-    }
-    const int shapes[][3] = {{1, 1, 1}, {7, 13, 5}, {127, 129, 65}, {257, 131, 17}};
-    for (auto& sh : shapes) {
-      int M = sh[0], N = sh[1], K = sh[2], lda = K + 1, ldb = N + 3, ldc = N;
-      std::vector<float> A(size_t(M) * lda), B(size_t(K) * ldb), C0(size_t(M) * ldc, 1.0f),
-          bias(N, 0.0f);
-      for (auto& x : A) x = float(small(rng));
-      for (auto& x : B) x = float(small(rng));
-      std::vector<float> ref(C0.size());
-      for (int m = 0; m < M; ++m)
-        for (int n = 0; n < N; ++n) {
-          float acc = 0;
-          for (int kk = 0; kk < K; ++kk) acc += A[size_t(m) * lda + kk] * B[size_t(kk) * ldb + n];
-          ref[size_t(m) * ldc + n] = acc;
-        }
-      for (const KernelPlan& p : plans) {
-        std::vector<float> C = C0;
-        ASSERT_TRUE(emulate(p, M, N, K, A, lda, B, ldb, C, ldc, 1.0f, 0.0f, bias));
-        ASSERT_EQ(C, ref) << p.name << " " << M << "x" << N << "x" << K;
-      }
-    }
+    if (plan_of(path)) ++simt;
   }
   EXPECT_GE(simt, 10);
 }
