@@ -110,18 +110,18 @@ std::string wgmma_acc_macro(const compiler::WgmmaPlan& w, const std::string& nam
 // split_k (plan.split_k > 1, codegen/blocks_wgmma_split_k.cpp): the helpers
 // (split_rank_of_cta, split_slices_of_cluster, split_arrive / split_wait:
 // the cluster barrier in halves, split_load_v4: a remote shared load; where
-// the sums are pushed, WgmmaPlan::split_push, split_store_v4,
-// split_arrive_remote and split_wait_cluster); at the kernel's start
+// the sums are pushed, WgmmaPlan::split_push, split_store_async_v4 and
+// split_wait_cluster); at the kernel's start
 // split_rank, split_slices, split_tile (the block index of the tile) and the
 // CTA's k-tiles [k_first, k_last); beside the barriers (pushed sums only)
 // the receive area's offsets (split_recv, split_bar), the parts' barriers'
 // init (in thread 0's init) and the start's relaxed cluster arrive (after the
 // block's barrier); the producer warpgroup's part in the sum's cluster
 // barriers; and after the consumers' k loop the sum itself, which declares
-// split_owner (the CTA that stores this consumer's part: consumer %
+// split_owner (the CTA that stores this consumer's part: split_part %
 // split_slices pushed, 0 pulled) and leaves the part's total in the owner's
-// acc (the caller stores C where split_rank == split_owner, then has it
-// split_wait()).
+// acc (the caller stores C where split_rank == split_owner, then, where the
+// sums are pulled, has it split_wait() at barrier (2)).
 void emit_wgmma_split_k_helpers(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_split_k_slice(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_split_k_smem(Emitter& e, const compiler::KernelPlan& plan);

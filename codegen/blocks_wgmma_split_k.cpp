@@ -10,26 +10,28 @@
 //   accumulators each, or a warpgroup's where the warpgroup stores C
 //   together: wgmma_split_part_threads) are summed by the CTAs in turn, part
 //   g by CTA g % S. Each other CTA's warp (warpgroup) stores its sums of the
-//   part straight into the owner's receive area (st.shared::cluster: no
-//   round trip) and each of its threads arrives on the owner's barrier of
-//   that part, releasing them at cluster scope; the owner's warp waits on
-//   that barrier alone, adds from its own shared memory and stores the part.
-//   A relaxed cluster arrive at the start, waited on before the first remote
-//   arrive, orders the barriers' initialization before them. One cluster
-//   barrier (2) keeps each CTA alive until the others' stores into it are in
-//   (its mbarriers already do; compute-sanitizer's racecheck sees only the
-//   cluster barrier): an owner's warp arrives at it as soon as its own k
-//   loop ends, before it waits for the sums, so the senders leave once every
-//   CTA has finished its k loop and the owners' wait at their end finds it
-//   done.
+//   part straight into the owner's receive area with st.async, whose bytes
+//   complete a transaction on the owner's mbarrier of that part (no fence,
+//   no reply awaited); the owner's warp (warpgroup) expects those bytes on
+//   that barrier, waits there alone, adds from its own shared memory and
+//   stores the part. A relaxed cluster arrive at the start, waited on before
+//   the first remote store, orders the barriers' initialization before
+//   them. Nothing else waits: a sender has nothing another CTA reads and
+//   leaves once its stores are issued, and an owner leaves only after every
+//   byte sent to it has landed.
 // - pulled, else: the others leave their sums in their own stages (read by
 //   then), a cluster barrier (1) makes them visible, CTA 0 reads them through
 //   distributed shared memory and stores the whole tile, and barrier (2)
 //   keeps the others' shared memory alive until it has.
 // Pushed against pulled on an H200 (bench/NOTES.md, session 34): res4 3x3
 // at batch 1 with 64x32 split_k 3, 1.92x -> 1.95-1.98x of im2col + cuBLAS in
-// a graph. CTA 0 arriving at (2) after its sum gave the gain back (1.88x):
-// the others then hold their SMs through the sum.
+// a graph. The pushed sum's first form (sessions 34-35) stored with
+// st.shared::cluster, had every sending thread arrive on the owner's barrier
+// releasing at cluster scope, and held every CTA at a closing cluster
+// barrier: ~1 us from the last k loop's end to the owners' sums (a
+// per-block timeline of 64x32 split_k 6 at res5, batch 1); st.async took
+// that file from 1.61x to 1.76x there and from 1.95x to 2.16x at res4
+// (session 36).
 #include <string>
 
 #include "codegen/blocks_common.h"
@@ -81,20 +83,17 @@ __device__ __forceinline__ int4 split_load_v4(unsigned addr, int cta) {
 })");
   if (!p.wgmma->split_push()) return;
   e.lines(
-      R"(// Four 32-bit words to shared offset `addr` of CTA `cta` of the cluster (no reply awaited).
-__device__ __forceinline__ void split_store_v4(unsigned addr, int cta, int4 v) {
-  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-               "st.shared::cluster.v4.s32 [remote], {%2, %3, %4, %5};\n}\n"
-               :: "r"(addr), "r"(cta), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+      R"(// Four 32-bit words to shared offset `addr` of CTA `cta` of the cluster (st.async:
+// no fence, no reply awaited), their 16 bytes completing as many of a transaction on
+// the mbarrier at shared offset `bar` of that CTA.
+__device__ __forceinline__ void split_store_async_v4(unsigned addr, unsigned bar, int cta, int4 v) {
+  asm volatile("{\n.reg .b32 remote, remote_bar;\nmapa.shared::cluster.u32 remote, %0, %2;\n"
+               "mapa.shared::cluster.u32 remote_bar, %1, %2;\n"
+               "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [remote], "
+               "{%3, %4, %5, %6}, [remote_bar];\n}\n"
+               :: "r"(addr), "r"(bar), "r"(cta), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
-// One arrival on the mbarrier at shared offset `bar` of CTA `cta`, releasing this
-// thread's earlier writes (its remote stores among them) at cluster scope.
-__device__ __forceinline__ void split_arrive_remote(unsigned bar, int cta) {
-  asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n"
-               :: "r"(bar), "r"(cta) : "memory");
-}
-// mbar_wait acquiring at cluster scope: what those arrivals released.
+// mbar_wait acquiring at cluster scope: the bytes the other CTAs stored.
 __device__ __forceinline__ void split_wait_cluster(unsigned bar, unsigned parity) {
   asm volatile("{\n.reg .pred done;\nWAIT_%=:\n"
                "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n"
@@ -117,12 +116,9 @@ void emit_wgmma_split_k_barrier_init(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   if (!w.split_push()) return;
   const int owned = compiler::wgmma_split_parts_owned(p.schedule);
-  const int threads = compiler::wgmma_split_part_threads(p.schedule);
   const auto init = [&](const char* bar) {
     return format(
-        "mbar_init(%s, split_slices > 1 ? (split_slices - 1) * %d : 1);  // each other CTA's "
-        "%s of that part, once",
-        bar, threads, threads == 128 ? "warpgroup" : "warp");
+        "mbar_init(%s, 1);  // the owner's arrival with the bytes it expects from the others", bar);
   };
   if (owned == 1)
     e.line(init("split_bar"));
@@ -134,7 +130,7 @@ void emit_wgmma_split_k_start(Emitter& e, const KernelPlan& p) {
   if (!p.wgmma->split_push()) return;
   e.line(
       "if (split_slices > 1) asm volatile(\"barrier.cluster.arrive.relaxed;\" ::: \"memory\");  "
-      "// split_bar's init before any remote arrive: waited on before the sums");
+      "// split_bar's init before any remote store: waited on before the sums");
 }
 
 void emit_wgmma_split_k_slice(Emitter& e, const KernelPlan& p) {
@@ -152,12 +148,7 @@ void emit_wgmma_split_k_slice(Emitter& e, const KernelPlan& p) {
 
 void emit_wgmma_split_k_producer_end(Emitter& e, const KernelPlan& p) {
   if (p.wgmma->split_push()) {
-    e.comment("split_k: every thread takes part in the start's cluster barrier and in (2)");
-    e.open_scope("if (split_slices > 1)");
-    e.line("split_wait();");
-    e.line("split_arrive();");
-    e.line("split_wait();");
-    e.close_scope();
+    e.line("if (split_slices > 1) split_wait();  // split_k: the start's cluster barrier");
     return;
   }
   e.comment("split_k: every thread of every CTA takes part in the sum's two cluster barriers");
@@ -207,15 +198,16 @@ void emit_split_k_sum_pushed(Emitter& e, const KernelPlan& p) {
   const std::string bar = one_owned ? "split_bar" : "split_bar + 8 * (split_part / split_slices)";
   const char* holder = T == 128 ? "consumer warpgroup" : "consumer warp";
   if (parts == 1) {
-    e.comment("split_k: CTAs 1.. store their sums into CTA 0's receive area (slot rank - 1) and");
-    e.comment("arrive on its split_bar; CTA 0 waits there and adds them to its own in rank order");
+    e.comment("split_k: CTAs 1.. store their sums into CTA 0's receive area (slot rank - 1), the");
+    e.comment("bytes landing on its split_bar; CTA 0 waits there and adds them to its own in rank");
+    e.comment("order");
   } else {
     e.comment(format("split_k: the tile's %d parts (a %s's accumulators each) are summed where",
                      parts, holder));
     e.comment("they are spread: part split_part by CTA split_owner = split_part % split_slices.");
     e.comment("The others store their sums of it into the owner's receive area (that part's");
-    e.comment("slots, a sender each in rank order) and arrive on its mbarrier of that part;");
-    e.comment(format("the owner's %s waits there and adds them to its own in rank order",
+    e.comment("slots, a sender each in rank order), the bytes landing on its mbarrier of that");
+    e.comment(format("part; the owner's %s waits there and adds them to its own in rank order",
                      T == 128 ? "warpgroup" : "warp"));
   }
   e.comment("(the same sum every launch). A launch of one CTA a tile (the runtime's choice where");
@@ -240,15 +232,13 @@ void emit_split_k_sum_pushed(Emitter& e, const KernelPlan& p) {
                 slots.c_str(), part));
   e.line("#pragma unroll");
   e.line(
-      format("for (int v = 0; v < %d; ++v) split_store_v4(slot + (v * %d + ptid) * 16u, "
-             "split_owner, make_int4(%s));",
-             vecs, T, words.c_str()));
-  e.line(format("split_arrive_remote(%s, split_owner);", bar.c_str()));
-  e.line("split_arrive();  // (2): the owner leaves after these stores");
-  e.line("split_wait();");
+      format("for (int v = 0; v < %d; ++v) split_store_async_v4(slot + (v * %d + ptid) * 16u, "
+             "%s, split_owner, make_int4(%s));",
+             vecs, T, bar.c_str(), words.c_str()));
   e.close_scope();
   e.open_scope("else");
-  e.line("split_arrive();  // (2): the owner waits for it after its stores");
+  e.line(format("if (ptid == 0) mbar_expect_tx(%s, (split_slices - 1) * %du);  // the others' sums",
+                bar.c_str(), part));
   e.line(format("split_wait_cluster(%s, 0);", bar.c_str()));
   e.line(format(
       "const int4* recv = reinterpret_cast<const int4*>(smem + %d)%s;", w.split_recv_offset_bytes,

@@ -141,9 +141,8 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
     emit_wgmma_split_k_sum(e, p);
     e.open_scope("if (split_rank == split_owner)");
     emit_wgmma_tile_stores(e, p);
-    e.line(
-        "if (split_slices > 1) split_wait();  // (2): the others leave once the owners have read "
-        "them");
+    // pulled: (2), the others leave once CTA 0 has read their sums
+    if (!w.split_push()) e.line("if (split_slices > 1) split_wait();  // (2)");
     e.close_scope();
     emit_wgmma_tile_end(e, p);
   } else {
