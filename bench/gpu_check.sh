@@ -90,6 +90,7 @@ mkdir -p "$DEST"
 LOGS=$(mktemp -d /tmp/schedc_gpu_check.XXXXXX)
 export SCHEDC_SOURCE_DIR=$ROOT                 # examples_test reads examples from here
 export SCHEDC_CACHE_DIR=$LOGS/cache            # start from an empty cache
+export SCHEDC_NVRTC_ALL_ARCHES=1               # examples_test compiles tests/gpu/schedules for sm_80 too (CI: sm_90)
 
 if [ -n "${SCHEDC_BIN_DIR:-}" ]; then BIN=$SCHEDC_BIN_DIR
 elif [ -x build-gpu/schedc ]; then BIN=build-gpu

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# AddressSanitizer + UBSan build of the unit tests (build-asan); builds and
-# runs only the schedc_unit_tests binary. Any sanitizer report fails the run.
+# The unit tests under AddressSanitizer + UBSan (build-asan, from
+# scripts/sanitize-build.sh, which builds the fuzzer of scripts/test-fuzz.sh
+# beside them from the same objects). Any sanitizer report fails the run.
 #
 # CI budget (a 2-core machine, the whole scripts/test.sh well under 15 min):
-# the build is clang's (installed for the fuzzer; 121 s against g++'s ~220 s
-# for the same targets on this machine, 2026-11-27), -O1 with line tables
-# only (-g1), which ASan recommends and which compiles much faster than
-# RelWithDebInfo; and the heavy plan sweeps
+# the heavy plan sweeps
 # are left out, because under ASan they cost minutes and add no code paths
 # beyond the sweep that stays:
 #   PlanSweep.MapsCoverEveryElementOnce, PlanSweep.EmulationMatchesReference
@@ -21,14 +19,7 @@
 # SCHEDC_SANITIZE_ALL=1 runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A build-asan configured with another compiler (g++, before 2026-11-27) starts over.
-if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:FILEPATH=.*clang++' build-asan/CMakeCache.txt; then
-  rm -rf build-asan
-fi
-mkdir -p build-asan
-CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="-O1 -g1" \
-  -DSCHEDC_SANITIZE=ON >build-asan/cmake.log 2>&1 || { cat build-asan/cmake.log; exit 1; }
-cmake --build build-asan --target schedc_unit_tests -j"$(nproc)"
+scripts/sanitize-build.sh schedc_unit_tests fuzz_compile
 filter='-PlanSweep.MapsCoverEveryElementOnce:PlanSweep.EmulationMatchesReference'
 filter+=':PlanExamples.EveryExampleEmulatesCorrectlyInEveryLayout'
 [ "${SCHEDC_SANITIZE_ALL:-0}" = 1 ] && filter='*'

@@ -1,8 +1,10 @@
 // Every examples/**/*.sched and tests/gpu/schedules/*.sched (schedules that
 // cover lowering paths no example takes), data-driven (a new file is covered
 // without touching this one):
-//  - no GPU: compile_file + NVRTC for sm_80 and sm_90: no error, no spills,
-//    no stack frame, registers that let the block launch;
+//  - no GPU: compile_file + NVRTC: no error, no spills, no stack frame,
+//    registers that let the block launch; examples for sm_80 and sm_90,
+//    tests/gpu/schedules for sm_90 (and sm_80 too where
+//    SCHEDC_NVRTC_ALL_ARCHES=1: nvrtc_arches below);
 //  - GPU: run + validate (exact and random modes) on a set of ragged,
 //    tiny and tall-skinny shapes, with packed and unaligned (ld + 1) leading
 //    dimensions; in every other layout; as a strided batch. SKIPPED without
@@ -108,10 +110,26 @@ bool refused_for_sm80(const std::string& rel) {
   return true;
 }
 
-TEST_P(ExampleTest, NvrtcCompilesForSm80AndSm90WithoutSpills) {
-  for (const char* arch : {"sm_80", "sm_90"}) {
+// The architectures a schedule's kernel is compiled for without a GPU. Every
+// example: sm_80 and sm_90 (DESIGN.md's rule). tests/gpu/schedules (paths no
+// example takes, 114 files): sm_90, the architecture their GPU tests run on;
+// their sm_80 compiles were half of their NVRTC time (three of them: 30.8 s
+// with, 15.4 s without), and these tests' ctest time in a fresh-clone run of
+// the test command went from 785 to 555 s on a 2-core machine (2026-11-28):
+// CI's 15 minutes cannot hold them. SCHEDC_NVRTC_ALL_ARCHES=1 compiles them
+// for sm_80 too; bench/gpu_check.sh sets it, so every kernel change is
+// compiled for both on the GPU machine before it is called done.
+std::vector<std::string> nvrtc_arches(const std::string& rel) {
+  const char* all = std::getenv("SCHEDC_NVRTC_ALL_ARCHES");
+  if (rel.rfind("examples/", 0) == 0 || (all && std::string(all) == "1")) return {"sm_80", "sm_90"};
+  return {"sm_90"};
+}
+
+TEST_P(ExampleTest, NvrtcCompilesWithoutSpills) {
+  for (const std::string& arch : nvrtc_arches(GetParam())) {
     SCOPED_TRACE(arch);
-    if (std::string(arch) == "sm_80" && refused_for_sm80(GetParam())) continue;
+    std::cout << GetParam() << ": " << arch << "\n";
+    if (arch == "sm_80" && refused_for_sm80(GetParam())) continue;
     std::optional<cli::Compiled> c = compile_for(GetParam(), arch);
     if (!c) continue;
     const codegen::GeneratedKernel& k = c->kernel;
