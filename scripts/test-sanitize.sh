@@ -4,9 +4,8 @@
 # beside them from the same objects). Any sanitizer report fails the run.
 #
 # CI budget (a 2-core machine, the whole scripts/test.sh well under 15 min):
-# the heavy plan sweeps
-# are left out, because under ASan they cost minutes and add no code paths
-# beyond the sweep that stays:
+# the heavy plan sweeps are left out, because under ASan they cost minutes
+# and add no code paths beyond the sweep that stays:
 #   PlanSweep.MapsCoverEveryElementOnce, PlanSweep.EmulationMatchesReference
 #     walk the same lowering as PlanSweep.EveryPlanEmits, only with more
 #     integer arithmetic per plan (both run unsanitized in ctest);
