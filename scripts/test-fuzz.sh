@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Bounded libFuzzer run over the compiler short of NVRTC: parse, analyze,
 # lower, verify, emit (tests/fuzz/fuzz_compile.cpp). Builds in build-asan
-# (scripts/sanitize-build.sh: clang, ASan + UBSan; nothing left to build
-# after scripts/test-sanitize.sh), seeds the corpus with every example and
+# (scripts/sanitize-build.sh: clang, ASan + UBSan; after
+# scripts/test-sanitize.sh only fuzz_compile.cpp is left to compile), seeds the corpus with every example and
 # every lit test schedule, runs SCHEDC_FUZZ_SECONDS (default 30: the test
 # command stays under CI's 15 minutes on 2 cores) seconds, and fails on a
 # crash, an internal error in the back end, a hang (-timeout), a leak or any

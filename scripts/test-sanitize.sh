@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The unit tests under AddressSanitizer + UBSan (build-asan, from
-# scripts/sanitize-build.sh, which builds the fuzzer of scripts/test-fuzz.sh
-# beside them from the same objects). Any sanitizer report fails the run.
+# scripts/sanitize-build.sh, whose libraries scripts/test-fuzz.sh's fuzzer
+# links too). Any sanitizer report fails the run.
 #
 # CI budget (a 2-core machine, the whole scripts/test.sh well under 15 min):
 # the heavy plan sweeps are left out, because under ASan they cost minutes
@@ -18,7 +18,7 @@
 # SCHEDC_SANITIZE_ALL=1 runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/sanitize-build.sh schedc_unit_tests fuzz_compile
+scripts/sanitize-build.sh schedc_unit_tests
 filter='-PlanSweep.MapsCoverEveryElementOnce:PlanSweep.EmulationMatchesReference'
 filter+=':PlanExamples.EveryExampleEmulatesCorrectlyInEveryLayout'
 [ "${SCHEDC_SANITIZE_ALL:-0}" = 1 ] && filter='*'
