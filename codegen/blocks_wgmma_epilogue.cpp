@@ -162,15 +162,18 @@ void close_pair_loops(Emitter& e) {
   for (int i = 0; i < 3; ++i) e.close_scope();
 }
 
-// A 4-byte row-major C (s8's int32, tf32's f32) whose consumer tile lies
-// inside C with 16-byte aligned rows: a thread's accumulator pairs are two
+// A 4-byte row-major C (s8's int32, tf32's f32) whose consumer tile's
+// columns lie inside C with 16-byte aligned rows: a thread's accumulator pairs are two
 // adjacent columns, so a warp's 8-byte stores write 32 bytes of each of 8
 // rows, which the L2 takes at about half the rate of wider ones (H100: a
 // pass of these stores over a 4096x4096 int32 C cost 25 us inside int8_best,
 // of 16-byte ones 13-16 us). Lanes 2q and 2q + 1 swap one pair of each two
 // 8-column blocks: the even lane then holds 4 adjacent columns of the first
 // block, the odd one of the second, and a quad writes 64 contiguous bytes of
-// a row with 16-byte stores. Opens the check's `if`; emit_direct_stores
+// a row with 16-byte stores. Rows past M are skipped store by store, not
+// by the check: a tile over a ragged M kept to pairs paid ~0.35 us in the
+// epilogue of a short kernel (H200, res5 3x3 at batch 1: 3.90 -> 3.53 us,
+// bench/NOTES.md session 39). Opens the check's `if`; emit_direct_stores
 // closes it after its `else`.
 // WgmmaPlan::direct_sixteens, inside emit_quad_stores's `if (quads)`: where
 // C's rows are also 16-byte aligned, each step takes four 16-column groups
@@ -199,13 +202,15 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.comment("group q: the quad loop's r = 16 g + 8 (q / 2), row half h = q % 2");
   e.line("const int r = 16 * g + 8 * (q / 2), h = q % 2;");
   emit_quad_swap(e, "int", kQuadX0, kQuadX1, kQuadY0, kQuadY1);
+  e.comment("a row past M: no value (C is not read there) and, below, no store");
+  e.line("const bool in_m = row0 + i * 64 + 8 * h < M;");
   e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
   e.line("const signed char* dst = C + " +
          std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                             : "(size_t)(row0 + i * 64 + 8 * h) * ldc + col") +
          ";");
   const std::string args = ", alpha, beta, bias" + scale_arg(p) + ")";
-  e.line("wd[q] = pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
+  e.line("wd[q] = !in_m ? 0u : pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
          ", epilogue_value(odd ? t1 : x1, dst + 1, col + 1" + args +
          ", epilogue_value(odd ? y0 : t0, dst + 2, col + 2" + args +
          ", epilogue_value(odd ? y1 : t1, dst + 3, col + 3" + args + ");");
@@ -213,12 +218,13 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.comment("this lane's group: row half k4 % 2, columns 32 g + 16 (k4 / 2) of the instruction's");
   e.line("const int4 v = gather16(wd[0], wd[1], wd[2], wd[3]);");
   e.line(format("const int col = col0 - 2 * k4 + j * %d + 32 * g + 16 * (k4 / 2);", w.inst_n));
+  e.line("const int row = row0 + i * 64 + 8 * (k4 % 2);");
   if (nchw32)
     e.line(
-        "*reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : c_rows[2 * i]) + "
+        "if (row < M) *reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : c_rows[2 * i]) + "
         "c_col_nchw32(ldc, col)) = v;");
   else
-    e.line("*reinterpret_cast<int4*>(C + (size_t)(row0 + i * 64 + 8 * (k4 % 2)) * ldc + col) = v;");
+    e.line("if (row < M) *reinterpret_cast<int4*>(C + (size_t)row * ldc + col) = v;");
   close_pair_loops(e);
   e.close_scope();
   e.open_scope("else");
@@ -228,13 +234,14 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string V = accumulator_type(p.dtype);
   const int bytes = 4 * w.c_elem_bytes;  // a quad: 16 bytes, 4 of an int8 C
-  e.comment(format(
-      "inside C with %d-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair", bytes));
-  e.line(
-      format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && "
-             "row0 - 16 * (threadIdx.x / 32 %% 4) - threadIdx.x %% 32 / 4 + %d <= M && col0 - 2 * "
-             "(threadIdx.x %% 4) + %d <= N;",
-             nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes, w.wg_m, w.wg_n));
+  e.comment(
+      format("the tile's columns inside C with %d-byte rows: quads of columns, lanes 2q and 2q + 1",
+             bytes));
+  e.comment("swapping a pair; a row past M skipped at each store (a ragged M keeps the quads)");
+  e.line(format(
+      "const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && col0 - 2 * "
+      "(threadIdx.x %% 4) + %d <= N;",
+      nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes, w.wg_n));
   e.open_scope("if (quads)");
   e.line("const bool odd = threadIdx.x % 2;");
   if (w.direct_sixteens()) emit_sixteen_stores(e, p);
@@ -243,9 +250,10 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int h = 0; h < 2; ++h)");
   e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
   emit_quad_swap(e, V, kQuadX0, kQuadX1, kQuadY0, kQuadY1);
-  e.line(format("const int %scol = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
-                nchw32_c(w) ? "" : "row = row0 + i * 64 + 8 * h, ", w.inst_n));
-  e.line("store_quad(C + " +
+  e.line(format(
+      "const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
+      w.inst_n));
+  e.line("if (row < M) store_quad(C + " +
          std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                                  : "(size_t)row * ldc + col") +
          ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias" +
