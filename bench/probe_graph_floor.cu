@@ -5,7 +5,8 @@
 // and then the store. Each variant is launched 20 times into a graph (with or without
 // programmatic dependent launch, in clusters or not), the graph replayed 30 times; the median
 // per launch is printed.
-// Build here: nvcc -arch=sm_90a -O2 -o probe_graph_floor bench/probe_graph_floor.cu -lcuda;
+// Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_graph_floor
+// bench/probe_graph_floor.cu -lcuda (setmaxnreg needs sm_90a);
 // run on the GPU machine. Session 39's figures came from this program's first, untidied form
 // (the same kernel and variants); this copy was compiled there, not run: the device time was spent.
 #include <cuda.h>
@@ -54,7 +55,11 @@ struct Pad {
   int v[PadInts];
 };
 
-template <int PadInts>
+// WideRegs: the warpgroups trade registers as schedc's Hopper kernels do with one block an SM
+// (setmaxnreg: the producer's down to 56, the consumers' up to 240), so the kernel is compiled
+// and launched with 240 registers a thread, as conv_s8_64x32_s16_split6's is; without it the
+// kernel uses a few dozen.
+template <int PadInts, bool WideRegs>
 __global__ void __launch_bounds__(256, 1)
     probe(Args a, const __grid_constant__ Map ma, const __grid_constant__ Map mb,
           const __grid_constant__ Pad<PadInts> pad) {
@@ -75,6 +80,7 @@ __global__ void __launch_bounds__(256, 1)
   if (a.hint == kHintAtStart && threadIdx.x == 0) asm volatile("griddepcontrol.launch_dependents;");
   const int n = a.mode == kTiles ? a.k_tiles + pad.v[PadInts - 1] : 0;  // pad.v is zeros
   if (threadIdx.x < 128) {  // the producer: thread 0 issues the copies
+    if (WideRegs) asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
     if (threadIdx.x == 0) {
       for (int it = 0; it < n; ++it) {
         const int s = it % kStages;
@@ -99,6 +105,7 @@ __global__ void __launch_bounds__(256, 1)
     }
     return;
   }
+  if (WideRegs) asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
   int sum = 0;  // the consumers: wait for each stage, read a byte of it, release it
   for (int it = 0; it < n; ++it) {
     const int s = it % kStages;
@@ -141,6 +148,7 @@ struct Variant {
   int blocks, smem_kb;
   bool big_params = false;
   int cluster = 1;
+  bool wide_regs = false;
 };
 
 int main() {
@@ -152,8 +160,12 @@ int main() {
   CHECK(cudaMemset(A, 1, static_cast<size_t>(M) * K));
   CHECK(cudaMemset(B, 1, static_cast<size_t>(32) * K));
   const Map ma = make_map(A, M, K, 64), mb = make_map(B, 32, K, 32);
-  CHECK(cudaFuncSetAttribute(probe<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
-  CHECK(cudaFuncSetAttribute(probe<512>, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
+  CHECK(cudaFuncSetAttribute(probe<1, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             220 * 1024));
+  CHECK(cudaFuncSetAttribute(probe<1, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             220 * 1024));
+  CHECK(cudaFuncSetAttribute(probe<512, false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             220 * 1024));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::vector<Variant> variants = {
@@ -185,6 +197,14 @@ int main() {
       {"36 k-tiles + stores, PDL, hint", kTiles, 36, kHintAfterCopies, true, 100, 196},
       {"36 k-tiles + stores, PDL, hint, 16 blocks", kTiles, 36, kHintAfterCopies, true, 16, 196},
       {"36 k-tiles + stores, no PDL", kTiles, 36, kNoHint, false, 100, 196},
+      // session 39's lead: conv_s8_64x32_s16_split6 returning right after griddepcontrol.wait
+      // took 1.32 us in a graph where this program's empty kernels take 0.7-0.8
+      {"empty, PDL, no hint, 96 blocks, 217 KB, clusters of 6, 240 regs", kEmpty, 0, kNoHint, true,
+       96, 217, false, 6, true},
+      {"empty, PDL, no hint, 96 blocks, 217 KB, 240 regs", kEmpty, 0, kNoHint, true, 96, 217, false,
+       1, true},
+      {"6 k-tiles + stores, PDL, hint, 96 blocks, clusters of 6, 240 regs", kTiles, 6,
+       kHintAfterCopies, true, 96, 196, false, 6, true},
   };
   const Pad<1> pad1{};
   const Pad<512> pad512{};
@@ -214,9 +234,11 @@ int main() {
     CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
     for (int i = 0; i < 20; ++i) {
       if (v.big_params)
-        CHECK(cudaLaunchKernelEx(&cfg, probe<512>, a, ma, mb, pad512));
+        CHECK(cudaLaunchKernelEx(&cfg, probe<512, false>, a, ma, mb, pad512));
+      else if (v.wide_regs)
+        CHECK(cudaLaunchKernelEx(&cfg, probe<1, true>, a, ma, mb, pad1));
       else
-        CHECK(cudaLaunchKernelEx(&cfg, probe<1>, a, ma, mb, pad1));
+        CHECK(cudaLaunchKernelEx(&cfg, probe<1, false>, a, ma, mb, pad1));
     }
     CHECK(cudaStreamEndCapture(stream, &graph));
     CHECK(cudaGraphInstantiate(&exec, graph, 0));
