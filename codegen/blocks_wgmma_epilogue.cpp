@@ -162,16 +162,16 @@ void close_pair_loops(Emitter& e) {
   for (int i = 0; i < 3; ++i) e.close_scope();
 }
 
-// A 4-byte row-major C (s8's int32, tf32's f32) whose consumer tile's
-// columns lie inside C with 16-byte aligned rows: a thread's accumulator pairs are two
-// adjacent columns, so a warp's 8-byte stores write 32 bytes of each of 8
-// rows, which the L2 takes at about half the rate of wider ones (H100: a
-// pass of these stores over a 4096x4096 int32 C cost 25 us inside int8_best,
-// of 16-byte ones 13-16 us). Lanes 2q and 2q + 1 swap one pair of each two
+// A 4-byte row-major C (s8's int32, tf32's f32) whose consumer tile's columns
+// lie inside C with 16-byte aligned rows: a thread's accumulator pairs are
+// two adjacent columns, so a warp's 8-byte stores write 32 bytes of each of 8
+// rows, which the L2 takes at about half the rate of wider ones (H100: a pass
+// of these stores over a 4096x4096 int32 C cost 25 us inside int8_best, of
+// 16-byte ones 13-16 us). Lanes 2q and 2q + 1 swap one pair of each two
 // 8-column blocks: the even lane then holds 4 adjacent columns of the first
 // block, the odd one of the second, and a quad writes 64 contiguous bytes of
-// a row with 16-byte stores. Rows past M are skipped store by store, not
-// by the check: a tile over a ragged M kept to pairs paid ~0.35 us in the
+// a row with 16-byte stores. Rows past M are skipped store by store, not by
+// the check: a tile over a ragged M kept to pairs paid ~0.35 us in the
 // epilogue of a short kernel (H200, res5 3x3 at batch 1: 3.90 -> 3.53 us,
 // bench/NOTES.md session 39). Opens the check's `if`; emit_direct_stores
 // closes it after its `else`.
