@@ -170,11 +170,11 @@ void close_pair_loops(Emitter& e) {
 // 16-byte ones 13-16 us). Lanes 2q and 2q + 1 swap one pair of each two
 // 8-column blocks: the even lane then holds 4 adjacent columns of the first
 // block, the odd one of the second, and a quad writes 64 contiguous bytes of
-// a row with 16-byte stores. Rows past M are skipped store by store, not by
-// the check: a tile over a ragged M kept to pairs paid ~0.35 us in the
-// epilogue of a short kernel (H200, res5 3x3 at batch 1: 3.90 -> 3.53 us,
-// bench/NOTES.md session 39). Opens the check's `if`; emit_direct_stores
-// closes it after its `else`.
+// a row with 16-byte stores. Rows past M and quads past N (N a multiple
+// of 4) are skipped store by store, not by the check: a tile over a ragged
+// M kept to pairs paid ~0.35 us in the epilogue of a short kernel (H200,
+// res5 3x3 at batch 1: 3.90 -> 3.53 us, bench/NOTES.md session 39). Opens
+// the check's `if`; emit_direct_stores closes it after its `else`.
 // WgmmaPlan::direct_sixteens, inside emit_quad_stores's `if (quads)`: where
 // C's rows are also 16-byte aligned, each step takes four 16-column groups
 // (two of the quad loop's r steps, both row halves): each lane computes its
@@ -191,8 +191,11 @@ constexpr const char* kQuadY1 = "acc[i][j][r + 5 + 2 * h]";
 void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const bool nchw32 = nchw32_c(w);
-  e.line(format("const bool rows16 = %sreinterpret_cast<unsigned long long>(C) %% 16 == 0;",
-                nchw32 ? "" : "ldc % 16 == 0 && "));
+  e.comment("(with N a multiple of 16 a group of 16 columns lies inside C or wholly past N)");
+  e.line(
+      format("const bool rows16 = %sreinterpret_cast<unsigned long long>(C) %% 16 == 0 && "
+             "(cols_in || N %% 16 == 0);",
+             nchw32 ? "" : "ldc % 16 == 0 && "));
   e.open_scope("if (rows16)");
   e.line("const int k4 = threadIdx.x % 4;");
   emit_wgmma_instruction_loops(e, w, format("for (int g = 0; g < %d; ++g)", w.inst_n / 32));
@@ -202,15 +205,15 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.comment("group q: the quad loop's r = 16 g + 8 (q / 2), row half h = q % 2");
   e.line("const int r = 16 * g + 8 * (q / 2), h = q % 2;");
   emit_quad_swap(e, "int", kQuadX0, kQuadX1, kQuadY0, kQuadY1);
-  e.comment("a row past M: no value (C is not read there) and, below, no store");
-  e.line("const bool in_m = row0 + i * 64 + 8 * h < M;");
   e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
+  e.comment("past M or N: no value (neither C nor bias read there) and, below, no store");
+  e.line("const bool in_c = row0 + i * 64 + 8 * h < M && col < N;");
   e.line("const signed char* dst = C + " +
          std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                             : "(size_t)(row0 + i * 64 + 8 * h) * ldc + col") +
          ";");
   const std::string args = ", alpha, beta, bias" + scale_arg(p) + ")";
-  e.line("wd[q] = !in_m ? 0u : pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
+  e.line("wd[q] = !in_c ? 0u : pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
          ", epilogue_value(odd ? t1 : x1, dst + 1, col + 1" + args +
          ", epilogue_value(odd ? y0 : t0, dst + 2, col + 2" + args +
          ", epilogue_value(odd ? y1 : t1, dst + 3, col + 3" + args + ");");
@@ -221,10 +224,10 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.line("const int row = row0 + i * 64 + 8 * (k4 % 2);");
   if (nchw32)
     e.line(
-        "if (row < M) *reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : c_rows[2 * i]) + "
-        "c_col_nchw32(ldc, col)) = v;");
+        "if (row < M && col < N) *reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : "
+        "c_rows[2 * i]) + c_col_nchw32(ldc, col)) = v;");
   else
-    e.line("if (row < M) *reinterpret_cast<int4*>(C + (size_t)row * ldc + col) = v;");
+    e.line("if (row < M && col < N) *reinterpret_cast<int4*>(C + (size_t)row * ldc + col) = v;");
   close_pair_loops(e);
   e.close_scope();
   e.open_scope("else");
@@ -234,14 +237,16 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const std::string V = accumulator_type(p.dtype);
   const int bytes = 4 * w.c_elem_bytes;  // a quad: 16 bytes, 4 of an int8 C
-  e.comment(
-      format("the tile's columns inside C with %d-byte rows: quads of columns, lanes 2q and 2q + 1",
-             bytes));
-  e.comment("swapping a pair; a row past M skipped at each store (a ragged M keeps the quads)");
-  e.line(format(
-      "const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && col0 - 2 * "
-      "(threadIdx.x %% 4) + %d <= N;",
-      nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes, w.wg_n));
+  e.comment(format(
+      "%d-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair, where the tile's",
+      bytes));
+  e.comment("columns lie inside C or N is a multiple of 4 (a quad then lies inside C or wholly");
+  e.comment("past N); each store checks its row and column (a ragged M or N keeps the quads)");
+  e.line(format("const bool cols_in = col0 - 2 * (threadIdx.x %% 4) + %d <= N;", w.wg_n));
+  e.line(
+      format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && "
+             "(cols_in || N %% 4 == 0);",
+             nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes));
   e.open_scope("if (quads)");
   e.line("const bool odd = threadIdx.x % 2;");
   if (w.direct_sixteens()) emit_sixteen_stores(e, p);
@@ -253,7 +258,7 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.line(format(
       "const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
       w.inst_n));
-  e.line("if (row < M) store_quad(C + " +
+  e.line("if (row < M && col < N) store_quad(C + " +
          std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                                  : "(size_t)row * ldc + col") +
          ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias" +

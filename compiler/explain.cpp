@@ -395,15 +395,15 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
                   "store: 8 rows m of 16 bytes in each of 4 columns; 50% of each sector used)"
       : w.direct_sixteens()
           ? "16-byte stores of 16 adjacent int8 columns (the four lanes of a row exchange their "
-            "quads) where a tile's columns lie inside C with 16-byte aligned rows (rows past M "
-            "skipped store by store), else 4-byte stores of "
+            "quads) where a tile's columns lie inside C or N is a multiple of 16, with 16-byte "
+            "aligned rows (past M or N skipped store by store), else 4-byte stores of "
             "four (lanes 2q and 2q + 1 swap a pair) with 4-byte aligned rows, else 2-byte pair "
             "stores, straight from the accumulators"
       : w.direct_quads()
           ? std::to_string(4 * w.c_elem_bytes) +
                 "-byte stores of four adjacent columns (lanes 2q and 2q + 1 swap a pair) where a "
-                "tile's columns lie inside C with aligned rows (rows past M skipped store by "
-                "store), else " +
+                "tile's columns lie inside C or N is a multiple of 4, with aligned rows (past M "
+                "or N skipped store by store), else " +
                 std::to_string(2 * w.c_elem_bytes) +
                 "-byte pair stores, straight from the accumulators"
           : std::to_string(2 * w.c_elem_bytes) + "-byte pair stores straight from the accumulators";

@@ -354,10 +354,10 @@ struct WgmmaPlan {
   }
   // The direct (not staged) stores of a 4-byte row-major C (s8's int32, the
   // f32 of tf32 with both operands k-major) write quads of adjacent columns
-  // with 16-byte stores where a consumer tile's columns lie inside C with
-  // 16-byte rows (each store checks its row against M): lanes 2q and 2q + 1
-  // swap one pair of each two 8-column blocks, so
-  // the instruction's N must hold an even number of them
+  // with 16-byte stores where a consumer tile's columns lie inside C or N is
+  // a multiple of 4, with 16-byte rows (each store checks its row against M
+  // and its column against N): lanes 2q and 2q + 1 swap one pair of each two
+  // 8-column blocks, so the instruction's N must hold an even number of them
   // (codegen/blocks_wgmma_epilogue.cpp). A 1-byte C (s8 requantized) does
   // the same with 4-byte stores of four int8.
   bool direct_quads() const {
