@@ -162,12 +162,13 @@ void close_pair_loops(Emitter& e) {
   for (int i = 0; i < 3; ++i) e.close_scope();
 }
 
-// A 4-byte row-major C (s8's int32, tf32's f32) whose consumer tile's columns
-// lie inside C with 16-byte aligned rows: a thread's accumulator pairs are
-// two adjacent columns, so a warp's 8-byte stores write 32 bytes of each of 8
-// rows, which the L2 takes at about half the rate of wider ones (H100: a pass
-// of these stores over a 4096x4096 int32 C cost 25 us inside int8_best, of
-// 16-byte ones 13-16 us). Lanes 2q and 2q + 1 swap one pair of each two
+// A 4-byte row-major C (s8's int32, tf32's f32) with 16-byte aligned rows,
+// where the consumer tile's columns lie inside C or N is a multiple of 4: a
+// thread's accumulator pairs are two adjacent columns, so a warp's 8-byte
+// stores write 32 bytes of each of 8 rows, which the L2 takes at about half
+// the rate of wider ones (H100: a pass of these stores over a 4096x4096
+// int32 C cost 25 us inside int8_best, of 16-byte ones 13-16 us). Lanes 2q
+// and 2q + 1 swap one pair of each two
 // 8-column blocks: the even lane then holds 4 adjacent columns of the first
 // block, the odd one of the second, and a quad writes 64 contiguous bytes of
 // a row with 16-byte stores. Rows past M and quads past N (N a multiple
