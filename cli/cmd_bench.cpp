@@ -54,11 +54,6 @@ struct Row {
   runtime::RunReport report;
 };
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 void print_table(std::ostream& os, const std::vector<Row>& rows) {
   std::vector<std::vector<std::string>> cells = {{"schedule", "shape", "dtype", "status", "min ms",
                                                   "median ms", "max ms", "TFLOP/s", "cuBLAS ms",

@@ -24,11 +24,6 @@ struct ConvRow {
   runtime::ConvReport report;
 };
 
-std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 std::string shape(const compiler::Conv2d& v) {
   return std::to_string(v.gemm_m()) + "x" + std::to_string(v.gemm_n()) + "x" +
          std::to_string(v.gemm_k());

@@ -53,10 +53,6 @@ const char* ptx_type(const WgmmaPlan& w) {
                                              : "f16";
 }
 
-std::string inst_name(const WgmmaPlan& w) {
-  return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
-}
-
 // How an operand lies for the instruction's comment: A (64 x K), B (K x N).
 std::string operand_text(const compiler::WgmmaOperand& o, bool is_a, int rows, int cols) {
   const char* major =
@@ -78,7 +74,7 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
   e.open_scope(
       format("__device__ __forceinline__ void %s(%s (&d)[%d], unsigned long long "
              "desc_a, unsigned long long desc_b, int scale_d)",
-             inst_name(w).c_str(), integer ? "int" : "float", regs));
+             wgmma_inst_name(w).c_str(), integer ? "int" : "float", regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
   e.line("asm volatile(");
@@ -102,6 +98,10 @@ void emit_instruction(Emitter& e, const WgmmaPlan& w) {
 }
 
 }  // namespace
+
+std::string wgmma_inst_name(const WgmmaPlan& w) {
+  return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
+}
 
 void emit_wgmma_helpers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
@@ -404,7 +404,7 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
                 w.b.mn_bytes(w.inst_n), w.b.k_bytes(w.inst_k), w.b.lbo_bytes, w.b.sbo_bytes));
-  e.line(inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
+  e.line(wgmma_inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
   e.close_scope();
   e.close_scope();
   e.close_scope("kk");

@@ -102,6 +102,9 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const compiler::KernelPlan& plan);
 // producer): the stream_k fix-up's and the split_k sum's (never in one kernel).
 inline constexpr int kWgmmaConsumersBarrier = 5;
 
+// The wrapper function of one wgmma instruction: wgmma_m64n<N>k<K>.
+std::string wgmma_inst_name(const compiler::WgmmaPlan& w);
+
 // `#define NAME(x)`: acc flattened, instruction by instruction, register by
 // register (x unrolls to a constant, so acc stays in registers): the
 // stream_k fix-up's and the split_k sum's view of the accumulators.

@@ -17,7 +17,7 @@ namespace {
 
 // Partial-sum float4 loads in flight per slice while a tile's sums are added
 // up: all of a thread's at once would need as many registers again as acc.
-constexpr int kSumChunk = 8;
+constexpr int kFixupSumChunk = 8;
 
 }  // namespace
 
@@ -60,15 +60,15 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = " + zero +
          ";");
   e.close_scope();
-  e.comment(format("%d %s loads in flight per slice, not all %d: registers", kSumChunk, V4.c_str(),
+  e.comment(format("%d %s loads in flight per slice, not all %d: registers", kFixupSumChunk, V4.c_str(),
                    vecs));
   e.line("#pragma unroll");
-  e.open_scope(format("for (int v0 = 0; v0 < %d; v0 += %d)", vecs, kSumChunk));
+  e.open_scope(format("for (int v0 = 0; v0 < %d; v0 += %d)", vecs, kFixupSumChunk));
   e.open_scope("for (int q = 0; q < sk_slices; ++q)");
   e.line("const " + V4 + "* part = reinterpret_cast<const " + V4 +
          "*>(sk_partials + (size_t)(q * shared_tiles + shared_tile) * (BM * BN));");
   e.line("#pragma unroll");
-  e.open_scope(format("for (int v = v0; v < v0 + %d && v < %d; ++v)", kSumChunk, vecs));
+  e.open_scope(format("for (int v = v0; v < v0 + %d && v < %d; ++v)", kFixupSumChunk, vecs));
   e.line(format("const %s x = __ldcg(&part[v * %d + ctid]);", V4.c_str(), threads));
   e.line(
       "SK_ACC(4 * v) += x.x; SK_ACC(4 * v + 1) += x.y; SK_ACC(4 * v + 2) += x.z; "

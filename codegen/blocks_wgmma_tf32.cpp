@@ -18,10 +18,6 @@ using compiler::WgmmaPlan;
 
 namespace {
 
-std::string inst_name(const WgmmaPlan& w) {
-  return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
-}
-
 // Opens the unrolled loops over a consumer's accumulators: instruction
 // (i, j), register r; closed by three close_scope.
 void open_accumulator_loops(Emitter& e, const WgmmaPlan& w) {
@@ -157,7 +153,7 @@ void emit_wgmma_tf32_instruction(Emitter& e, const WgmmaPlan& w) {
   e.open_scope(
       format("__device__ __forceinline__ void %s(float (&d)[%d], const unsigned (&a)[4], "
              "unsigned long long desc_b, int scale_d)",
-             inst_name(w).c_str(), regs));
+             wgmma_inst_name(w).c_str(), regs));
   std::string list;
   for (int r = 0; r < regs; ++r) list += (r ? ", %" : "%") + std::to_string(r);
   e.line("asm volatile(");
@@ -256,7 +252,7 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.line(
       format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "
              "kk > 0);",
-             w.m_insts, inst_name(w).c_str()));
+             w.m_insts, wgmma_inst_name(w).c_str()));
   e.close_scope();
   e.line("wgmma_commit();");
   e.line(format("if (kk == %d) break;", w.k_steps - 1));

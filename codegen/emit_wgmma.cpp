@@ -156,7 +156,7 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
 
 // The stream_k tail of `main` (compiler/lower_wgmma.h): one slice of one
 // shared tile per block, the fix-up, and the last slice's epilogue.
-void emit_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
+void emit_wgmma_stream_k_tail_kernel(Emitter& e, const KernelPlan& main) {
   const KernelPlan p = compiler::lower_stream_k_tail(main);
   const WgmmaPlan& w = *p.wgmma;
   emit_kernel_start(e, p);
@@ -195,7 +195,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   if (p.stream_k) {
     const std::string tail = compiler::lower_stream_k_tail(p).name;
     emit_entry_guard_open(e, tail);
-    emit_stream_k_tail_kernel(e, p);
+    emit_wgmma_stream_k_tail_kernel(e, p);
     emit_entry_guard_close(e, tail);
     e.line();
   }

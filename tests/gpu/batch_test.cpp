@@ -58,16 +58,6 @@ RunOptions options(int64_t gap) {
   return o;
 }
 
-RunReport run(runtime::GpuSession& s, const codegen::GeneratedKernel& k, const RunOptions& o) {
-  runtime::JitOptions jit;
-  jit.cache_dir = testing::test_cache_dir();
-  auto prepared = s.prepare(k, jit);
-  RunReport r = s.run(*prepared, o);
-  std::cout << runtime::run_line(k.main.name, o.problem, k.dtype, r) << "\n";
-  if (!r.ok()) runtime::print_failure_details(std::cout, r);
-  return r;
-}
-
 // The planted kernels are valid CUDA (NVRTC needs no GPU), so the GPU
 // tests below fail only for what they test.
 TEST(BatchPlanted, KernelsCompileWithoutAGpu) {
@@ -88,7 +78,7 @@ TEST(BatchGpu, CorrectBatchedKernelPassesPackedAndWithGaps) {
   for (int64_t gap : {0, 7}) {
     RunOptions o = options(gap);
     o.time = gap != 0;  // cublasGemmStridedBatchedEx timed beside it once
-    RunReport r = run(*s, batched_kernel(BatchPlant::correct), o);
+    RunReport r = testing::run_printed(*s, batched_kernel(BatchPlant::correct), o);
     EXPECT_TRUE(r.ok()) << r.failure();
     ASSERT_EQ(r.validations.size(), 2u);
     EXPECT_TRUE(r.validations[0].bit_exact);
@@ -99,7 +89,7 @@ TEST(BatchGpu, CorrectBatchedKernelPassesPackedAndWithGaps) {
 
 TEST(BatchGpu, AWrongElementInGemmTwoIsReportedThere) {
   SCHEDC_REQUIRE_GPU(s);
-  RunReport r = run(*s, batched_kernel(BatchPlant::wrong_in_gemm_2), options(7));
+  RunReport r = testing::run_printed(*s, batched_kernel(BatchPlant::wrong_in_gemm_2), options(7));
   ASSERT_FALSE(r.ok());
   ASSERT_FALSE(r.validations[0].first.empty());
   EXPECT_EQ(r.validations[0].first[0].batch, 2);
@@ -109,7 +99,7 @@ TEST(BatchGpu, AWrongElementInGemmTwoIsReportedThere) {
 
 TEST(BatchGpu, AWriteBetweenGemmsIsCaught) {
   SCHEDC_REQUIRE_GPU(s);
-  RunReport r = run(*s, batched_kernel(BatchPlant::writes_between_gemms), options(7));
+  RunReport r = testing::run_printed(*s, batched_kernel(BatchPlant::writes_between_gemms), options(7));
   ASSERT_FALSE(r.ok());
   EXPECT_GT(r.validations[0].padding_writes, 0);
   EXPECT_NE(r.failure().find("between GEMMs"), std::string::npos) << r.failure();
@@ -118,7 +108,7 @@ TEST(BatchGpu, AWriteBetweenGemmsIsCaught) {
 TEST(BatchGpu, ABatchOfAnUnbatchedKernelIsAnError) {
   SCHEDC_REQUIRE_GPU(s);
   try {
-    run(*s, testing::naive_kernel(), options(0));
+    testing::run_printed(*s, testing::naive_kernel(), options(0));
     ADD_FAILURE() << "no error";
   } catch (const runtime::Error& e) {
     EXPECT_NE(std::string(e.what()).find("its schedule has no 'batch' directive"),

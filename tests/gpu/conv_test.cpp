@@ -182,12 +182,6 @@ int64_t chunk_channels(const std::string& dtype) {
   return 16 / runtime::elem_size(runtime::elem_type(dtype));
 }
 
-runtime::JitOptions test_jit() {
-  runtime::JitOptions jit;
-  jit.cache_dir = testing::test_cache_dir();
-  return jit;
-}
-
 // Runs `v` validated (not timed), prints its block; the report.
 runtime::ConvReport run_validated(runtime::GpuSession* s, const runtime::PreparedKernel& prepared,
                                   const std::string& label, const compiler::Conv2d& v,
@@ -196,7 +190,7 @@ runtime::ConvReport run_validated(runtime::GpuSession* s, const runtime::Prepare
   o.conv = v;
   o.epilogue = epi;
   o.time = false;
-  o.jit = test_jit();
+  o.jit = testing::test_jit();
   runtime::ConvReport r = s->run_conv(prepared, o);
   runtime::print_conv_block(std::cout, label, prepared.kernel.dtype, r);
   return r;
@@ -237,7 +231,7 @@ TEST(PlantedConv, SourcesCompileWithNvrtc) {
 TEST(PlantedConv, CorrectOnRaggedConvolutions) {
   SCHEDC_REQUIRE_GPU(s);
   for (const char* dtype : {"f16", "bf16", "s8"}) {
-    auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), test_jit());
+    auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), testing::test_jit());
     for (const compiler::Conv2d& v :
          ragged_convs(chunk_channels(dtype), compiler::ConvLayout::nhwc))
       expect_ok(run_validated(s, *prepared, "planted", v, {}), dtype, dtype);
@@ -257,7 +251,7 @@ TEST(PlantedConv, WrongKernelsFail) {
     const compiler::Conv2d v = conv2d(2, 7, 9, chunk_channels(dtype), 40, 3, 3, 1, 1);
     for (ConvPlant plant :
          {ConvPlant::skips_last_tap, ConvPlant::clamps_padding, ConvPlant::writes_nothing}) {
-      auto prepared = s->prepare(naive_conv_kernel(dtype, plant), test_jit());
+      auto prepared = s->prepare(naive_conv_kernel(dtype, plant), testing::test_jit());
       const runtime::ConvReport r = run_validated(s, *prepared, "planted wrong", v, {});
       EXPECT_FALSE(r.ok()) << dtype << " plant " << int(plant);
       if (plant == ConvPlant::writes_nothing) {
@@ -270,10 +264,10 @@ TEST(PlantedConv, WrongKernelsFail) {
 TEST(PlantedConv, TimesTheKernelCublasAloneAndTheExplicitPipeline) {
   SCHEDC_REQUIRE_GPU(s);
   for (const char* dtype : {"f16", "s8"}) {
-    auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), test_jit());
+    auto prepared = s->prepare(naive_conv_kernel(dtype, ConvPlant::correct), testing::test_jit());
     runtime::ConvRunOptions o;
     o.conv = conv2d(2, 14, 14, 4 * chunk_channels(dtype), 64, 3, 3, 1, 1);
-    o.jit = test_jit();
+    o.jit = testing::test_jit();
     o.flush_l2 = true;
     o.timing.warmup_runs = 1;
     o.timing.min_runs = 3;
@@ -300,10 +294,10 @@ TEST(PlantedConv, TimesTheKernelCublasAloneAndTheExplicitPipeline) {
 // captured into a graph of four runs; times per run, the output unchanged.
 TEST(PlantedConv, TimesEachInAGraphOfRuns) {
   SCHEDC_REQUIRE_GPU(s);
-  auto prepared = s->prepare(naive_conv_kernel("f16", ConvPlant::correct), test_jit());
+  auto prepared = s->prepare(naive_conv_kernel("f16", ConvPlant::correct), testing::test_jit());
   runtime::ConvRunOptions o;
   o.conv = conv2d(2, 14, 14, 4 * chunk_channels("f16"), 64, 3, 3, 1, 1);
-  o.jit = test_jit();
+  o.jit = testing::test_jit();
   o.timing.warmup_runs = 1;
   o.timing.min_runs = 3;
   o.timing.min_total_ms = 1;
@@ -322,11 +316,11 @@ TEST(PlantedConv, TimesEachInAGraphOfRuns) {
 
 TEST(PlantedConv, RefusesWhatCannotRun) {
   SCHEDC_REQUIRE_GPU(s);
-  auto conv_module = s->prepare(naive_conv_kernel("s8", ConvPlant::correct), test_jit());
-  auto gemm_module = s->prepare(testing::naive_kernel("f16"), test_jit());
+  auto conv_module = s->prepare(naive_conv_kernel("s8", ConvPlant::correct), testing::test_jit());
+  auto gemm_module = s->prepare(testing::naive_kernel("f16"), testing::test_jit());
   runtime::ConvRunOptions o;
   o.conv = conv2d(1, 7, 9, 16, 40, 3, 3, 1, 1);
-  o.jit = test_jit();
+  o.jit = testing::test_jit();
   EXPECT_THROW(s->run_conv(*gemm_module, o), runtime::Error);  // a GEMM module
   o.conv.c = 8;  // 8 bytes a pixel of int8: not whole 16-byte chunks
   EXPECT_THROW(s->run_conv(*conv_module, o), runtime::Error);
@@ -338,25 +332,19 @@ TEST(PlantedConv, RefusesWhatCannotRun) {
   EXPECT_THROW(s->run(*conv_module, g), runtime::Error);
 }
 
-// The source tree: $SCHEDC_SOURCE_DIR when set, else the one this test was built from.
-fs::path source_dir() {
-  const char* env = std::getenv("SCHEDC_SOURCE_DIR");
-  return env && *env ? fs::path(env) : fs::path(SCHEDC_SOURCE_DIR);
-}
-
 // examples/conv/*.sched and tests/gpu/schedules/conv_*.sched, relative to the tree.
 std::vector<std::string> conv_schedules() {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& [dir, prefix] :
        {std::pair{"examples/conv", ""}, std::pair{"tests/gpu/schedules", "conv_"}}) {
-    const fs::path root = source_dir() / dir;
+    const fs::path root = testing::source_dir() / dir;
     if (!fs::is_directory(root, ec)) continue;
     for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
       const std::string name = e.path().filename().string();
       if (e.is_regular_file() && e.path().extension() == ".sched" &&
           name.compare(0, std::string(prefix).size(), prefix) == 0)
-        out.push_back(fs::relative(e.path(), source_dir()).string());
+        out.push_back(fs::relative(e.path(), testing::source_dir()).string());
     }
   }
   std::sort(out.begin(), out.end());
@@ -365,7 +353,7 @@ std::vector<std::string> conv_schedules() {
 
 TEST(ConvSchedules, ListIsNotEmpty) {
   const std::vector<std::string> files = conv_schedules();
-  std::cout << files.size() << " convolution schedules under " << source_dir() << "\n";
+  std::cout << files.size() << " convolution schedules under " << testing::source_dir() << "\n";
   // The list fails only where it would run (a GPU): a branch without the
   // schedules yet still passes its CPU tests.
   SCHEDC_REQUIRE_GPU(s);
@@ -379,7 +367,7 @@ class ConvScheduleTest : public ::testing::TestWithParam<std::string> {
   // failure) when it does not compile or is no convolution module.
   bool prepare(runtime::GpuSession* s) {
     std::ostringstream diags;
-    c_ = cli::compile_file((source_dir() / GetParam()).string(),
+    c_ = cli::compile_file((testing::source_dir() / GetParam()).string(),
                            runtime::target_for_device(s->device()), diags);
     if (!c_) {
       ADD_FAILURE() << GetParam() << " does not compile:\n" << diags.str();
@@ -389,7 +377,7 @@ class ConvScheduleTest : public ::testing::TestWithParam<std::string> {
       ADD_FAILURE() << GetParam() << " is no convolution module (no `conv` directive)";
       return false;
     }
-    prepared_ = s->prepare(c_->kernel, test_jit());
+    prepared_ = s->prepare(c_->kernel, testing::test_jit());
     return true;
   }
   void expect_correct(runtime::GpuSession* s, const compiler::Conv2d& v, const std::string& what,

@@ -28,23 +28,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The source tree: $SCHEDC_SOURCE_DIR when set (the GPU machine runs a copy
-// of the tree at another path), else the one this test was built from.
-fs::path source_dir() {
-  const char* env = std::getenv("SCHEDC_SOURCE_DIR");
-  return env && *env ? fs::path(env) : fs::path(SCHEDC_SOURCE_DIR);
-}
-
 // Paths relative to the source tree.
 std::vector<std::string> example_files() {
   std::vector<std::string> out;
   for (const char* dir : {"examples", "tests/gpu/schedules"}) {
-    fs::path root = source_dir() / dir;
+    fs::path root = testing::source_dir() / dir;
     std::error_code ec;
     if (!fs::exists(root, ec)) continue;
     for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::end(it); ++it)
       if (it->is_regular_file() && it->path().extension() == ".sched")
-        out.push_back(fs::relative(it->path(), source_dir()).string());
+        out.push_back(fs::relative(it->path(), testing::source_dir()).string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -58,7 +51,7 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 std::string path_of(const std::string& rel) {
-  return (source_dir() / rel).string();
+  return (testing::source_dir() / rel).string();
 }
 
 std::optional<cli::Compiled> compile_for(const std::string& rel, const std::string& arch) {
@@ -87,8 +80,8 @@ bool left_to_conv_test(const cli::Compiled& c, const std::string& file) {
 // Tells plainly when the data-driven tests below have nothing to run.
 TEST(Examples, ListIsNotEmpty) {
   std::vector<std::string> files = example_files();
-  std::cout << files.size() << " schedules under " << (source_dir() / "examples") << " and "
-            << (source_dir() / "tests/gpu/schedules") << "\n";
+  std::cout << files.size() << " schedules under " << (testing::source_dir() / "examples") << " and "
+            << (testing::source_dir() / "tests/gpu/schedules") << "\n";
   if (files.empty())
     std::cout << "NOTE: no examples yet: the per-example tests pass trivially while "
                  "examples/ is empty\n";

@@ -7,11 +7,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "codegen/generated_kernel.h"
+#include "runtime/report.h"
 #include "runtime/run.h"
 
 namespace schedc::testing {
@@ -25,6 +27,20 @@ inline std::string test_cache_dir() {
     return d.string();
   }();
   return dir;
+}
+
+// JIT options that compile into this process's private cache.
+inline runtime::JitOptions test_jit() {
+  runtime::JitOptions jit;
+  jit.cache_dir = test_cache_dir();
+  return jit;
+}
+
+// The source tree: $SCHEDC_SOURCE_DIR when set (the GPU machine runs a copy
+// of the tree at another path), else the one this binary was built from.
+inline std::filesystem::path source_dir() {
+  const char* env = std::getenv("SCHEDC_SOURCE_DIR");
+  return env && *env ? std::filesystem::path(env) : std::filesystem::path(SCHEDC_SOURCE_DIR);
 }
 
 // The process's GPU session, or null with `why`.
@@ -113,6 +129,17 @@ inline codegen::GeneratedKernel naive_relu_kernel(const std::string& dtype = "f3
   std::string store_line = "  C[(size_t)m * ldc + n] =";
   k.source.insert(k.source.find(store_line), "  v = v > 0.0f ? v : 0.0f;\n");
   return k;
+}
+
+// Runs `k` validated in `s` and prints the line `schedc run` prints (and the
+// failure's details), so a failing test reads like the command line.
+inline runtime::RunReport run_printed(runtime::GpuSession& s, const codegen::GeneratedKernel& k,
+                                      const runtime::RunOptions& o) {
+  auto prepared = s.prepare(k, test_jit());
+  runtime::RunReport r = s.run(*prepared, o);
+  std::cout << runtime::run_line(k.main.name, o.problem, k.dtype, r) << "\n";
+  if (!r.ok()) runtime::print_failure_details(std::cout, r);
+  return r;
 }
 
 }  // namespace schedc::testing

@@ -18,26 +18,11 @@ using runtime::RunOptions;
 using runtime::RunReport;
 using testing::Plant;
 
-runtime::JitOptions test_jit() {
-  runtime::JitOptions o;
-  o.cache_dir = testing::test_cache_dir();
-  return o;
-}
-
 RunOptions options(int64_t m, int64_t n, int64_t k, int64_t pad = 0) {
   RunOptions o;
   o.problem = compiler::Problem{m, n, k, pad ? k + pad : 0, pad ? n + pad : 0, pad ? n + pad : 0};
   o.time = false;  // correctness only; timing has its own test
   return o;
-}
-
-RunReport run(runtime::GpuSession& s, const codegen::GeneratedKernel& k, const RunOptions& o) {
-  auto prepared = s.prepare(k, test_jit());
-  RunReport r = s.run(*prepared, o);
-  // Print the same line schedc run prints, so failures are readable.
-  std::cout << runtime::run_line(k.main.name, o.problem, k.dtype, r) << "\n";
-  if (!r.ok()) runtime::print_failure_details(std::cout, r);
-  return r;
 }
 
 struct ShapeCase {
@@ -52,7 +37,7 @@ TEST(PlantedGpu, CorrectNaiveKernelPassesOnEveryShape) {
       for (int pad : {0, 1}) {
         SCOPED_TRACE(std::string(dtype) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
                      "x" + std::to_string(c.k) + " pad " + std::to_string(pad));
-        RunReport r = run(*s, testing::naive_kernel(dtype), options(c.m, c.n, c.k, pad));
+        RunReport r = testing::run_printed(*s, testing::naive_kernel(dtype), options(c.m, c.n, c.k, pad));
         EXPECT_TRUE(r.ok()) << r.failure();
         ASSERT_EQ(r.validations.size(), 2u);
         EXPECT_TRUE(r.validations[0].bit_exact);
@@ -67,16 +52,16 @@ TEST(PlantedGpu, EpilogueAlphaBetaBiasRelu) {
     o.epilogue.alpha = 2.0f;
     o.epilogue.beta = -1.0f;
     o.epilogue.bias = true;
-    EXPECT_TRUE(run(*s, testing::naive_kernel(dtype), o).ok()) << dtype;
+    EXPECT_TRUE(testing::run_printed(*s, testing::naive_kernel(dtype), o).ok()) << dtype;
     o.epilogue.relu = true;
-    EXPECT_TRUE(run(*s, testing::naive_relu_kernel(dtype), o).ok()) << dtype;
+    EXPECT_TRUE(testing::run_printed(*s, testing::naive_relu_kernel(dtype), o).ok()) << dtype;
     // Non-dyadic alpha: exact mode uses the tolerance instead of bit equality.
     o.epilogue.alpha = 0.1f;
-    RunReport r = run(*s, testing::naive_relu_kernel(dtype), o);
+    RunReport r = testing::run_printed(*s, testing::naive_relu_kernel(dtype), o);
     EXPECT_TRUE(r.ok()) << r.failure();
     EXPECT_FALSE(r.validations[0].bit_exact);
     // A kernel without relu fails when relu is asked for.
-    EXPECT_FALSE(run(*s, testing::naive_kernel(dtype), o).ok()) << dtype;
+    EXPECT_FALSE(testing::run_printed(*s, testing::naive_kernel(dtype), o).ok()) << dtype;
   }
 }
 
@@ -98,7 +83,7 @@ TEST(PlantedGpu, WrongKernelsAreCaught) {
       for (const ShapeCase& shape : {ShapeCase{7, 13, 5}, ShapeCase{127, 129, 65}}) {
         SCOPED_TRACE(std::string(dtype) + ": a kernel that " + c.what);
         RunOptions o = options(shape.m, shape.n, shape.k, 1);
-        RunReport r = run(*s, testing::naive_kernel(dtype, c.plant), o);
+        RunReport r = testing::run_printed(*s, testing::naive_kernel(dtype, c.plant), o);
         EXPECT_FALSE(r.ok());
         EXPECT_FALSE(r.failure().empty());
         EXPECT_FALSE(r.timed);  // a wrong kernel is not timed
@@ -107,7 +92,7 @@ TEST(PlantedGpu, WrongKernelsAreCaught) {
 
 TEST(PlantedGpu, WrongElementIsNamedInExactMode) {
   SCHEDC_REQUIRE_GPU(s);
-  RunReport r = run(*s, testing::naive_kernel("f32", Plant::wrong_element), options(127, 129, 65));
+  RunReport r = testing::run_printed(*s, testing::naive_kernel("f32", Plant::wrong_element), options(127, 129, 65));
   ASSERT_FALSE(r.ok());
   const runtime::ValidationResult& exact = r.validations[0];
   EXPECT_EQ(exact.mismatches, 1);
@@ -127,10 +112,10 @@ TEST(PlantedGpu, FallbackRunsWhenMainsPreconditionsFail) {
   k.main.align_bytes = 16;
   k.main.ld_multiple = 4;
   k.fallback = good.main;
-  RunReport r = run(*s, k, options(127, 129, 65, 1));
+  RunReport r = testing::run_printed(*s, k, options(127, 129, 65, 1));
   EXPECT_TRUE(r.entry.fallback);
   EXPECT_TRUE(r.ok()) << r.failure();
-  RunReport aligned = run(*s, k, options(128, 128, 64));
+  RunReport aligned = testing::run_printed(*s, k, options(128, 128, 64));
   EXPECT_FALSE(aligned.entry.fallback);
   EXPECT_FALSE(aligned.ok());  // main (the planted empty kernel) ran
 }
@@ -139,7 +124,7 @@ TEST(PlantedGpu, TimingMeetsTheHarnessMinimums) {
   SCHEDC_REQUIRE_GPU(s);
   RunOptions o = options(512, 512, 512);
   o.time = true;
-  RunReport r = run(*s, testing::naive_kernel(), o);
+  RunReport r = testing::run_printed(*s, testing::naive_kernel(), o);
   ASSERT_TRUE(r.ok()) << r.failure();
   ASSERT_TRUE(r.timed);
   EXPECT_GE(r.kernel.runs, 20);
@@ -158,7 +143,7 @@ TEST(PlantedGpu, SaveWritesNpyFiles) {
   SCHEDC_REQUIRE_GPU(s);
   RunOptions o = options(7, 13, 5);
   o.save_dir = testing::test_cache_dir() + "/save";
-  RunReport r = run(*s, testing::naive_kernel(), o);
+  RunReport r = testing::run_printed(*s, testing::naive_kernel(), o);
   ASSERT_TRUE(r.ok());
   for (const char* f : {"A.npy", "B.npy", "C_schedc.npy", "C_cublas.npy", "exact/A.npy"})
     EXPECT_TRUE(std::filesystem::exists(o.save_dir + "/" + f)) << f;

@@ -29,7 +29,7 @@ Planned plan(const std::string& text, AblationMode mode, std::vector<int> order 
   return p;
 }
 
-const char* kSgemm =
+const char* kAblatedSgemm =
     "shape 1024x1024x1024\n"
     "tile 128x128x8\n"
     "thread 8x8 split 2x2\n"
@@ -41,7 +41,7 @@ const char* kSgemm =
 }  // namespace
 
 TEST(Ablation, CumulativeStartsNaiveAndMergesInvalidPrefixes) {
-  Planned p = plan(kSgemm, AblationMode::cumulative);
+  Planned p = plan(kAblatedSgemm, AblationMode::cumulative);
   ASSERT_TRUE(p.ok) << p.error;
   ASSERT_EQ(p.steps.size(), 5u);
   EXPECT_EQ(p.steps[0].label, "naive");
@@ -61,7 +61,7 @@ TEST(Ablation, CumulativeStartsNaiveAndMergesInvalidPrefixes) {
 }
 
 TEST(Ablation, OrderChangesWhatEachStepAdds) {
-  Planned p = plan(kSgemm, AblationMode::cumulative, {2, 1, 5, 3, 4});
+  Planned p = plan(kAblatedSgemm, AblationMode::cumulative, {2, 1, 5, 3, 4});
   ASSERT_TRUE(p.ok) << p.error;
   // `thread` before `tile` is not valid alone (it needs `tile`): merged.
   EXPECT_EQ(p.steps[1].label, "+ thread 8x8 split 2x2 + tile 128x128x8");
@@ -69,9 +69,9 @@ TEST(Ablation, OrderChangesWhatEachStepAdds) {
 }
 
 TEST(Ablation, BadOrdersAreRejected) {
-  EXPECT_FALSE(plan(kSgemm, AblationMode::cumulative, {1, 2, 3}).ok);
-  EXPECT_FALSE(plan(kSgemm, AblationMode::cumulative, {1, 1, 2, 3, 4}).ok);
-  EXPECT_FALSE(plan(kSgemm, AblationMode::cumulative, {0, 1, 2, 3, 4}).ok);
+  EXPECT_FALSE(plan(kAblatedSgemm, AblationMode::cumulative, {1, 2, 3}).ok);
+  EXPECT_FALSE(plan(kAblatedSgemm, AblationMode::cumulative, {1, 1, 2, 3, 4}).ok);
+  EXPECT_FALSE(plan(kAblatedSgemm, AblationMode::cumulative, {0, 1, 2, 3, 4}).ok);
   std::vector<int> order;
   EXPECT_TRUE(cli::parse_order("3,1,2", order));
   EXPECT_EQ(order, (std::vector<int>{3, 1, 2}));
@@ -80,7 +80,7 @@ TEST(Ablation, BadOrdersAreRejected) {
 }
 
 TEST(Ablation, LeaveOneOutMarksSchedulesThatNeedTheDirective) {
-  Planned p = plan(kSgemm, AblationMode::leave_one_out);
+  Planned p = plan(kAblatedSgemm, AblationMode::leave_one_out);
   ASSERT_TRUE(p.ok) << p.error;
   ASSERT_EQ(p.steps.size(), 6u);
   EXPECT_EQ(p.steps[0].label, "full schedule");

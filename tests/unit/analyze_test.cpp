@@ -53,7 +53,7 @@ void expect_error(const std::string& text, const std::string& fragment, uint32_t
   EXPECT_EQ(r.diags[0].span.col, col) << r.printed;
 }
 
-const char* kSgemm = "tile 128x128x8\nthread 8x8\n";
+const char* kSgemmTile = "tile 128x128x8\nthread 8x8\n";
 
 }  // namespace
 
@@ -184,11 +184,11 @@ TEST(Analyze, ValueRules) {
   expect_error("tile 0x8x8\n", "tile BM must be at least 1, got 0", 1, 6);
   expect_error("shape 8x8x2147483648\n", "K must be at most 2147483647", 1, 11);
   expect_error("dtype f23\n", "did you mean 'f32'?", 1, 7);
-  expect_error(std::string(kSgemm) + "vectorize 6\n", "power of two", 3, 11);
-  expect_error(std::string(kSgemm) + "stages 1\n", "stages must be at least 2", 3, 8);
-  expect_error(std::string(kSgemm) + "pad A -1\n", "padding must be at least 0", 3, 7);
-  expect_error(std::string(kSgemm) + "transpose a\n", "did you mean 'A'?", 3, 11);
-  expect_error(std::string(kSgemm) + "swizzle block 0\n", "at least 1", 3, 15);
+  expect_error(std::string(kSgemmTile) + "vectorize 6\n", "power of two", 3, 11);
+  expect_error(std::string(kSgemmTile) + "stages 1\n", "stages must be at least 2", 3, 8);
+  expect_error(std::string(kSgemmTile) + "pad A -1\n", "padding must be at least 0", 3, 7);
+  expect_error(std::string(kSgemmTile) + "transpose a\n", "did you mean 'A'?", 3, 11);
+  expect_error(std::string(kSgemmTile) + "swizzle block 0\n", "at least 1", 3, 15);
   expect_error("epilogue beta 1e39\n", "does not fit in a float", 1, 15);
   expect_error("epilogue relu rleu\n", "did you mean 'relu'?", 1, 15);
   expect_error("tile 128x128x32\nwarp 64x64\nwmma tf32 16x16x16\n", "valid: 16x16x8", 3, 11);
@@ -196,7 +196,7 @@ TEST(Analyze, ValueRules) {
 }
 
 TEST(Analyze, DuplicatesNameBothPlaces) {
-  Result r = check(std::string(kSgemm) + "transpose B\ntranspose A\ntranspose B\n");
+  Result r = check(std::string(kSgemmTile) + "transpose B\ntranspose A\ntranspose B\n");
   ASSERT_EQ(r.diags.size(), 1u) << r.printed;
   EXPECT_EQ(r.diags[0].message, "duplicate 'transpose B'; each directive may be given once");
   EXPECT_EQ(r.diags[0].span.line, 5u);
@@ -204,11 +204,11 @@ TEST(Analyze, DuplicatesNameBothPlaces) {
   EXPECT_EQ(r.diags[0].notes[0].span.line, 3u);
   EXPECT_EQ(r.diags[0].notes[0].message, "first given here");
   // pad A and pad B are separate settings.
-  EXPECT_TRUE(check(std::string(kSgemm) + "pad A 1\npad B 2\n").schedule);
+  EXPECT_TRUE(check(std::string(kSgemmTile) + "pad A 1\npad B 2\n").schedule);
 }
 
 TEST(Analyze, ExclusionsNameBothPlaces) {
-  Result r = check(std::string(kSgemm) + "stages 2\ndouble_buffer\n");
+  Result r = check(std::string(kSgemmTile) + "stages 2\ndouble_buffer\n");
   ASSERT_EQ(r.diags.size(), 1u) << r.printed;
   EXPECT_NE(r.diags[0].message.find("'double_buffer' and 'stages' exclude each other"),
             std::string::npos);
@@ -217,7 +217,7 @@ TEST(Analyze, ExclusionsNameBothPlaces) {
   EXPECT_EQ(r.diags[0].notes[0].span.line, 3u);
 
   expect_error("block 16x16\ntile 32x32x8\nthread 1x4\n", "'block' and 'tile' exclude", 2, 1);
-  expect_error(std::string(kSgemm) + "pad A 2\nswizzle smem\n", "'pad A' and 'swizzle smem'", 4, 1);
+  expect_error(std::string(kSgemmTile) + "pad A 2\nswizzle smem\n", "'pad A' and 'swizzle smem'", 4, 1);
   expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nwmma tf32\n", "exclude each other", 4, 1);
   expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nthread 2x2\n",
                "'thread' does not apply with 'mma'", 4, 1);
@@ -240,13 +240,13 @@ TEST(Analyze, DirectivesThatNeedTile) {
 // and mma.sync kernels do not take its workspace yet), with a note at the
 // wmma/mma directive; with wgmma, not with `cluster`.
 TEST(Analyze, StreamK) {
-  Result plain = check(kSgemm);
+  Result plain = check(kSgemmTile);
   ASSERT_TRUE(plain.schedule) << plain.printed;
   EXPECT_FALSE(plain.schedule->stream_k);
   EXPECT_FALSE(plain.schedule->stream_k_at.from_source);
   EXPECT_EQ(compiler::to_sched_text(*plain.schedule).find("stream_k"), std::string::npos);
 
-  Result r = check(std::string(kSgemm) + "double_buffer; stream_k  # last\n");
+  Result r = check(std::string(kSgemmTile) + "double_buffer; stream_k  # last\n");
   ASSERT_TRUE(r.schedule) << r.printed;
   const Schedule& s = *r.schedule;
   EXPECT_TRUE(s.stream_k);
@@ -257,7 +257,7 @@ TEST(Analyze, StreamK) {
   EXPECT_TRUE(s.double_buffer);  // the other directives are untouched
   EXPECT_NE(compiler::to_sched_text(s).find("\nstream_k\n"), std::string::npos);
 
-  Result dup = check(std::string(kSgemm) + "stream_k\nvectorize 2\nstream_k\n");
+  Result dup = check(std::string(kSgemmTile) + "stream_k\nvectorize 2\nstream_k\n");
   ASSERT_EQ(dup.diags.size(), 1u) << dup.printed;
   EXPECT_EQ(dup.diags[0].message, "duplicate 'stream_k'; each directive may be given once");
   EXPECT_EQ(dup.diags[0].span.line, 5u);
@@ -306,7 +306,7 @@ TEST(Analyze, TypesAndTargets) {
   Target turing = sm90();
   turing.sm = 75;
   expect_error("tile 128x128x32\nwarp 64x64\nwmma tf32\n", "needs sm_80 or newer", 3, 6, turing);
-  expect_error(std::string(kSgemm) + "stages 2\n", "'stages' (cp.async) needs sm_80", 3, 1, turing);
+  expect_error(std::string(kSgemmTile) + "stages 2\n", "'stages' (cp.async) needs sm_80", 3, 1, turing);
   EXPECT_TRUE(check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16 m16n8k8\n", turing).schedule);
   expect_error("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\n", "needs sm_80", 4, 5, turing);
 }
@@ -339,7 +339,7 @@ TEST(Analyze, TensorCoreDivisibility) {
 }
 
 TEST(Analyze, VectorAndCopyRules) {
-  expect_error(std::string(kSgemm) + "vectorize 8\n", "32 bytes", 3, 11);
+  expect_error(std::string(kSgemmTile) + "vectorize 8\n", "32 bytes", 3, 11);
   expect_error("tile 128x128x6\nthread 8x8\nvectorize 4\n", "does not divide tile BK 6", 3, 11);
   expect_error("tile 128x128x8\nthread 8x8 split 2x4\nvectorize 4\n", "TN/PN = 2", 3, 11);
   // Copies the threads do not divide are legal (the last round is guarded):
@@ -379,7 +379,7 @@ TEST(Analyze, TensorCoreLoweringRules) {
   EXPECT_TRUE(check(tf32 + "wmma tf32\npad A 4\npad B 12\n").schedule);
   EXPECT_TRUE(check(f16 + "mma f16\npad A 0\n").schedule);
   // SIMT padding is free.
-  EXPECT_TRUE(check(std::string(kSgemm) + "pad A 3\n").schedule);
+  EXPECT_TRUE(check(std::string(kSgemmTile) + "pad A 3\n").schedule);
   // swizzle smem: ldmatrix reads it (mma), WMMA cannot.
   r = check(f16 + "wmma f16\nswizzle smem\n");
   ASSERT_EQ(r.diags.size(), 1u) << r.printed;

@@ -20,10 +20,6 @@ const std::string kTile =
     "dtype f16\ntile 64x128x64\nwarp 64x128\nwgmma f16\ntma\nstages 3\nswizzle smem\n"
     "warp_specialize\npersistent\n";
 
-std::optional<KernelPlan> plan_of(const std::string& text) {
-  return plantest::plan_of_text(text, nullptr);
-}
-
 // blocks_per_sm N: each block's pool is the SM's registers / N, and the
 // consumers' share comes out of that pool, so N blocks' setmaxnreg never ask
 // for more than the SM holds.
@@ -33,8 +29,8 @@ TEST(BlocksPerSm, DividesTheRegisterPool) {
   EXPECT_EQ(t.register_pool(256, 2), 128 * 256);
   EXPECT_EQ(t.register_pool(384, 2), 80 * 384);
   EXPECT_EQ(t.register_pool(256, 1), t.register_pool(256));
-  std::optional<KernelPlan> one = plan_of(kTile);
-  std::optional<KernelPlan> two = plan_of(kTile + "blocks_per_sm 2\n");
+  std::optional<KernelPlan> one = plantest::plan_of_text(kTile);
+  std::optional<KernelPlan> two = plantest::plan_of_text(kTile + "blocks_per_sm 2\n");
   ASSERT_TRUE(one && two);
   EXPECT_EQ(one->wgmma->consumer_regs, 240);
   EXPECT_EQ(two->wgmma->consumer_regs, (128 * 256 - 40 * 128) / 128);  // 216

@@ -33,7 +33,7 @@ namespace {
 using compiler::Conv2d;
 using compiler::KernelPlan;
 
-std::optional<KernelPlan> plan_of(const std::string& text, std::string& diags) {
+std::optional<KernelPlan> conv_plan_of(const std::string& text, std::string& diags) {
   return plantest::plan_of_text(text, &diags);
 }
 
@@ -53,7 +53,7 @@ TEST(ConvCopy, ThreadsCoverAStageOnceWhereTmaWouldWriteIt) {
         SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
                      std::to_string(stages));
         std::string diags;
-        auto p = plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
+        auto p = conv_plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
         if (!p) {  // a 256-row tile: four consumers' accumulators beside the producer's rows
           EXPECT_EQ(bm, 256);
           EXPECT_NE(diags.find("registers per thread"), std::string::npos) << diags;
@@ -189,7 +189,7 @@ void check_walk(const Conv2d& v, const std::string& dtype, int bm, int k_first_s
   SCOPED_TRACE(compiler::conv_text(v) + " " + dtype + " BM " + std::to_string(bm));
   ASSERT_EQ(compiler::conv_error(v), "");
   std::string diags;
-  auto p = plan_of(conv_schedule(compiler::conv_text(v), dtype, bm, 4), diags);
+  auto p = conv_plan_of(conv_schedule(compiler::conv_text(v), dtype, bm, 4), diags);
   ASSERT_TRUE(p) << diags;
   const compiler::WgmmaConvCopy& c = *p->wgmma->conv;
   ASSERT_EQ(c.nchw32, v.layout == compiler::ConvLayout::nchw32);
@@ -270,7 +270,7 @@ void check_mma_walk(const Conv2d& v, const std::string& dtype, const std::string
   ASSERT_EQ(compiler::conv_error(v), "");
   const std::string mma = dtype == "s8" ? "s8 m16n8k32" : dtype;
   std::string diags;
-  auto p = plan_of("conv " + compiler::conv_text(v) + "\ndtype " + dtype + "\ntile " + tile +
+  auto p = conv_plan_of("conv " + compiler::conv_text(v) + "\ndtype " + dtype + "\ntile " + tile +
                        "\nwarp " + warp + "\nmma " + mma + "\nstages 2\n",
                    diags);
   ASSERT_TRUE(p && p->mma) << diags;
@@ -336,36 +336,36 @@ TEST(ConvCopy, MmaWalkReadsWhatTheDefinitionReads) {
 
 TEST(ConvCopy, RulesAreLocated) {
   std::string diags;
-  EXPECT_FALSE(plan_of(conv_schedule("1x8x8x20 filter 16x3x3", "s8", 128, 4), diags));
+  EXPECT_FALSE(conv_plan_of(conv_schedule("1x8x8x20 filter 16x3x3", "s8", 128, 4), diags));
   EXPECT_NE(diags.find("test.sched:1:1: error: 'conv': C = 20 channels of s8 are 20 bytes a "
                        "pixel, not a multiple of 16"),
             std::string::npos)
       << diags;
   EXPECT_FALSE(
-      plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "
+      conv_plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "
               "64x128\nwgmma s8\ntma\nstages 4\nswizzle smem\n",
               diags));
   EXPECT_NE(diags.find("'conv' needs 'warp_specialize'"), std::string::npos) << diags;
   EXPECT_FALSE(
-      plan_of("conv 1x8x8x16 filter 16x3x3\ndtype f32\ntile 128x128x8\nthread 8x8\n", diags));
+      conv_plan_of("conv 1x8x8x16 filter 16x3x3\ndtype f32\ntile 128x128x8\nthread 8x8\n", diags));
   EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma' or 'mma'"), std::string::npos)
       << diags;
   // mma.sync: cp.async stages (2 or more), no TMA, not wmma.
   const std::string mma =
       "conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 64x64x64\nwarp 32x32\nmma s8\n";
-  EXPECT_TRUE(plan_of(mma + "stages 2\n", diags)) << diags;
-  EXPECT_FALSE(plan_of(mma, diags));
+  EXPECT_TRUE(conv_plan_of(mma + "stages 2\n", diags)) << diags;
+  EXPECT_FALSE(conv_plan_of(mma, diags));
   EXPECT_NE(diags.find("'conv' on 'mma' needs 'stages 2' or more"), std::string::npos) << diags;
-  EXPECT_FALSE(plan_of(mma + "stages 3\ntma\n", diags));
+  EXPECT_FALSE(conv_plan_of(mma + "stages 3\ntma\n", diags));
   EXPECT_NE(diags.find("'tma' does not apply with 'conv': not implemented yet on 'mma'"),
             std::string::npos)
       << diags;
-  EXPECT_FALSE(plan_of(
+  EXPECT_FALSE(conv_plan_of(
       "conv 1x8x8x16 filter 16x3x3\ndtype f16\ntile 64x64x32\nwarp 32x32\nwmma f16\nstages 2\n",
       diags));
   EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma' or 'mma'"), std::string::npos)
       << diags;
-  EXPECT_FALSE(plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
+  EXPECT_FALSE(conv_plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
   EXPECT_NE(diags.find("'batch' does not apply with 'conv'"), std::string::npos) << diags;
 }
 

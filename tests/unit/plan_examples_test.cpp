@@ -31,7 +31,7 @@ std::vector<std::string> simt_files() {
   return out;
 }
 
-std::optional<KernelPlan> plan_of(const std::string& path) {
+std::optional<KernelPlan> plan_of_file(const std::string& path) {
   compiler::Target t;
   std::ostringstream err;
   auto c = cli::check_file(path, t, err);
@@ -45,7 +45,7 @@ std::optional<KernelPlan> plan_of(const std::string& path) {
 void expect_emulates_correctly(const std::string& path) {
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> small(-2, 2);
-  auto plan = plan_of(path);
+  auto plan = plan_of_file(path);
   if (!plan) return;  // tensor cores: mma_plan_test, wgmma_plan_test
   std::vector<KernelPlan> plans = {*plan};
   if (plan->needs_fallback()) plans.push_back(compiler::lower_fallback(*plan));
@@ -102,7 +102,7 @@ TEST(PlanExamples, ManyExamplesAreSimt) {
   int simt = 0;
   for (const std::string& path : simt_files()) {
     SCOPED_TRACE(path);
-    if (plan_of(path)) ++simt;
+    if (plan_of_file(path)) ++simt;
   }
   EXPECT_GE(simt, 10);
 }
@@ -210,10 +210,10 @@ std::string ladder(const char* name) {
 }
 
 TEST(PlanExamples, LadderBankConflicts) {
-  auto v4 = plan_of(ladder("v4_vectorize"));
-  auto v5 = plan_of(ladder("v5_transpose_a"));
-  auto v6 = plan_of(ladder("v6_split"));
-  auto v7 = plan_of(ladder("v7_warp"));
+  auto v4 = plan_of_file(ladder("v4_vectorize"));
+  auto v5 = plan_of_file(ladder("v5_transpose_a"));
+  auto v6 = plan_of_file(ladder("v6_split"));
+  auto v7 = plan_of_file(ladder("v7_warp"));
   ASSERT_TRUE(v4 && v5 && v6 && v7);
   // v4 reads A down a column (scalar, rows 8 apart in a row of BK + 0 floats).
   EXPECT_EQ(v4->frag.vec_a, 1);

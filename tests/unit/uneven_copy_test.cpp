@@ -24,7 +24,7 @@ namespace {
 using compiler::CopyMap;
 using compiler::TileCopy;
 
-KernelPlan plan_of(const std::string& text, const char* arch = "sm_90") {
+KernelPlan plan_for(const std::string& text, const char* arch = "sm_90") {
   compiler::Target t;
   EXPECT_TRUE(compiler::target_for_arch(arch, t));
   std::ostringstream err;
@@ -99,7 +99,7 @@ const SimtCase kSimt[] = {
 TEST(UnevenCopy, SimtPlansCopyEachElementOnce) {
   for (const SimtCase& c : kSimt) {
     SCOPED_TRACE(c.text);
-    KernelPlan p = plan_of(c.text);
+    KernelPlan p = plan_for(c.text);
     ASSERT_EQ(p.kind, compiler::KernelKind::tiled);
     EXPECT_EQ(p.copy_a.uneven(), c.uneven_a);
     EXPECT_EQ(p.copy_b.uneven(), c.uneven_b);
@@ -119,14 +119,14 @@ TEST(UnevenCopy, SimtEmulationMatchesReference) {
   std::mt19937 rng(5);
   for (const SimtCase& c : kSimt) {
     SCOPED_TRACE(c.text);
-    EXPECT_EQ(emulation_mismatch(plan_of(c.text), rng), "");
+    EXPECT_EQ(emulation_mismatch(plan_for(c.text), rng), "");
   }
   for (const char* f :
        {"uneven_simt_a.sched", "uneven_simt_b.sched", "uneven_simt_transpose_b.sched",
         "uneven_stages_a.sched", "uneven_stages_b.sched", "uneven_stages_stagger.sched",
         "uneven_stages_strips.sched"}) {
     SCOPED_TRACE(f);
-    KernelPlan p = plan_of(gpu_schedule(f));
+    KernelPlan p = plan_for(gpu_schedule(f));
     EXPECT_TRUE(p.copy_a.uneven() || p.copy_b.uneven());
     EXPECT_EQ(emulation_mismatch(p, rng), "");
   }
@@ -138,7 +138,7 @@ TEST(UnevenCopy, SimtEmulationMatchesReference) {
 TEST(UnevenCopy, GuardEmittedOnlyForUnevenCopies) {
   for (const SimtCase& c : kSimt) {
     SCOPED_TRACE(c.text);
-    KernelPlan p = plan_of(c.text);
+    KernelPlan p = plan_for(c.text);
     std::string src = codegen::emit_cuda(p).source;
     for (const TileCopy* copy : {&p.copy_a, &p.copy_b}) {
       const std::string X = copy->operand == compiler::Operand::A ? "A" : "B";
@@ -165,7 +165,7 @@ TEST(UnevenCopy, TensorCoreChunksCopiedOnce) {
        {Case{"uneven_mma_a.sched", true, false}, Case{"uneven_mma_b.sched", false, true},
         Case{"uneven_mma_tf32_b.sched", false, true}, Case{"uneven_wmma_a.sched", true, false}}) {
     SCOPED_TRACE(c.file);
-    KernelPlan p = plan_of(gpu_schedule(c.file));
+    KernelPlan p = plan_for(gpu_schedule(c.file));
     ASSERT_TRUE(p.mma);
     const compiler::MmaPlan& m = *p.mma;
     EXPECT_EQ(m.copy_a.needs_guard(), c.uneven_a);
@@ -183,21 +183,21 @@ TEST(UnevenCopy, TensorCoreChunksCopiedOnce) {
 
 TEST(UnevenCopy, CheckAndExplainSayWhichThreadsSkip) {
   using compiler::uneven_copy_notes;
-  EXPECT_EQ(uneven_copy_notes(plan_of("tile 128x128x8\nthread 8x8\nvectorize 4\n")),
+  EXPECT_EQ(uneven_copy_notes(plan_for("tile 128x128x8\nthread 8x8\nvectorize 4\n")),
             std::vector<std::string>{});
-  EXPECT_EQ(uneven_copy_notes(plan_of("tile 64x64x4\nthread 2x2\n")),
+  EXPECT_EQ(uneven_copy_notes(plan_for("tile 64x64x4\nthread 2x2\n")),
             (std::vector<std::string>{
                 "A: 256 vectors of 1 element over 1024 threads: threads 256-1023 skip the copy",
                 "B: 256 vectors of 1 element over 1024 threads: threads 256-1023 skip the copy"}));
-  EXPECT_EQ(uneven_copy_notes(plan_of("tile 64x96x12\nthread 4x6\ndouble_buffer\n")),
+  EXPECT_EQ(uneven_copy_notes(plan_for("tile 64x96x12\nthread 4x6\ndouble_buffer\n")),
             std::vector<std::string>{
                 "B: 1152 vectors of 1 element over 256 threads, 5 rounds: threads 128-255 skip "
                 "the last"});
-  EXPECT_EQ(uneven_copy_notes(plan_of(gpu_schedule("uneven_mma_a.sched"))),
+  EXPECT_EQ(uneven_copy_notes(plan_for(gpu_schedule("uneven_mma_a.sched"))),
             std::vector<std::string>{
                 "A: 32 16-byte chunks over 256 threads: threads 32-255 skip the copy"});
   EXPECT_EQ(compiler::thread_range(255, 255), "thread 255");
-  KernelPlan p = plan_of(gpu_schedule("uneven_stages_b.sched"));
+  KernelPlan p = plan_for(gpu_schedule("uneven_stages_b.sched"));
   compiler::Explanation e = compiler::explain(p, -1, compiler::Shape{1024, 1024, 1024});
   EXPECT_NE(std::find(e.notes.begin(), e.notes.end(),
                       "uneven copy, B: 64 vectors of 4 elements over 256 threads: threads 64-255 "
@@ -216,8 +216,8 @@ TEST(UnevenCopy, CheckAndExplainSayWhichThreadsSkip) {
 TEST(UnevenCopy, TmaCopiesAreNeverUneven) {
   const char* text =
       "dtype f16\ntile 16x128x64\nwarp 16x16\nmma f16\nstages 3\nswizzle smem\ntma\n";
-  EXPECT_EQ(compiler::uneven_copy_notes(plan_of(text, "sm_90")), std::vector<std::string>{});
-  KernelPlan old = plan_of(text, "sm_80");
+  EXPECT_EQ(compiler::uneven_copy_notes(plan_for(text, "sm_90")), std::vector<std::string>{});
+  KernelPlan old = plan_for(text, "sm_80");
   ASSERT_TRUE(old.mma);
   EXPECT_FALSE(old.mma->tma);
   EXPECT_TRUE(old.mma->copy_a.needs_guard());

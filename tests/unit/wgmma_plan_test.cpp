@@ -25,11 +25,6 @@ namespace {
 using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
-// The plan of a schedule text for sm_90, or nullopt with the diagnostics.
-std::optional<KernelPlan> plan_of(const std::string& text, std::string* diags = nullptr) {
-  return plantest::plan_of_text(text, diags);
-}
-
 std::string schedule(const std::string& dtype, int bm, int bn, int wm, int wn, int stages,
                      const std::string& extra) {
   std::ostringstream o;
@@ -58,7 +53,7 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
                 std::string diags;
                 std::optional<KernelPlan> p;
                 ASSERT_NO_THROW(
-                    p = plan_of(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
+                    p = plantest::plan_of_text(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
                                 &diags));
                 if (!p) continue;  // refused with a located error (registers, smem): fine
                 ++lowered;
@@ -95,12 +90,12 @@ TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
   EXPECT_EQ(t.register_pool(640), 96 * 640);
   EXPECT_EQ(t.register_pool(256), 255 * 256);
   std::optional<KernelPlan> five =
-      plan_of(schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+      plantest::plan_of_text(schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(five);
   EXPECT_EQ(five->block_threads, 640);
   EXPECT_EQ(five->wgmma->consumer_regs, 104);
   std::optional<KernelPlan> three =
-      plan_of(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\n"));
+      plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\n"));
   ASSERT_TRUE(three);
   EXPECT_EQ(three->wgmma->consumer_regs, 232);  // hgemm_best's, as before
 }
@@ -109,16 +104,16 @@ TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
 // is the block tile, and the consumers take turns over a persistent walk.
 TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
   std::string diags;
-  EXPECT_FALSE(plan_of(
+  EXPECT_FALSE(plantest::plan_of_text(
       schedule("f16", 128, 256, 64, 256, 3, "warp_specialize pingpong\npersistent\n"), &diags));
   EXPECT_NE(diags.find("the warpgroup tile must be the block tile 128x256 (it is 64x256)"),
             std::string::npos)
       << diags;
   EXPECT_FALSE(
-      plan_of(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
+      plantest::plan_of_text(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
   EXPECT_NE(diags.find("'warp_specialize pingpong' needs 'persistent'"), std::string::npos)
       << diags;
-  std::optional<KernelPlan> p = plan_of(
+  std::optional<KernelPlan> p = plantest::plan_of_text(
       schedule("f16", 128, 128, 128, 128, 4, "warp_specialize pingpong\npersistent\ntma_store\n"));
   ASSERT_TRUE(p);
   const WgmmaPlan& w = *p->wgmma;
@@ -131,15 +126,15 @@ TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
 }
 
 TEST(WgmmaPlan, InstructionDefaultsToTheWarpgroupTileUpTo256) {
-  std::optional<KernelPlan> p = plan_of(schedule("f16", 128, 256, 64, 256, 3, ""));
+  std::optional<KernelPlan> p = plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, ""));
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->inst_n, 256);
   EXPECT_EQ(p->wgmma->n_insts, 1);
-  p = plan_of(schedule("f16", 128, 256, 128, 128, 3, ""));
+  p = plantest::plan_of_text(schedule("f16", 128, 256, 128, 128, 3, ""));
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->inst_n, 128);
   EXPECT_EQ(p->wgmma->m_insts, 2);
-  p = plan_of(
+  p = plantest::plan_of_text(
       "dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16 m64n128k16\ntma\nstages "
       "2\nswizzle smem\n");
   ASSERT_TRUE(p);
@@ -167,8 +162,8 @@ TEST(WgmmaPlan, AccumulatorLayoutOnHandWorkedLanes) {
 // The TMA layout of the wgmma stages is the one the mma.sync `tma` path reads
 // (SmemTile with 64-column panels, GPU-validated since session 3).
 TEST(WgmmaPlan, StageLayoutIsTheMmaSyncTmaLayout) {
-  std::optional<KernelPlan> w = plan_of(schedule("f16", 128, 256, 64, 256, 3, ""));
-  std::optional<KernelPlan> m = plan_of(
+  std::optional<KernelPlan> w = plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, ""));
+  std::optional<KernelPlan> m = plantest::plan_of_text(
       "dtype f16\ntile 128x256x64\nwarp 64x64\nmma f16 m16n8k16\ntma\nstages "
       "3\nswizzle smem\n");
   ASSERT_TRUE(w && m);
@@ -183,7 +178,7 @@ TEST(WgmmaPlan, StageLayoutIsTheMmaSyncTmaLayout) {
 // Each descriptor reads 64 x K distinct bytes (A) and K x N (B) per k-step;
 // over a stage, every byte of the stage once per consumer row (A) / column (B).
 TEST(WgmmaPlan, DescriptorsReadEveryStageByteOncePerConsumer) {
-  std::optional<KernelPlan> p = plan_of(schedule("bf16", 256, 128, 128, 64, 2, ""));
+  std::optional<KernelPlan> p = plantest::plan_of_text(schedule("bf16", 256, 128, 128, 64, 2, ""));
   ASSERT_TRUE(p);
   const WgmmaPlan& w = *p->wgmma;
   std::set<int> a_bytes, b_bytes;
@@ -250,7 +245,7 @@ TEST(WgmmaPlan, Tf32ComputesCTransposedAndVerifies) {
               << "\nwgmma tf32\ntma\nstages 2\nswizzle smem\n"
               << extra;
             std::optional<KernelPlan> p;
-            ASSERT_NO_THROW(p = plan_of(o.str())) << o.str();
+            ASSERT_NO_THROW(p = plantest::plan_of_text(o.str())) << o.str();
             if (!p) continue;  // registers, shared memory, pingpong's whole tile
             ++lowered;
             const WgmmaPlan& w = *p->wgmma;
@@ -305,15 +300,15 @@ TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
           for (auto& [tile, n] : hits) EXPECT_EQ(n, 1);
           EXPECT_EQ(outside, 2 * supers - tiles_m * tiles_n);
         }
-  std::optional<KernelPlan> p = plan_of(schedule(
+  std::optional<KernelPlan> p = plantest::plan_of_text(schedule(
       "f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\ntma_store\ncluster 2x1\n"));
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->wgmma->shares_b());
   EXPECT_EQ(p->wgmma->empty_arrivals(), 16);  // 8 consumer warps in each of two CTAs
   std::string diags;
-  EXPECT_FALSE(plan_of(schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
+  EXPECT_FALSE(plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("'cluster' needs 'warp_specialize'"), std::string::npos) << diags;
-  EXPECT_FALSE(plan_of(
+  EXPECT_FALSE(plantest::plan_of_text(
       schedule("f16", 128, 64, 64, 64, 3, "warp_specialize\npersistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("BN must be a multiple of 128"), std::string::npos) << diags;
 }
@@ -324,7 +319,7 @@ TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
 // Offsets worked by hand from the TMA 128-byte swizzle.
 TEST(WgmmaPlan, ColumnMajorOperandsLieInTheirMemoryOrder) {
   std::optional<KernelPlan> p =
-      plan_of(schedule("f16", 128, 128, 64, 128, 3, "layout A col\nlayout B col\n"));
+      plantest::plan_of_text(schedule("f16", 128, 128, 64, 128, 3, "layout A col\nlayout B col\n"));
   ASSERT_TRUE(p);
   const WgmmaPlan& w = *p->wgmma;
   EXPECT_TRUE(w.a.mn_major);
@@ -356,7 +351,7 @@ TEST(WgmmaPlan, ColumnMajorOperandsLieInTheirMemoryOrder) {
 // A column-major C is staged m-major for TMA: wg_m / 64 panels of wg_n rows
 // (one per column n), so TMA stores (wg_n, 64) boxes of C's N x M map.
 TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
-  std::optional<KernelPlan> p = plan_of(schedule(
+  std::optional<KernelPlan> p = plantest::plan_of_text(schedule(
       "f16", 128, 256, 128, 128, 3, "layout C col\nwarp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(p);
   const WgmmaPlan& w = *p->wgmma;
@@ -367,7 +362,7 @@ TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
   EXPECT_EQ(w.c_stage_offset(70, 9), 128 * 128 + 9 * 128 + 16 + 12);
   // Row-major C: (m 9, n 70): panel 1 (128 rows), row 9, chunk 0 ^ 1, byte 12.
   std::optional<KernelPlan> r =
-      plan_of(schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+      plantest::plan_of_text(schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->wgmma->c_stage_offset(9, 70), 128 * 128 + 9 * 128 + 16 + 12);
 }
@@ -375,7 +370,7 @@ TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
 // tf32: a column-major B makes both operands k-major, read by descriptor
 // with C computed directly; a column-major A cannot be read by descriptor.
 TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
-  std::optional<KernelPlan> p = plan_of(
+  std::optional<KernelPlan> p = plantest::plan_of_text(
       "dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize\npersistent\n");
   ASSERT_TRUE(p);
@@ -386,7 +381,7 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   std::string diags;
   // A column-major with B row-major: neither k-major; the row-major-A
   // (swapped) kernel on A transposed by the runtime.
-  std::optional<KernelPlan> tn = plan_of(
+  std::optional<KernelPlan> tn = plantest::plan_of_text(
       "dtype f32\nlayout A col\ntile 128x128x32\nwarp 128x64\nwgmma tf32\ntma\nstages "
       "4\nswizzle smem\n");
   ASSERT_TRUE(tn);
@@ -395,7 +390,7 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   EXPECT_FALSE(tn->wgmma->a.mn_major);
   EXPECT_TRUE(tn->schedule.a_col);  // the problem's layout stays the schedule's
   // A and B column-major: A from registers (its m-major stage), B by descriptor.
-  p = plan_of(
+  p = plantest::plan_of_text(
       "dtype f32\nlayout A col\nlayout B col\ntile 128x128x32\nwarp 64x128\nwgmma "
       "tf32\ntma\nstages 4\nswizzle smem\n");
   ASSERT_TRUE(p);
@@ -408,7 +403,7 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   EXPECT_EQ(m, 64 + 16 + 1 + 8);
   EXPECT_EQ(k, 16 + 1 + 4);
   EXPECT_FALSE(
-      plan_of("dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
+      plantest::plan_of_text("dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
               "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
               &diags));
   EXPECT_NE(diags.find("'tma_store' with 'wgmma tf32' is not implemented yet"), std::string::npos)
@@ -420,14 +415,14 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
 TEST(WgmmaPlan, ClusterHalvesFollowTheSharedOperandsLayout) {
   const std::string cluster = "warp_specialize\npersistent\ntma_store\n";
   std::optional<KernelPlan> p =
-      plan_of(schedule("f16", 128, 64, 64, 64, 3, "layout B col\n" + cluster + "cluster 2x1\n"));
+      plantest::plan_of_text(schedule("f16", 128, 64, 64, 64, 3, "layout B col\n" + cluster + "cluster 2x1\n"));
   ASSERT_TRUE(p);  // k-major B of 64 rows: two halves of 32 rows (the n-major B needs 128 columns)
   EXPECT_TRUE(p->wgmma->b.halves());
-  p = plan_of(schedule("f16", 128, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"));
+  p = plantest::plan_of_text(schedule("f16", 128, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"));
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->a.panels(), 2);
   std::string diags;
-  EXPECT_FALSE(plan_of(
+  EXPECT_FALSE(plantest::plan_of_text(
       schedule("f16", 64, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"), &diags));
   EXPECT_NE(diags.find("'cluster 1x2' multicasts A in two halves of whole 128-byte panels: BM must "
                        "be a multiple of 128 for f16 (BM is 64)"),
@@ -446,7 +441,7 @@ TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
     for (bool b_col : {false, true}) {
       std::string diags;
       std::optional<KernelPlan> p =
-          plan_of(std::string("dtype s8\n") + (a_col ? "layout A col\n" : "") +
+          plantest::plan_of_text(std::string("dtype s8\n") + (a_col ? "layout A col\n" : "") +
                       (b_col ? "layout B col\n" : "") + body,
                   &diags);
       ASSERT_TRUE(p) << diags;
@@ -489,7 +484,7 @@ TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
 // panels that fit beside the stages: chunk after chunk, the staging offsets
 // cover the tile once.
 TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
-  std::optional<KernelPlan> p = plan_of(
+  std::optional<KernelPlan> p = plantest::plan_of_text(
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n");
   ASSERT_TRUE(p);
@@ -503,7 +498,7 @@ TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
   // Column 70 of row 9: chunk 1 (columns 64..127), its panel 0, 16-byte chunk
   // (70 % 32) / 4 = 1 XOR row 9 % 8 = 1 -> 0, word 70 % 4 = 2.
   EXPECT_EQ(w.c_stage_offset(9, 70) - 1 * w.c_consumer_bytes, 9 * 128 + 0 * 16 + 2 * 4);
-  std::optional<KernelPlan> pp = plan_of(
+  std::optional<KernelPlan> pp = plantest::plan_of_text(
       "dtype s8\nlayout B col\ntile 128x128x128\nwarp 128x128\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize pingpong\npersistent\ntma_store\n");
   ASSERT_TRUE(pp);
@@ -511,7 +506,7 @@ TEST(WgmmaPlan, S8TmaStoreStagesChunksOfPanels) {
   EXPECT_EQ(pp->wgmma->c_chunk_panels, 2);
   EXPECT_EQ(pp->wgmma->c_chunks(), 2);
   // With 2 stages the 128x256 tile's consumers stage their 64 KB whole.
-  std::optional<KernelPlan> two = plan_of(
+  std::optional<KernelPlan> two = plantest::plan_of_text(
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
       "2\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n");
   ASSERT_TRUE(two);
@@ -524,12 +519,12 @@ TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteOr1ByteC) {
   const std::string s8 =
       "dtype s8\nlayout B col\ntile 128x256x128\nwarp 64x256\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\nwarp_specialize\npersistent\n";
-  std::optional<KernelPlan> p = plan_of(s8);
+  std::optional<KernelPlan> p = plantest::plan_of_text(s8);
   ASSERT_TRUE(p);
   EXPECT_TRUE(p->wgmma->direct_quads());
   EXPECT_EQ(p->wgmma->c_elem_bytes, 4);
   // An int8 C (`epilogue ... requantize`): quads of four int8, 4-byte stores.
-  std::optional<KernelPlan> q8 = plan_of(s8 + "epilogue alpha 0.01 requantize\n");
+  std::optional<KernelPlan> q8 = plantest::plan_of_text(s8 + "epilogue alpha 0.01 requantize\n");
   ASSERT_TRUE(q8);
   EXPECT_EQ(q8->wgmma->c_elem_bytes, 1);
   EXPECT_TRUE(q8->wgmma->direct_quads());
@@ -537,28 +532,28 @@ TEST(WgmmaPlan, DirectQuadsOnlyForARowMajor4ByteOr1ByteC) {
   // multiple of 32); an int32 C's quads are 16-byte stores already.
   EXPECT_TRUE(q8->wgmma->direct_sixteens());
   EXPECT_FALSE(p->wgmma->direct_sixteens());
-  std::optional<KernelPlan> n16 = plan_of(
+  std::optional<KernelPlan> n16 = plantest::plan_of_text(
       "dtype s8\nlayout B col\ntile 128x16x128\nwarp 64x16\nwgmma s8\ntma\nstages 4\nswizzle "
       "smem\nwarp_specialize\npersistent\nepilogue alpha 0.01 requantize\n");
   ASSERT_TRUE(n16);
   EXPECT_TRUE(n16->wgmma->direct_quads());
   EXPECT_FALSE(n16->wgmma->direct_sixteens());  // N 16: one group of 16 columns, not four
   // Column-major C: a pair's two elements lie ldc apart, no quads.
-  std::optional<KernelPlan> col = plan_of(s8 + "layout C col\n");
+  std::optional<KernelPlan> col = plantest::plan_of_text(s8 + "layout C col\n");
   ASSERT_TRUE(col);
   EXPECT_FALSE(col->wgmma->direct_quads());
   // 16-bit C stores pairs (4 bytes); tf32 with a row-major B computes C^T.
-  std::optional<KernelPlan> f16 = plan_of(schedule("f16", 128, 256, 64, 256, 4, ""));
+  std::optional<KernelPlan> f16 = plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 4, ""));
   ASSERT_TRUE(f16);
   EXPECT_FALSE(f16->wgmma->direct_quads());
-  std::optional<KernelPlan> tf32 = plan_of(
+  std::optional<KernelPlan> tf32 = plantest::plan_of_text(
       "dtype f32\ntile 256x128x32\nwarp 256x64\nwgmma tf32\ntma\nstages 4\nswizzle "
       "smem\nwarp_specialize\npersistent\n");
   ASSERT_TRUE(tf32);
   ASSERT_TRUE(tf32->wgmma->swapped);
   EXPECT_FALSE(tf32->wgmma->direct_quads());
   // An instruction N of 24 (three 8-column blocks) leaves one unpaired.
-  std::optional<KernelPlan> n24 = plan_of(
+  std::optional<KernelPlan> n24 = plantest::plan_of_text(
       "dtype s8\nlayout B col\ntile 64x24x128\nwarp 64x24\nwgmma s8\ntma\nstages "
       "4\nswizzle smem\n");
   ASSERT_TRUE(n24);
@@ -570,7 +565,7 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   std::string diags;
   auto refused = [&](const std::string& text, const std::string& want) {
     diags.clear();
-    EXPECT_FALSE(plan_of(text, &diags)) << text;
+    EXPECT_FALSE(plantest::plan_of_text(text, &diags)) << text;
     EXPECT_NE(diags.find(want), std::string::npos) << diags;
   };
   const std::string wg =
@@ -624,7 +619,7 @@ TEST(WgmmaPlan, SectorStagedStoresCoverRowsOnWholeSectorsWithoutConflicts) {
       "dtype f32\ntile 256x128x32\nwarp 256x64\nwgmma tf32\ntma\nstages 4\nswizzle smem\n"
       "warp_specialize\npersistent\n";
   std::string diags;
-  const auto p = plan_of(tf32, &diags);
+  const auto p = plantest::plan_of_text(tf32, &diags);
   ASSERT_TRUE(p) << diags;
   const WgmmaPlan& w = *p->wgmma;
   ASSERT_TRUE(w.swapped);
@@ -687,7 +682,7 @@ TEST(WgmmaPlan, SectorStagedStoresCoverRowsOnWholeSectorsWithoutConflicts) {
         tf32 + "layout B col\n",
         std::string("dtype f16\ntile 128x256x64\nwarp 64x256\nwgmma f16\ntma\nstages 4\n"
                     "swizzle smem\nwarp_specialize\npersistent\n")}) {
-    const auto q = plan_of(other, &diags);
+    const auto q = plantest::plan_of_text(other, &diags);
     ASSERT_TRUE(q) << other << diags;
     EXPECT_EQ(q->wgmma->sector_rows, 0) << other;
   }
