@@ -16,11 +16,15 @@ step() {
 }
 step scripts/install-deps.sh
 # One compile of each library source serves the CMake build and the Python
-# module's (pip install . compiles the same sources with the same flags and
-# absolute paths): ccache, keyed without the build folder, kept under build/.
+# module's (pip install . compiles the same sources with the same flags):
+# ccache, kept under build/, keyed without the build folder (NOHASHDIR) and
+# with paths under the tree made relative to the compile's folder (BASEDIR),
+# since the unity sources (CMakeLists.txt) live in each build's own folder,
+# build/ and build-python/, one level deep both (scripts/test-python.sh).
 # ccache keys on the compiler's name too, so both builds name g++.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_DIR=$PWD/build/ccache CCACHE_NOHASHDIR=1
+  export CCACHE_BASEDIR=$PWD
   export CXX=${CXX:-g++}
 fi
 step scripts/build.sh
