@@ -197,8 +197,9 @@ def overhead():
     c = torch.empty((256, 256), device="cuda")
     stream = torch.cuda.current_stream().cuda_stream
     raw = kern._k.launch
+    # The binding's launch: ..., alpha, beta, bias, scale (0: none), stream.
     args = (256, 256, 256, a.data_ptr(), 256, b.data_ptr(), 256, c.data_ptr(), 256, 1.0, 0.0, 0,
-            stream)
+            0, stream)
     t_call = per_call_us(lambda: kern(a, b, c))
     t_raw = per_call_us(lambda: raw(*args))
     t_torch = per_call_us(lambda: torch.matmul(a, b, out=c))
