@@ -10,28 +10,9 @@
 // run on the GPU machine. Session 39's figures came from this program's first, untidied form
 // (the same kernel and variants); session 40 ran this copy (H200): the same figures within
 // 0.1 us, and its "240 regs" variants 0.89 us empty (0.87 without) and 2.11 us with 6 k-tiles
-// (2.08): the registers a block takes at launch cost nothing.
-#include <cuda.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
-#define CHECK(x)                                          \
-  do {                                                    \
-    const cudaError_t e = (x);                            \
-    if (e != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                       \
-    }                                                     \
-  } while (0)
-
-struct __align__(64) Map {
-  unsigned long long opaque[16];
-};
+// (2.08): the registers a block takes at launch cost nothing. Session 41 moved its helpers into
+// bench/probe_util.h (shared with bench/probe_multicast.cu); the same figures within 0.05 us.
+#include "probe_util.h"
 
 enum Mode { kEmpty = 0, kStores = 1, kTiles = 2 };
 enum Hint { kNoHint = 0, kHintAtStart = 1, kHintAfterCopies = 2 };
@@ -42,14 +23,6 @@ struct Args {
 };
 
 constexpr int kStages = 8, kStageBytes = 12288;  // A 64x128 + B 32x128 int8
-
-__device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity) {
-  asm volatile(
-      "{.reg .pred d; W%=: mbarrier.try_wait.parity.shared::cta.b64 d, [%0], %1; @!d bra W%=;}" ::
-          "r"(bar),
-      "r"(parity)
-      : "memory");
-}
 
 // Pad: more kernel parameters (PadInts ints) beside the two tensor maps.
 template <int PadInts>
@@ -120,25 +93,6 @@ __global__ void __launch_bounds__(256, 1)
   int4* c = reinterpret_cast<int4*>(a.C) + static_cast<size_t>(blockIdx.x) * 512;  // 8 KB a block
   const int t = threadIdx.x - 128;
   for (int i = 0; i < 4; ++i) c[t + 128 * i] = make_int4(sum, t, i, 1);
-}
-
-// A K-major int8 matrix of `rows` x `cols` as a 2-D tensor map: boxes of 128 bytes x box_rows,
-// 128-byte swizzle.
-Map make_map(void* p, unsigned long long rows, unsigned long long cols, unsigned box_rows) {
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols};
-  const cuuint32_t box[2] = {128, box_rows}, elem_strides[2] = {1, 1};
-  const CUresult r = cuTensorMapEncodeTiled(
-      &m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, p, dims, strides, box, elem_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::printf("cuTensorMapEncodeTiled: error %d\n", static_cast<int>(r));
-    std::exit(1);
-  }
-  Map out;
-  std::memcpy(&out, &m, sizeof m);
-  return out;
 }
 
 struct Variant {
@@ -231,39 +185,15 @@ int main() {
     }
     cfg.attrs = attrs;
     cfg.numAttrs = n;
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < 20; ++i) {
+    const GraphTime t = time_in_graph(stream, 20, [&] {
       if (v.big_params)
         CHECK(cudaLaunchKernelEx(&cfg, probe<512, false>, a, ma, mb, pad512));
       else if (v.wide_regs)
         CHECK(cudaLaunchKernelEx(&cfg, probe<1, true>, a, ma, mb, pad1));
       else
         CHECK(cudaLaunchKernelEx(&cfg, probe<1, false>, a, ma, mb, pad1));
-    }
-    CHECK(cudaStreamEndCapture(stream, &graph));
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int w = 0; w < 5; ++w) CHECK(cudaGraphLaunch(exec, stream));
-    std::vector<float> us;
-    for (int r = 0; r < 30; ++r) {
-      CHECK(cudaEventRecord(start, stream));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaEventRecord(stop, stream));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      us.push_back(ms * 1000.0f / 20.0f);
-    }
-    std::sort(us.begin(), us.end());
-    std::printf("%-58s %6.2f us (min %6.2f)\n", v.name, us[us.size() / 2], us[0]);
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaGraphDestroy(graph));
+    });
+    std::printf("%-58s %6.2f us (min %6.2f)\n", v.name, t.median_us, t.min_us);
   }
   return 0;
 }

@@ -18,30 +18,11 @@
 // alike. Multicast saves L2 reads but not the bytes each SM takes in, and that is what the loop
 // waits on: the SMs' intake, not the L2, bounds it. (The remote arrive must be the plain
 // `mbarrier.arrive.shared::cluster`: with `.release.cluster` every variant in clusters took
-// 15-41 us.)
+// 15-41 us.) The same session's second form, with bench/probe_util.h shared with
+// bench/probe_graph_floor.cu, read the same within 0.05 us.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_multicast
 // bench/probe_multicast.cu -lcuda; run on the GPU machine.
-#include <cuda.h>
-#include <cuda_runtime.h>
-
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-
-#define CHECK(x)                                          \
-  do {                                                    \
-    const cudaError_t e = (x);                            \
-    if (e != cudaSuccess) {                               \
-      std::printf("%s: %s\n", #x, cudaGetErrorString(e)); \
-      std::exit(1);                                       \
-    }                                                     \
-  } while (0)
-
-struct __align__(64) Map {
-  unsigned long long opaque[16];
-};
+#include "probe_util.h"
 
 // How the CTAs of a cluster share their operands: a multicast half of A across the N pair, a
 // multicast half of B across the M pair.
@@ -53,14 +34,6 @@ struct Args {
 };
 
 constexpr int kStageBytes = 16384, kHalfA = 4096, kHalfB = 4096;
-
-__device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity) {
-  asm volatile(
-      "{.reg .pred d; W%=: mbarrier.try_wait.parity.shared::cta.b64 d, [%0], %1; @!d bra W%=;}" ::
-          "r"(bar),
-      "r"(parity)
-      : "memory");
-}
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
@@ -179,29 +152,10 @@ __global__ void __launch_bounds__(256, 1)
   if (clustered) cluster_sync();  // no CTA leaves while a peer may still write into it
 }
 
-// A K-major int8 matrix of `rows` x `cols` as a 2-D tensor map: boxes of 128 bytes x box_rows,
-// 128-byte swizzle.
-Map make_map(void* p, unsigned long long rows, unsigned long long cols, unsigned box_rows) {
-  CUtensorMap m;
-  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols};
-  const cuuint32_t box[2] = {128, box_rows}, elem_strides[2] = {1, 1};
-  const CUresult r = cuTensorMapEncodeTiled(
-      &m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, p, dims, strides, box, elem_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::printf("cuTensorMapEncodeTiled: error %d\n", static_cast<int>(r));
-    std::exit(1);
-  }
-  Map out;
-  std::memcpy(&out, &m, sizeof m);
-  return out;
-}
-
 struct Variant {
   const char* name;
   Share share;
-  int m_tiles, k_tiles, stages;
+  int m_tiles, slices, k_tiles, stages;  // CTAs: m_tiles x 8 N tiles x slices
 };
 
 int main() {
@@ -220,22 +174,21 @@ int main() {
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   // 7 M tiles x 8 N tiles x 2 slices = 112 CTAs (res5 at batch 8); 8 x 8 x 2 = 128 for quads.
   const std::vector<Variant> variants = {
-      {"own, 112 CTAs, 18 k-tiles, 8 stages", kOwn, 7, 18, 8},
-      {"cluster of 2, no multicast, 112 CTAs", kClusterOnly, 7, 18, 8},
-      {"pairs share A, 112 CTAs", kShareA, 7, 18, 8},
-      {"own, 128 CTAs", kOwn, 8, 18, 8},
-      {"pairs share A, 128 CTAs", kShareA, 8, 18, 8},
-      {"quads share A and B, 128 CTAs", kShareAB, 8, 18, 8},
-      {"own, 56 CTAs, 36 k-tiles", kOwn, 7, 36, 8},
-      {"pairs share A, 56 CTAs, 36 k-tiles", kShareA, 7, 36, 8},
-      {"own, 112 CTAs, 4 stages", kOwn, 7, 18, 4},
-      {"pairs share A, 112 CTAs, 4 stages", kShareA, 7, 18, 4},
-      {"own, 112 CTAs, 12 stages", kOwn, 7, 18, 12},
-      {"pairs share A, 112 CTAs, 12 stages", kShareA, 7, 18, 12},
+      {"own, 112 CTAs, 18 k-tiles, 8 stages", kOwn, 7, 2, 18, 8},
+      {"cluster of 2, no multicast, 112 CTAs", kClusterOnly, 7, 2, 18, 8},
+      {"pairs share A, 112 CTAs", kShareA, 7, 2, 18, 8},
+      {"own, 128 CTAs", kOwn, 8, 2, 18, 8},
+      {"pairs share A, 128 CTAs", kShareA, 8, 2, 18, 8},
+      {"quads share A and B, 128 CTAs", kShareAB, 8, 2, 18, 8},
+      {"own, 56 CTAs, 36 k-tiles", kOwn, 7, 1, 36, 8},
+      {"pairs share A, 56 CTAs, 36 k-tiles", kShareA, 7, 1, 36, 8},
+      {"own, 112 CTAs, 4 stages", kOwn, 7, 2, 18, 4},
+      {"pairs share A, 112 CTAs, 4 stages", kShareA, 7, 2, 18, 4},
+      {"own, 112 CTAs, 12 stages", kOwn, 7, 2, 18, 12},
+      {"pairs share A, 112 CTAs, 12 stages", kShareA, 7, 2, 18, 12},
   };
   for (const Variant& v : variants) {
-    const bool one_slice = std::strstr(v.name, "56 CTAs") != nullptr;
-    const int blocks = v.m_tiles * 8 * (one_slice ? 1 : 2);
+    const int blocks = v.m_tiles * 8 * v.slices;
     const Args a{v.share, v.k_tiles, v.stages, v.m_tiles, static_cast<int*>(C)};
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
@@ -249,36 +202,12 @@ int main() {
     attr.val.clusterDim.z = 1;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
-    cudaGraph_t graph;
-    cudaGraphExec_t exec;
-    CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < 20; ++i)
+    const GraphTime t = time_in_graph(stream, 20, [&] {
       CHECK(cudaLaunchKernelEx(&cfg, probe, a, ma_full, ma_half, mb_full, mb_half));
-    CHECK(cudaStreamEndCapture(stream, &graph));
-    CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    cudaEvent_t start, stop;
-    CHECK(cudaEventCreate(&start));
-    CHECK(cudaEventCreate(&stop));
-    for (int w = 0; w < 5; ++w) CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaStreamSynchronize(stream));
-    std::vector<float> us;
-    for (int r = 0; r < 30; ++r) {
-      CHECK(cudaEventRecord(start, stream));
-      CHECK(cudaGraphLaunch(exec, stream));
-      CHECK(cudaEventRecord(stop, stream));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      us.push_back(ms * 1000.0f / 20.0f);
-    }
-    std::sort(us.begin(), us.end());
+    });
     const double bytes = static_cast<double>(blocks) * v.k_tiles * kStageBytes;
-    std::printf("%-44s %6.2f us (min %6.2f)  %5.2f TB/s into the SMs\n", v.name, us[us.size() / 2],
-                us[0], bytes / (us[us.size() / 2] * 1e-6) / 1e12);
-    CHECK(cudaEventDestroy(start));
-    CHECK(cudaEventDestroy(stop));
-    CHECK(cudaGraphExecDestroy(exec));
-    CHECK(cudaGraphDestroy(graph));
+    std::printf("%-44s %6.2f us (min %6.2f)  %5.2f TB/s into the SMs\n", v.name, t.median_us,
+                t.min_us, bytes / (t.median_us * 1e-6) / 1e12);
   }
   return 0;
 }

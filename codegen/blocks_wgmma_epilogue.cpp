@@ -26,10 +26,12 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
   e.comment(format(
       "C[row][col .. col + 3] through epilogue_value, one %d-byte store: dst %d-byte aligned,",
       bytes, bytes));
-  e.comment("the four columns inside C.");
-  e.open_scope("__device__ __forceinline__ void store_quad(" + TC + "* dst, int col, " + V +
-               " v0, " + V + " v1, " + V + " v2, " + V +
+  e.comment("the four columns inside C or, with in_c false (past M or N), nothing: no value");
+  e.comment("(neither C nor bias read there) and no store.");
+  e.open_scope("__device__ __forceinline__ void store_quad(" + TC + "* dst, bool in_c, int col, " +
+               V + " v0, " + V + " v1, " + V + " v2, " + V +
                " v3, float alpha, float beta, const float* bias" + scale_param(p) + ")");
+  e.line("if (!in_c) return;");
   for (int x = 0; x < 4; ++x)
     e.line(format("const %s r%d = epilogue_value(v%d, dst + %d, col + %d, alpha, beta, bias%s);",
                   V.c_str(), x, x, x, x, scale_arg(p).c_str()));
@@ -208,10 +210,11 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   emit_quad_swap(e, "int", kQuadX0, kQuadX1, kQuadY0, kQuadY1);
   e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
   e.comment("past M or N: no value (neither C nor bias read there) and, below, no store");
-  e.line("const bool in_c = row0 + i * 64 + 8 * h < M && col < N;");
+  e.line("const int row = row0 + i * 64 + 8 * h;");
+  e.line("const bool in_c = row < M && col < N;");
   e.line("const signed char* dst = C + " +
          std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
-                            : "(size_t)(row0 + i * 64 + 8 * h) * ldc + col") +
+                            : "(size_t)row * ldc + col") +
          ";");
   const std::string args = ", alpha, beta, bias" + scale_arg(p) + ")";
   e.line("wd[q] = !in_c ? 0u : pack_char4(epilogue_value(odd ? t0 : x0, dst, col" + args +
@@ -259,10 +262,11 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.line(format(
       "const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
       w.inst_n));
-  e.line("if (row < M && col < N) store_quad(C + " +
+  e.line("store_quad(C + " +
          std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                                  : "(size_t)row * ldc + col") +
-         ", col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, alpha, beta, bias" +
+         ", row < M && col < N, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, "
+         "alpha, beta, bias" +
          scale_arg(p) + ");");
   e.close_scope("h");
   close_pair_loops(e);

@@ -60,8 +60,8 @@ void emit_wgmma_stream_k_fixup(Emitter& e, const KernelPlan& p) {
   e.line("SK_ACC(4 * v) = SK_ACC(4 * v + 1) = SK_ACC(4 * v + 2) = SK_ACC(4 * v + 3) = " + zero +
          ";");
   e.close_scope();
-  e.comment(format("%d %s loads in flight per slice, not all %d: registers", kFixupSumChunk, V4.c_str(),
-                   vecs));
+  e.comment(format("%d %s loads in flight per slice, not all %d: registers", kFixupSumChunk,
+                   V4.c_str(), vecs));
   e.line("#pragma unroll");
   e.open_scope(format("for (int v0 = 0; v0 < %d; v0 += %d)", vecs, kFixupSumChunk));
   e.open_scope("for (int q = 0; q < sk_slices; ++q)");

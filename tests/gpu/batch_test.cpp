@@ -99,7 +99,8 @@ TEST(BatchGpu, AWrongElementInGemmTwoIsReportedThere) {
 
 TEST(BatchGpu, AWriteBetweenGemmsIsCaught) {
   SCHEDC_REQUIRE_GPU(s);
-  RunReport r = testing::run_printed(*s, batched_kernel(BatchPlant::writes_between_gemms), options(7));
+  RunReport r =
+      testing::run_printed(*s, batched_kernel(BatchPlant::writes_between_gemms), options(7));
   ASSERT_FALSE(r.ok());
   EXPECT_GT(r.validations[0].padding_writes, 0);
   EXPECT_NE(r.failure().find("between GEMMs"), std::string::npos) << r.failure();

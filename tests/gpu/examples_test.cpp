@@ -80,8 +80,8 @@ bool left_to_conv_test(const cli::Compiled& c, const std::string& file) {
 // Tells plainly when the data-driven tests below have nothing to run.
 TEST(Examples, ListIsNotEmpty) {
   std::vector<std::string> files = example_files();
-  std::cout << files.size() << " schedules under " << (testing::source_dir() / "examples") << " and "
-            << (testing::source_dir() / "tests/gpu/schedules") << "\n";
+  std::cout << files.size() << " schedules under " << (testing::source_dir() / "examples")
+            << " and " << (testing::source_dir() / "tests/gpu/schedules") << "\n";
   if (files.empty())
     std::cout << "NOTE: no examples yet: the per-example tests pass trivially while "
                  "examples/ is empty\n";

@@ -37,7 +37,8 @@ TEST(PlantedGpu, CorrectNaiveKernelPassesOnEveryShape) {
       for (int pad : {0, 1}) {
         SCOPED_TRACE(std::string(dtype) + " " + std::to_string(c.m) + "x" + std::to_string(c.n) +
                      "x" + std::to_string(c.k) + " pad " + std::to_string(pad));
-        RunReport r = testing::run_printed(*s, testing::naive_kernel(dtype), options(c.m, c.n, c.k, pad));
+        RunReport r =
+            testing::run_printed(*s, testing::naive_kernel(dtype), options(c.m, c.n, c.k, pad));
         EXPECT_TRUE(r.ok()) << r.failure();
         ASSERT_EQ(r.validations.size(), 2u);
         EXPECT_TRUE(r.validations[0].bit_exact);
@@ -92,7 +93,8 @@ TEST(PlantedGpu, WrongKernelsAreCaught) {
 
 TEST(PlantedGpu, WrongElementIsNamedInExactMode) {
   SCHEDC_REQUIRE_GPU(s);
-  RunReport r = testing::run_printed(*s, testing::naive_kernel("f32", Plant::wrong_element), options(127, 129, 65));
+  RunReport r = testing::run_printed(*s, testing::naive_kernel("f32", Plant::wrong_element),
+                                     options(127, 129, 65));
   ASSERT_FALSE(r.ok());
   const runtime::ValidationResult& exact = r.validations[0];
   EXPECT_EQ(exact.mismatches, 1);

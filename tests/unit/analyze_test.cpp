@@ -217,7 +217,8 @@ TEST(Analyze, ExclusionsNameBothPlaces) {
   EXPECT_EQ(r.diags[0].notes[0].span.line, 3u);
 
   expect_error("block 16x16\ntile 32x32x8\nthread 1x4\n", "'block' and 'tile' exclude", 2, 1);
-  expect_error(std::string(kSgemmTile) + "pad A 2\nswizzle smem\n", "'pad A' and 'swizzle smem'", 4, 1);
+  expect_error(std::string(kSgemmTile) + "pad A 2\nswizzle smem\n", "'pad A' and 'swizzle smem'", 4,
+               1);
   expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nwmma tf32\n", "exclude each other", 4, 1);
   expect_error("tile 128x128x32\nwarp 64x64\nmma tf32\nthread 2x2\n",
                "'thread' does not apply with 'mma'", 4, 1);
@@ -306,7 +307,8 @@ TEST(Analyze, TypesAndTargets) {
   Target turing = sm90();
   turing.sm = 75;
   expect_error("tile 128x128x32\nwarp 64x64\nwmma tf32\n", "needs sm_80 or newer", 3, 6, turing);
-  expect_error(std::string(kSgemmTile) + "stages 2\n", "'stages' (cp.async) needs sm_80", 3, 1, turing);
+  expect_error(std::string(kSgemmTile) + "stages 2\n", "'stages' (cp.async) needs sm_80", 3, 1,
+               turing);
   EXPECT_TRUE(check("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16 m16n8k8\n", turing).schedule);
   expect_error("dtype f16\ntile 128x128x32\nwarp 64x64\nmma f16\n", "needs sm_80", 4, 5, turing);
 }

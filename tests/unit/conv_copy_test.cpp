@@ -53,7 +53,8 @@ TEST(ConvCopy, ThreadsCoverAStageOnceWhereTmaWouldWriteIt) {
         SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
                      std::to_string(stages));
         std::string diags;
-        auto p = conv_plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
+        auto p =
+            conv_plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
         if (!p) {  // a 256-row tile: four consumers' accumulators beside the producer's rows
           EXPECT_EQ(bm, 256);
           EXPECT_NE(diags.find("registers per thread"), std::string::npos) << diags;
@@ -271,8 +272,8 @@ void check_mma_walk(const Conv2d& v, const std::string& dtype, const std::string
   const std::string mma = dtype == "s8" ? "s8 m16n8k32" : dtype;
   std::string diags;
   auto p = conv_plan_of("conv " + compiler::conv_text(v) + "\ndtype " + dtype + "\ntile " + tile +
-                       "\nwarp " + warp + "\nmma " + mma + "\nstages 2\n",
-                   diags);
+                            "\nwarp " + warp + "\nmma " + mma + "\nstages 2\n",
+                        diags);
   ASSERT_TRUE(p && p->mma) << diags;
   const compiler::CopyMap& c = p->mma->copy_a;
   const bool nchw32 = v.layout == compiler::ConvLayout::nchw32;
@@ -343,8 +344,8 @@ TEST(ConvCopy, RulesAreLocated) {
       << diags;
   EXPECT_FALSE(
       conv_plan_of("conv 1x8x8x16 filter 16x3x3\ndtype s8\ntile 128x128x128\nwarp "
-              "64x128\nwgmma s8\ntma\nstages 4\nswizzle smem\n",
-              diags));
+                   "64x128\nwgmma s8\ntma\nstages 4\nswizzle smem\n",
+                   diags));
   EXPECT_NE(diags.find("'conv' needs 'warp_specialize'"), std::string::npos) << diags;
   EXPECT_FALSE(
       conv_plan_of("conv 1x8x8x16 filter 16x3x3\ndtype f32\ntile 128x128x8\nthread 8x8\n", diags));
@@ -365,7 +366,8 @@ TEST(ConvCopy, RulesAreLocated) {
       diags));
   EXPECT_NE(diags.find("'conv' is not implemented yet without 'wgmma' or 'mma'"), std::string::npos)
       << diags;
-  EXPECT_FALSE(conv_plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
+  EXPECT_FALSE(
+      conv_plan_of(conv_schedule("1x8x8x16 filter 16x3x3", "s8", 128, 4) + "batch 2\n", diags));
   EXPECT_NE(diags.find("'batch' does not apply with 'conv'"), std::string::npos) << diags;
 }
 

@@ -53,8 +53,8 @@ TEST(WgmmaPlan, EverySchedulesAnalysisAcceptsLowersAndVerifies) {
                 std::string diags;
                 std::optional<KernelPlan> p;
                 ASSERT_NO_THROW(
-                    p = plantest::plan_of_text(schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra),
-                                &diags));
+                    p = plantest::plan_of_text(
+                        schedule(dtype, bm, bn, wm, wn, 2, std::string(layout) + extra), &diags));
                 if (!p) continue;  // refused with a located error (registers, smem): fine
                 ++lowered;
                 const WgmmaPlan& w = *p->wgmma;
@@ -89,13 +89,13 @@ TEST(WgmmaPlan, ConsumersAskNoMoreThanTheBlocksRegisterPool) {
   EXPECT_EQ(t.register_pool(384), 168 * 384);
   EXPECT_EQ(t.register_pool(640), 96 * 640);
   EXPECT_EQ(t.register_pool(256), 255 * 256);
-  std::optional<KernelPlan> five =
-      plantest::plan_of_text(schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+  std::optional<KernelPlan> five = plantest::plan_of_text(
+      schedule("f16", 128, 256, 64, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(five);
   EXPECT_EQ(five->block_threads, 640);
   EXPECT_EQ(five->wgmma->consumer_regs, 104);
-  std::optional<KernelPlan> three =
-      plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\n"));
+  std::optional<KernelPlan> three = plantest::plan_of_text(
+      schedule("f16", 128, 256, 64, 256, 3, "warp_specialize\npersistent\n"));
   ASSERT_TRUE(three);
   EXPECT_EQ(three->wgmma->consumer_regs, 232);  // hgemm_best's, as before
 }
@@ -109,8 +109,8 @@ TEST(WgmmaPlan, PingpongNeedsTheWholeTileAndPersistent) {
   EXPECT_NE(diags.find("the warpgroup tile must be the block tile 128x256 (it is 64x256)"),
             std::string::npos)
       << diags;
-  EXPECT_FALSE(
-      plantest::plan_of_text(schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
+  EXPECT_FALSE(plantest::plan_of_text(
+      schedule("f16", 128, 128, 128, 128, 3, "warp_specialize pingpong\n"), &diags));
   EXPECT_NE(diags.find("'warp_specialize pingpong' needs 'persistent'"), std::string::npos)
       << diags;
   std::optional<KernelPlan> p = plantest::plan_of_text(
@@ -306,7 +306,8 @@ TEST(WgmmaPlan, ClusterWalkComputesEveryTileOnce) {
   EXPECT_TRUE(p->wgmma->shares_b());
   EXPECT_EQ(p->wgmma->empty_arrivals(), 16);  // 8 consumer warps in each of two CTAs
   std::string diags;
-  EXPECT_FALSE(plantest::plan_of_text(schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
+  EXPECT_FALSE(plantest::plan_of_text(
+      schedule("f16", 128, 256, 64, 256, 3, "persistent\ncluster 2x1\n"), &diags));
   EXPECT_NE(diags.find("'cluster' needs 'warp_specialize'"), std::string::npos) << diags;
   EXPECT_FALSE(plantest::plan_of_text(
       schedule("f16", 128, 64, 64, 64, 3, "warp_specialize\npersistent\ncluster 2x1\n"), &diags));
@@ -361,8 +362,8 @@ TEST(WgmmaPlan, ColumnMajorCIsStagedInItsMemoryOrder) {
   // (m 70, n 9): panel 1 (128 rows of 128 bytes), row 9, chunk 0 ^ 1, byte 12.
   EXPECT_EQ(w.c_stage_offset(70, 9), 128 * 128 + 9 * 128 + 16 + 12);
   // Row-major C: (m 9, n 70): panel 1 (128 rows), row 9, chunk 0 ^ 1, byte 12.
-  std::optional<KernelPlan> r =
-      plantest::plan_of_text(schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
+  std::optional<KernelPlan> r = plantest::plan_of_text(
+      schedule("f16", 128, 256, 128, 128, 3, "warp_specialize\npersistent\ntma_store\n"));
   ASSERT_TRUE(r);
   EXPECT_EQ(r->wgmma->c_stage_offset(9, 70), 128 * 128 + 9 * 128 + 16 + 12);
 }
@@ -402,10 +403,10 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
   p->wgmma->bt_fragment(1, 37, 0, 2, 3, k, m);  // warp 1, lane 5, v 3
   EXPECT_EQ(m, 64 + 16 + 1 + 8);
   EXPECT_EQ(k, 16 + 1 + 4);
-  EXPECT_FALSE(
-      plantest::plan_of_text("dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
-              "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
-              &diags));
+  EXPECT_FALSE(plantest::plan_of_text(
+      "dtype f32\nlayout B col\ntile 128x256x32\nwarp 64x256\nwgmma tf32\ntma\nstages "
+      "4\nswizzle smem\nwarp_specialize\npersistent\ntma_store\n",
+      &diags));
   EXPECT_NE(diags.find("'tma_store' with 'wgmma tf32' is not implemented yet"), std::string::npos)
       << diags;
 }
@@ -414,11 +415,12 @@ TEST(WgmmaPlan, Tf32LayoutsChooseTheDescriptorPath) {
 // whole 8-row swizzle atoms (k-major).
 TEST(WgmmaPlan, ClusterHalvesFollowTheSharedOperandsLayout) {
   const std::string cluster = "warp_specialize\npersistent\ntma_store\n";
-  std::optional<KernelPlan> p =
-      plantest::plan_of_text(schedule("f16", 128, 64, 64, 64, 3, "layout B col\n" + cluster + "cluster 2x1\n"));
+  std::optional<KernelPlan> p = plantest::plan_of_text(
+      schedule("f16", 128, 64, 64, 64, 3, "layout B col\n" + cluster + "cluster 2x1\n"));
   ASSERT_TRUE(p);  // k-major B of 64 rows: two halves of 32 rows (the n-major B needs 128 columns)
   EXPECT_TRUE(p->wgmma->b.halves());
-  p = plantest::plan_of_text(schedule("f16", 128, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"));
+  p = plantest::plan_of_text(
+      schedule("f16", 128, 128, 64, 128, 3, "layout A col\n" + cluster + "cluster 1x2\n"));
   ASSERT_TRUE(p);
   EXPECT_EQ(p->wgmma->a.panels(), 2);
   std::string diags;
@@ -442,8 +444,8 @@ TEST(WgmmaPlan, S8ReadsKMajorStagesInEveryLayout) {
       std::string diags;
       std::optional<KernelPlan> p =
           plantest::plan_of_text(std::string("dtype s8\n") + (a_col ? "layout A col\n" : "") +
-                      (b_col ? "layout B col\n" : "") + body,
-                  &diags);
+                                     (b_col ? "layout B col\n" : "") + body,
+                                 &diags);
       ASSERT_TRUE(p) << diags;
       const WgmmaPlan& w = *p->wgmma;
       EXPECT_EQ(w.type, compiler::MmaType::s8);
