@@ -1,9 +1,10 @@
 // Probe (bench/NOTES.md, session 41): does TMA multicast make the k loop of ResNet-50's res5 3x3
-// at batch 8 faster? That convolution (392x512x4608 as a GEMM) runs as 112 CTAs of 64x64 tiles,
-// two CTAs a tile along k (split_k), 18 k-tiles of 16 KB each (A 64x128 + B 64x128 int8), and
-// session 40 measured its k loop as data delivery: ~0.2 us a k-tile a CTA with only the copies
-// left. Here every block runs only that loop: a producer thread copies each k-tile by TMA into a
-// ring of mbarrier stages, consumer warps wait for each stage and release it. Variants:
+// at batch 8 faster? (And, in its last rows, how fast TMA fills k-tiles of other sizes.) That
+// convolution (392x512x4608 as a GEMM) runs as 112 CTAs of 64x64 tiles, two CTAs a tile along k
+// (split_k), 18 k-tiles of 16 KB each (A 64x128 + B 64x128 int8), and session 40 measured its k
+// loop as data delivery: ~0.2 us a k-tile a CTA with only the copies left. Here every block runs
+// only that loop: a producer thread copies each k-tile by TMA into a ring of mbarrier stages,
+// consumer warps wait for each stage and release it. Variants:
 //   own      each CTA copies its own A and B tiles (what schedc emits today);
 //   pairs    clusters of 2 CTAs of neighbouring N tiles (the same A rows and k-tiles): each copies
 //            half of A, multicast into both, and its own B; the L2 sends 12 KB a CTA a k-tile;
@@ -20,6 +21,14 @@
 // `mbarrier.arrive.shared::cluster`: with `.release.cluster` every variant in clusters took
 // 15-41 us.) The same session's second form, with bench/probe_util.h shared with
 // bench/probe_graph_floor.cu, read the same within 0.05 us.
+// The last rows (also session 41, two calls alike) time k-tiles of other sizes, 64 a CTA, from
+// 8192-row matrices: a 64x64 k-tile (16 KB) 0.227 us, 64x32 (12 KB) 0.228, 64x128 (24 KB) 0.295,
+// 128x64 0.352-0.355, 128x128 (6 stages) 0.428-0.430, int8_best's 128x256 (48 KB, 4 stages)
+// 0.566-0.569 (11.4 TB/s into 132 SMs), 256x128 0.684-0.686; 64x64 on 112 CTAs 0.226. Small
+// k-tiles cost a floor of ~0.23 us whatever their bytes; large ones approach ~85 GB/s an SM
+// (the 128- and 256-row A rows read ~34-45 MB of A, near the L2's size, and run slower than
+// their transposes). int8_best at 1,300 TOPS spends 0.85 us a k-tile: its copies alone take
+// two thirds of that, so at 8192^3 it is not held by the SMs' intake.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_multicast
 // bench/probe_multicast.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -28,12 +37,13 @@
 // multicast half of B across the M pair.
 enum Share { kOwn = 0, kShareA = 1, kShareAB = 3, kClusterOnly = 4 };
 
+// A tile's rows of A (a_rows) and of B (b_rows), 128 bytes of k each; the multicast variants
+// take 64 and 64.
 struct Args {
-  int share, k_tiles, stages, m_tiles;
+  int share, k_tiles, stages, m_tiles, n_tiles, a_rows, b_rows;
   int* C;
+  __host__ __device__ int stage_bytes() const { return (a_rows + b_rows) * 128; }
 };
-
-constexpr int kStageBytes = 16384, kHalfA = 4096, kHalfB = 4096;
 
 __device__ __forceinline__ unsigned cluster_rank() {
   unsigned r;
@@ -69,13 +79,14 @@ __global__ void __launch_bounds__(256, 1)
           const __grid_constant__ Map mb_full, const __grid_constant__ Map mb_half) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const unsigned full = base + a.stages * kStageBytes, empty = full + 8 * a.stages;
+  const int stage_bytes = a.stage_bytes(), a_bytes = a.a_rows * 128;
+  const unsigned full = base + a.stages * stage_bytes, empty = full + 8 * a.stages;
   const bool clustered = a.share != kOwn;
   const unsigned rank = clustered ? cluster_rank() : 0;
   const int peers = a.share == kShareAB ? 4 : a.share == kOwn ? 1 : 2;
   // Which tile this CTA computes: blocks in order (k slice, M tile, N tile) with the N pair (and
   // for quads the M pair) of a cluster neighbours in x.
-  const int b = blockIdx.x, n_tiles = 8;
+  const int b = blockIdx.x, n_tiles = a.n_tiles;
   int m, n, slice;
   if (a.share == kShareAB) {
     const int q = b / 4, r = b % 4;  // r: bit 0 the N half, bit 1 the M half
@@ -108,21 +119,22 @@ __global__ void __launch_bounds__(256, 1)
       for (int it = 0; it < a.k_tiles; ++it) {
         const int s = it % a.stages, k = (k0 + it) * 128;
         if (it >= a.stages) wait_parity(empty + 8 * s, ((it / a.stages) + 1) & 1);
-        const unsigned dst = base + s * kStageBytes, bar = full + 8 * s;
+        const unsigned dst = base + s * stage_bytes, bar = full + 8 * s;
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
-                     "r"(kStageBytes)
+                     "r"(stage_bytes)
                      : "memory");
         if (a.share & kShareA) {  // my half of A, into both CTAs of my N pair
           const int h = rank & 1;
-          copy(dst + h * kHalfA, &ma_half, bar, k, m * 64 + h * 32, pair_n);
+          copy(dst + h * a_bytes / 2, &ma_half, bar, k, m * a.a_rows + h * a.a_rows / 2, pair_n);
         } else {
-          copy(dst, &ma_full, bar, k, m * 64, 0);
+          copy(dst, &ma_full, bar, k, m * a.a_rows, 0);
         }
         if (a.share == kShareAB) {  // my half of B, into both CTAs of my M pair
           const int h = (rank >> 1) & 1;
-          copy(dst + 8192 + h * kHalfB, &mb_half, bar, k, n * 64 + h * 32, pair_m);
+          copy(dst + a_bytes + h * a.b_rows * 64, &mb_half, bar, k, n * a.b_rows + h * a.b_rows / 2,
+               pair_m);
         } else {
-          copy(dst + 8192, &mb_full, bar, k, n * 64, 0);
+          copy(dst + a_bytes, &mb_full, bar, k, n * a.b_rows, 0);
         }
       }
     }
@@ -131,7 +143,7 @@ __global__ void __launch_bounds__(256, 1)
     for (int it = 0; it < a.k_tiles; ++it) {
       const int s = it % a.stages;
       wait_parity(full + 8 * s, (it / a.stages) & 1);
-      sum += smem[s * kStageBytes + threadIdx.x] + smem[s * kStageBytes + 8192 + threadIdx.x];
+      sum += smem[s * stage_bytes + threadIdx.x] + smem[s * stage_bytes + a_bytes + threadIdx.x];
       if (threadIdx.x % 32 == 0) {
         for (int p = 0; p < peers; ++p) {
           if (!clustered) {
@@ -152,23 +164,23 @@ __global__ void __launch_bounds__(256, 1)
   if (clustered) cluster_sync();  // no CTA leaves while a peer may still write into it
 }
 
+// CTAs: m_tiles x n_tiles x slices; A's and B's matrices `rows` x `k` (int8, K-major).
 struct Variant {
   const char* name;
   Share share;
-  int m_tiles, slices, k_tiles, stages;  // CTAs: m_tiles x 8 N tiles x slices
+  int m_tiles, slices, k_tiles, stages;
+  int n_tiles = 8, a_rows = 64, b_rows = 64, rows = 512, k = 4608;
 };
 
 int main() {
-  const int K = 4608, M = 512, N = 512;
+  const size_t most = size_t(8192) * 8192;  // the largest matrix a variant reads
   void *A, *B, *C;
-  CHECK(cudaMalloc(&A, static_cast<size_t>(M) * K));
-  CHECK(cudaMalloc(&B, static_cast<size_t>(N) * K));
+  CHECK(cudaMalloc(&A, most));
+  CHECK(cudaMalloc(&B, most));
   CHECK(cudaMalloc(&C, 256 * 128 * sizeof(int)));
-  CHECK(cudaMemset(A, 1, static_cast<size_t>(M) * K));
-  CHECK(cudaMemset(B, 1, static_cast<size_t>(N) * K));
-  const Map ma_full = make_map(A, M, K, 64), ma_half = make_map(A, M, K, 32);
-  const Map mb_full = make_map(B, N, K, 64), mb_half = make_map(B, N, K, 32);
-  CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CHECK(cudaMemset(A, 1, most));
+  CHECK(cudaMemset(B, 1, most));
+  CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeMaxDynamicSharedMemorySize, 220 * 1024));
   CHECK(cudaFuncSetAttribute(probe, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -186,14 +198,31 @@ int main() {
       {"pairs share A, 112 CTAs, 4 stages", kShareA, 7, 2, 18, 4},
       {"own, 112 CTAs, 12 stages", kOwn, 7, 2, 18, 12},
       {"pairs share A, 112 CTAs, 12 stages", kShareA, 7, 2, 18, 12},
+      // int8_best at 8192^3 (128x256 tiles, 4 stages of 48 KB, one CTA an SM): at 1,300 TOPS a
+      // CTA takes 0.85 us a k-tile; 132 CTAs of 64 k-tiles, the copies alone.
+      {"int8_best 128x256, 132 CTAs, 64 k-tiles, 4 stages", kOwn, 33, 1, 64, 4, 4, 128, 256, 8192,
+       8192},
+      {"256x128, 132 CTAs, 64 k-tiles, 4 stages", kOwn, 22, 1, 64, 4, 6, 256, 128, 8192, 8192},
+      {"128x128, 132 CTAs, 64 k-tiles, 6 stages", kOwn, 33, 1, 64, 6, 4, 128, 128, 8192, 8192},
+      // The rate a k-tile's size gives, 64 k-tiles a CTA (the launch's cost spread thin).
+      {"64x64, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 64, 64, 8192, 8192},
+      {"64x128, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 64, 128, 8192, 8192},
+      {"128x64, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 128, 64, 8192, 8192},
+      {"64x32, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 64, 32, 8192, 8192},
+      {"64x64, 112 CTAs, 64 k-tiles, 8 stages", kOwn, 28, 1, 64, 8, 4, 64, 64, 8192, 8192},
   };
   for (const Variant& v : variants) {
-    const int blocks = v.m_tiles * 8 * v.slices;
-    const Args a{v.share, v.k_tiles, v.stages, v.m_tiles, static_cast<int*>(C)};
+    const int blocks = v.m_tiles * v.n_tiles * v.slices;
+    const Args a{v.share,   v.k_tiles, v.stages, v.m_tiles,
+                 v.n_tiles, v.a_rows,  v.b_rows, static_cast<int*>(C)};
+    const Map ma_full = make_map(A, v.rows, v.k, v.a_rows),
+              ma_half = make_map(A, v.rows, v.k, v.a_rows / 2);
+    const Map mb_full = make_map(B, v.rows, v.k, v.b_rows),
+              mb_half = make_map(B, v.rows, v.k, v.b_rows / 2);
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(256);
-    cfg.dynamicSmemBytes = v.stages * kStageBytes + 1024;
+    cfg.dynamicSmemBytes = v.stages * a.stage_bytes() + 1024;
     cfg.stream = stream;
     cudaLaunchAttribute attr;
     attr.id = cudaLaunchAttributeClusterDimension;
@@ -205,9 +234,10 @@ int main() {
     const GraphTime t = time_in_graph(stream, 20, [&] {
       CHECK(cudaLaunchKernelEx(&cfg, probe, a, ma_full, ma_half, mb_full, mb_half));
     });
-    const double bytes = static_cast<double>(blocks) * v.k_tiles * kStageBytes;
-    std::printf("%-44s %6.2f us (min %6.2f)  %5.2f TB/s into the SMs\n", v.name, t.median_us,
-                t.min_us, bytes / (t.median_us * 1e-6) / 1e12);
+    const double bytes = static_cast<double>(blocks) * v.k_tiles * a.stage_bytes();
+    std::printf("%-52s %6.2f us (min %6.2f)  %5.2f TB/s into the SMs, %.3f us a k-tile\n", v.name,
+                t.median_us, t.min_us, bytes / (t.median_us * 1e-6) / 1e12,
+                t.median_us / v.k_tiles);
   }
   return 0;
 }
