@@ -17,9 +17,9 @@
 // SMs), a cluster of 2 without multicast 5.86, pairs sharing A 5.88, 128 CTAs own 5.56 against
 // pairs 5.91 and quads 10.96; 56 CTAs of 36 k-tiles 8.85 own, 9.54 pairs; 4, 8 or 12 stages
 // alike. Multicast saves L2 reads but not the bytes each SM takes in, and that is what the loop
-// waits on: the SMs' intake, not the L2, bounds it. (The remote arrive must be the plain
-// `mbarrier.arrive.shared::cluster`: with `.release.cluster` every variant in clusters took
-// 15-41 us.) The same session's second form, with bench/probe_util.h shared with
+// waits on: the SMs' side, not the L2 (the last rows: a cost per stage). (The remote arrive must be
+// the plain `mbarrier.arrive.shared::cluster`: with `.release.cluster` every variant in clusters
+// took 15-41 us.) The same session's second form, with bench/probe_util.h shared with
 // bench/probe_graph_floor.cu, read the same within 0.05 us.
 // The last rows (also session 41, two calls alike) time k-tiles of other sizes, 64 a CTA, from
 // 8192-row matrices: a 64x64 k-tile (16 KB) 0.227 us, 64x32 (12 KB) 0.228, 64x128 (24 KB) 0.295,
@@ -28,7 +28,10 @@
 // k-tiles cost a floor of ~0.23 us whatever their bytes; large ones approach ~85 GB/s an SM
 // (the 128- and 256-row A rows read ~34-45 MB of A, near the L2's size, and run slower than
 // their transposes). int8_best at 1,300 TOPS spends 0.85 us a k-tile: its copies alone take
-// two thirds of that, so at 8192^3 it is not held by the SMs' intake.
+// two thirds of that, so at 8192^3 it is not held by the SMs' intake. k-tiles of B alone: 4, 8
+// and 16 KB 0.225-0.226 us each, 16 stages as 8: up to ~16 KB a k-tile's cost is per stage phase,
+// not per byte. The BK 256 / 512 rows (two or four 128-byte k columns a stage) were written
+// after the session's device time ran out: not yet run.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_multicast
 // bench/probe_multicast.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -42,7 +45,8 @@ enum Share { kOwn = 0, kShareA = 1, kShareAB = 3, kClusterOnly = 4 };
 struct Args {
   int share, k_tiles, stages, m_tiles, n_tiles, a_rows, b_rows;
   int* C;
-  __host__ __device__ int stage_bytes() const { return (a_rows + b_rows) * 128; }
+  int k_boxes;  // 128-byte k columns a stage (own copies only): boxes of each operand a stage
+  __host__ __device__ int stage_bytes() const { return (a_rows + b_rows) * 128 * k_boxes; }
 };
 
 __device__ __forceinline__ unsigned cluster_rank() {
@@ -79,7 +83,7 @@ __global__ void __launch_bounds__(256, 1)
           const __grid_constant__ Map mb_full, const __grid_constant__ Map mb_half) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  const int stage_bytes = a.stage_bytes(), a_bytes = a.a_rows * 128;
+  const int stage_bytes = a.stage_bytes(), a_bytes = a.a_rows * 128 * a.k_boxes;
   const unsigned full = base + a.stages * stage_bytes, empty = full + 8 * a.stages;
   const bool clustered = a.share != kOwn;
   const unsigned rank = clustered ? cluster_rank() : 0;
@@ -117,7 +121,7 @@ __global__ void __launch_bounds__(256, 1)
       const unsigned short pair_n = a.share == kShareAB ? (rank & 2 ? 0xC : 0x3) : 0x3;
       const unsigned short pair_m = rank & 1 ? 0xA : 0x5;
       for (int it = 0; it < a.k_tiles; ++it) {
-        const int s = it % a.stages, k = (k0 + it) * 128;
+        const int s = it % a.stages, k = (k0 + it) * 128 * a.k_boxes;
         if (it >= a.stages) wait_parity(empty + 8 * s, ((it / a.stages) + 1) & 1);
         const unsigned dst = base + s * stage_bytes, bar = full + 8 * s;
         asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
@@ -126,15 +130,17 @@ __global__ void __launch_bounds__(256, 1)
         if (a.share & kShareA) {  // my half of A, into both CTAs of my N pair
           const int h = rank & 1;
           copy(dst + h * a_bytes / 2, &ma_half, bar, k, m * a.a_rows + h * a.a_rows / 2, pair_n);
-        } else {
-          copy(dst, &ma_full, bar, k, m * a.a_rows, 0);
+        } else if (a.a_rows > 0) {  // a_rows 0: k-tiles of B alone
+          for (int kb = 0; kb < a.k_boxes; ++kb)
+            copy(dst + kb * a.a_rows * 128, &ma_full, bar, k + 128 * kb, m * a.a_rows, 0);
         }
         if (a.share == kShareAB) {  // my half of B, into both CTAs of my M pair
           const int h = (rank >> 1) & 1;
           copy(dst + a_bytes + h * a.b_rows * 64, &mb_half, bar, k, n * a.b_rows + h * a.b_rows / 2,
                pair_m);
         } else {
-          copy(dst + a_bytes, &mb_full, bar, k, n * a.b_rows, 0);
+          for (int kb = 0; kb < a.k_boxes; ++kb)
+            copy(dst + a_bytes + kb * a.b_rows * 128, &mb_full, bar, k + 128 * kb, n * a.b_rows, 0);
         }
       }
     }
@@ -169,7 +175,7 @@ struct Variant {
   const char* name;
   Share share;
   int m_tiles, slices, k_tiles, stages;
-  int n_tiles = 8, a_rows = 64, b_rows = 64, rows = 512, k = 4608;
+  int n_tiles = 8, a_rows = 64, b_rows = 64, rows = 512, k = 4608, k_boxes = 1;
 };
 
 int main() {
@@ -210,13 +216,27 @@ int main() {
       {"128x64, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 128, 64, 8192, 8192},
       {"64x32, 132 CTAs, 64 k-tiles, 8 stages", kOwn, 33, 1, 64, 8, 4, 64, 32, 8192, 8192},
       {"64x64, 112 CTAs, 64 k-tiles, 8 stages", kOwn, 28, 1, 64, 8, 4, 64, 64, 8192, 8192},
+      // B alone (a filter-only k loop, as a kernel that reads A once a tile would run): one box
+      // a k-tile.
+      {"B alone, 64 rows (8 KB), 132 CTAs, 8 stages", kOwn, 33, 1, 64, 8, 4, 0, 64, 8192, 8192},
+      {"B alone, 32 rows (4 KB), 132 CTAs, 8 stages", kOwn, 33, 1, 64, 8, 4, 0, 32, 8192, 8192},
+      {"B alone, 128 rows (16 KB), 132 CTAs, 8 stages", kOwn, 33, 1, 64, 8, 4, 0, 128, 8192, 8192},
+      {"B alone, 64 rows, 132 CTAs, 16 stages", kOwn, 33, 1, 64, 16, 4, 0, 64, 8192, 8192},
+      // Two or four 128-byte k columns a stage (BK 256, 512): fewer phases for the same bytes.
+      {"64x64, BK 256, 132 CTAs, 32 k-tiles, 4 stages", kOwn, 33, 1, 32, 4, 4, 64, 64, 8192, 8192,
+       2},
+      {"B alone, 64 rows, BK 256, 132 CTAs, 8 stages", kOwn, 33, 1, 32, 8, 4, 0, 64, 8192, 8192, 2},
+      {"64x64, BK 512, 132 CTAs, 16 k-tiles, 2 stages", kOwn, 33, 1, 16, 2, 4, 64, 64, 8192, 8192,
+       4},
   };
   for (const Variant& v : variants) {
     const int blocks = v.m_tiles * v.n_tiles * v.slices;
     const Args a{v.share,   v.k_tiles, v.stages, v.m_tiles,
-                 v.n_tiles, v.a_rows,  v.b_rows, static_cast<int*>(C)};
-    const Map ma_full = make_map(A, v.rows, v.k, v.a_rows),
-              ma_half = make_map(A, v.rows, v.k, v.a_rows / 2);
+                 v.n_tiles, v.a_rows,  v.b_rows, static_cast<int*>(C),
+                 v.k_boxes};
+    const int a_box = v.a_rows > 0 ? v.a_rows : 64;  // (unused without A)
+    const Map ma_full = make_map(A, v.rows, v.k, a_box),
+              ma_half = make_map(A, v.rows, v.k, a_box / 2);
     const Map mb_full = make_map(B, v.rows, v.k, v.b_rows),
               mb_half = make_map(B, v.rows, v.k, v.b_rows / 2);
     cudaLaunchConfig_t cfg = {};
