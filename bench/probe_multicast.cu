@@ -31,7 +31,8 @@
 // two thirds of that, so at 8192^3 it is not held by the SMs' intake. k-tiles of B alone: 4, 8
 // and 16 KB 0.225-0.226 us each, 16 stages as 8: up to ~16 KB a k-tile's cost is per stage phase,
 // not per byte. The BK 256 / 512 rows (two or four 128-byte k columns a stage) were written
-// after the session's device time ran out: not yet run.
+// after the session's device time ran out: not yet run; so were the last three (every k-tile in
+// flight at once, and consumers spinning on test_wait), which say where that per-stage cost sits.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_multicast
 // bench/probe_multicast.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -46,6 +47,7 @@ struct Args {
   int share, k_tiles, stages, m_tiles, n_tiles, a_rows, b_rows;
   int* C;
   int k_boxes;  // 128-byte k columns a stage (own copies only): boxes of each operand a stage
+  int spin;     // the consumers poll with mbarrier.test_wait instead of try_wait
   __host__ __device__ int stage_bytes() const { return (a_rows + b_rows) * 128 * k_boxes; }
 };
 
@@ -148,7 +150,10 @@ __global__ void __launch_bounds__(256, 1)
     int sum = 0;  // the consumers: wait for each stage, read a byte of it, release it everywhere
     for (int it = 0; it < a.k_tiles; ++it) {
       const int s = it % a.stages;
-      wait_parity(full + 8 * s, (it / a.stages) & 1);
+      if (a.spin)
+        spin_parity(full + 8 * s, (it / a.stages) & 1);
+      else
+        wait_parity(full + 8 * s, (it / a.stages) & 1);
       sum += smem[s * stage_bytes + threadIdx.x] + smem[s * stage_bytes + a_bytes + threadIdx.x];
       if (threadIdx.x % 32 == 0) {
         for (int p = 0; p < peers; ++p) {
@@ -175,7 +180,7 @@ struct Variant {
   const char* name;
   Share share;
   int m_tiles, slices, k_tiles, stages;
-  int n_tiles = 8, a_rows = 64, b_rows = 64, rows = 512, k = 4608, k_boxes = 1;
+  int n_tiles = 8, a_rows = 64, b_rows = 64, rows = 512, k = 4608, k_boxes = 1, spin = 0;
 };
 
 int main() {
@@ -228,12 +233,19 @@ int main() {
       {"B alone, 64 rows, BK 256, 132 CTAs, 8 stages", kOwn, 33, 1, 32, 8, 4, 0, 64, 8192, 8192, 2},
       {"64x64, BK 512, 132 CTAs, 16 k-tiles, 2 stages", kOwn, 33, 1, 16, 2, 4, 64, 64, 8192, 8192,
        4},
+      // Where the per-stage cost sits: every k-tile in flight at once (a stage each, none
+      // reused: no release waited for), and consumers that spin on test_wait.
+      {"B alone, 4 KB, 32 k-tiles in 32 stages (no reuse)", kOwn, 33, 1, 32, 32, 4, 0, 32, 8192,
+       8192},
+      {"B alone, 4 KB, 32 k-tiles in 8 stages", kOwn, 33, 1, 32, 8, 4, 0, 32, 8192, 8192},
+      {"B alone, 8 KB, 64 k-tiles, 8 stages, test_wait spin", kOwn, 33, 1, 64, 8, 4, 0, 64, 8192,
+       8192, 1, 1},
   };
   for (const Variant& v : variants) {
     const int blocks = v.m_tiles * v.n_tiles * v.slices;
     const Args a{v.share,   v.k_tiles, v.stages, v.m_tiles,
                  v.n_tiles, v.a_rows,  v.b_rows, static_cast<int*>(C),
-                 v.k_boxes};
+                 v.k_boxes, v.spin};
     const int a_box = v.a_rows > 0 ? v.a_rows : 64;  // (unused without A)
     const Map ma_full = make_map(A, v.rows, v.k, a_box),
               ma_half = make_map(A, v.rows, v.k, a_box / 2);

@@ -54,6 +54,15 @@ __device__ __forceinline__ void wait_parity(unsigned bar, unsigned parity) {
       : "memory");
 }
 
+// The same wait by polling mbarrier.test_wait (never suspends the thread).
+__device__ __forceinline__ void spin_parity(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{.reg .pred d; S%=: mbarrier.test_wait.parity.shared::cta.b64 d, [%0], %1; @!d bra S%=;}" ::
+          "r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
 struct GraphTime {
   float median_us, min_us;
 };
