@@ -1,7 +1,7 @@
 #pragma once
 // What `schedc bench`'s GEMM rows (cli/cmd_bench.cpp) and convolution rows
-// (cli/conv_bench.cpp) share: a schedule's name, the schedule prepared once
-// for its rows, a row measured, its status and the exit code it makes.
+// (cli/conv_bench.cpp) share: a schedule prepared once for its rows, a row
+// measured, its status and the exit code it makes.
 
 #include <memory>
 #include <string>
@@ -11,12 +11,6 @@
 #include "runtime/run.h"
 
 namespace schedc::cli {
-
-// A schedule file's name without its folders: a row's first column.
-inline std::string base_name(const std::string& path) {
-  const size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 // A schedule compiled and loaded for its rows, or why not.
 struct PreparedSchedule {

@@ -44,11 +44,6 @@ struct RunArgs {
   ConvOptions conv;    // --conv: a convolution module's convolution
 };
 
-std::string base_name(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 std::string ms(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f ms", v);

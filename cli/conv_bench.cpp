@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/bench_rows.h"
+#include "cli/pipeline.h"
 #include "report/json.h"
 #include "report/text_table.h"
 #include "runtime/conv_report.h"

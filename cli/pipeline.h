@@ -92,4 +92,11 @@ bool parse_shape(const std::string& text, compiler::Shape& out);
 // Parses "1024,2048,4096x4096x1024" (a bare N is N x N x N) into `out`.
 bool parse_shapes(const std::string& text, std::vector<compiler::Shape>& out);
 
+// A schedule file's name without its folders (run's label, bench's first
+// column).
+inline std::string base_name(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace schedc::cli

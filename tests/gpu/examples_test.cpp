@@ -259,9 +259,7 @@ TEST_P(ExampleTest, CorrectOnGpuAcrossShapesAndLeadingDimensions) {
     ASSERT_TRUE(c.has_value()) << diags.str();
   }
   if (left_to_conv_test(*c, GetParam())) return;
-  runtime::JitOptions jit;
-  jit.cache_dir = testing::test_cache_dir();
-  auto prepared = s->prepare(c->kernel, jit);
+  auto prepared = s->prepare(c->kernel, testing::test_jit());
   for (const GpuShape& shape : kGpuShapes)
     for (Ld ld : {Ld::dense, Ld::plus_one, Ld::aligned})
       expect_correct_run(s, *prepared, *c, GetParam(), shape, ld, "");
@@ -283,8 +281,7 @@ TEST_P(ExampleTest, CorrectOnGpuInEveryLayout) {
     ASSERT_TRUE(c.has_value()) << diags.str();
     if (left_to_conv_test(*c, GetParam())) return;
   }
-  runtime::JitOptions jit;
-  jit.cache_dir = testing::test_cache_dir();
+  const runtime::JitOptions jit = testing::test_jit();
   int ran = 0;
   for (const char* layout : {"NT", "TN", "TT", "NNT", "NTT", "TNT", "TTT"}) {
     std::ostringstream diags;
@@ -340,9 +337,7 @@ TEST_P(ExampleTest, CorrectOnGpuInABatch) {
     return;
   }
   ASSERT_TRUE(c->kernel.batched);
-  runtime::JitOptions jit;
-  jit.cache_dir = testing::test_cache_dir();
-  auto prepared = s->prepare(c->kernel, jit);
+  auto prepared = s->prepare(c->kernel, testing::test_jit());
   const std::string suffix = " --batch 3";
   expect_correct_run(s, *prepared, *c, GetParam(), {7, 13, 5}, Ld::dense, suffix, {3, 0});
   expect_correct_run(s, *prepared, *c, GetParam(), {127, 129, 65}, Ld::dense, suffix, {3, 0});
