@@ -30,9 +30,13 @@
 // their transposes). int8_best at 1,300 TOPS spends 0.85 us a k-tile: its copies alone take
 // two thirds of that, so at 8192^3 it is not held by the SMs' intake. k-tiles of B alone: 4, 8
 // and 16 KB 0.225-0.226 us each, 16 stages as 8: up to ~16 KB a k-tile's cost is per stage phase,
-// not per byte. The BK 256 / 512 rows (two or four 128-byte k columns a stage) were written
-// after the session's device time ran out: not yet run; so were the last three (every k-tile in
-// flight at once, and consumers spinning on test_wait), which say where that per-stage cost sits.
+// not per byte. The BK 256 / 512 rows (two or four 128-byte k columns a stage) and the last three
+// (every k-tile in flight at once, and consumers spinning on test_wait) ran in session 42, on an
+// H200 whose every row read 20-45% slower (64x64 0.329 us a k-tile; two calls alike): 64x64x256
+// 0.414 us a stage (0.207 per 16 KB), B alone with two boxes a stage 0.328 against 0.279 with
+// one, 64x64x512 in 2 stages 0.845; no stage reused 0.284 against 0.302 in 8 stages, test_wait
+// spinning 0.281: the handshake is not the cost, the phases are, and the kernels with BK 256
+// that this led to gain little (docs/convolution.md, "BK 256, run").
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o probe_multicast
 // bench/probe_multicast.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"

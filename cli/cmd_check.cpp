@@ -162,10 +162,11 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
     const compiler::WgmmaPlan& w = *p.wgmma;
     auto op_line = [&](const char* op, const compiler::WgmmaOperand& x, const char* map) {
       o << "#   layout " << op << " col:      TMA loads " << op << "'s tile in its memory order ("
-        << (x.mn_major ? std::to_string(x.panels()) + " (" + std::to_string(x.box_rows()) + ", " +
-                             std::to_string(x.box_cols()) + ") boxes"
-                       : "one (" + std::to_string(x.box_rows()) + ", " +
-                             std::to_string(x.box_cols()) + ") box")
+        << (x.mn_major || x.panels() > 1
+                ? std::to_string(x.panels()) + " (" + std::to_string(x.box_rows()) + ", " +
+                      std::to_string(x.box_cols()) + ") boxes"
+                : "one (" + std::to_string(x.box_rows()) + ", " + std::to_string(x.box_cols()) +
+                      ") box")
         << " of its " << map << " map); wgmma reads it " << (x.mn_major ? "m" : "k")
         << "-major by descriptor" << (x.mn_major ? ", transpose flag set" : "") << "\n";
     };

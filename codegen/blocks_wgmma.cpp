@@ -103,6 +103,13 @@ std::string wgmma_inst_name(const WgmmaPlan& w) {
   return format("wgmma_m%dn%dk%d", w.inst_m, w.inst_n, w.inst_k);
 }
 
+std::string wgmma_k_step_bytes(const compiler::WgmmaOperand& o, int inst_k, const std::string& kk) {
+  const int per_panel = o.panel_cols / inst_k;  // k-steps in a 128-byte panel of k
+  if (o.mn_major || o.panels() == 1) return format("%s * %du", kk.c_str(), o.k_bytes(inst_k));
+  return format("(%s / %d) * %du + (%s %% %d) * %du", kk.c_str(), per_panel, o.panel_bytes(),
+                kk.c_str(), per_panel, o.k_bytes(inst_k));
+}
+
 void emit_wgmma_helpers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.lines(R"(// Shared-memory matrix descriptor (PTX ISA, wgmma): start address, leading and
@@ -223,8 +230,9 @@ namespace {
 
 // One stage of an operand as its boxes lie: "(BM, BK)" or "P panels of (BK, P)".
 std::string stage_text(const compiler::WgmmaOperand& o) {
-  return o.mn_major ? format("%d panels of (%d, %d)", o.panels(), o.box_rows(), o.box_cols())
-                    : format("(%d, %d)", o.box_rows(), o.box_cols());
+  return o.mn_major || o.panels() > 1
+             ? format("%d panels of (%d, %d)", o.panels(), o.box_rows(), o.box_cols())
+             : format("(%d, %d)", o.box_rows(), o.box_cols());
 }
 
 }  // namespace
@@ -398,12 +406,14 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
         "const unsigned long long da = a_desc + i * a_step_i + (kk / 2) * a_step_k2 + (kk % 2) "
         "* 2u;");
   else
-    e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + kk * %du, %du, %du);",
-                  w.a.mn_bytes(w.inst_m), w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
+    e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + %s, %du, %du);",
+                  w.a.mn_bytes(w.inst_m), wgmma_k_step_bytes(w.a, w.inst_k, "kk").c_str(),
+                  w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + kk * %du, %du, %du);",
-                w.b.mn_bytes(w.inst_n), w.b.k_bytes(w.inst_k), w.b.lbo_bytes, w.b.sbo_bytes));
+  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + %s, %du, %du);",
+                w.b.mn_bytes(w.inst_n), wgmma_k_step_bytes(w.b, w.inst_k, "kk").c_str(),
+                w.b.lbo_bytes, w.b.sbo_bytes));
   e.line(wgmma_inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
   e.close_scope();
   e.close_scope();

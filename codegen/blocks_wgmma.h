@@ -27,8 +27,8 @@ namespace schedc::codegen {
 void emit_wgmma_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
 // tma_copy_tile(tma_a, tma_b, sa, sb, full, k0, tile_m0, tile_n0): one k-tile
-// into one stage (a k-major operand one box, an mn-major one a box per
-// 128-byte panel).
+// into one stage, a box per 128-byte panel (a k-major operand's BK / P
+// panels of k, an mn-major one's MN / P).
 void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 
 // Inside tma_copy_tile: the TMA loads of operand `op` ('a' or 'b': sa/sb,
@@ -39,6 +39,12 @@ void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char 
                               bool batched);
 // "one (R, C) box" or "P (R, C) boxes": an operand's stage for comments.
 std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
+
+// The bytes from a stage's first k-step to k-step `kk` (an expression) of
+// operand `o` read by descriptor, k-steps of `inst_k` elements: kk * 32 in
+// one 128-byte panel of k; across a k-major stage's panels, the panel
+// kk / (P / inst_k) and the step in it. Unrolled loops fold it.
+std::string wgmma_k_step_bytes(const compiler::WgmmaOperand& o, int inst_k, const std::string& kk);
 
 // store_pair(C, ldc, M, N, row, col, v0, v1, alpha, beta, bias, pairs): the
 // epilogue of two neighbours in a row; a 4-byte pair store when `pairs`
@@ -72,9 +78,11 @@ void emit_wgmma_producer(Emitter& e, const compiler::KernelPlan& plan);
 // the 64-byte swizzle: the NHWC convolution's, whose launch loads A by two
 // im2col copies a k-tile where C is a multiple of BK / 2 only
 // (conv.im2col == 2: compiler/conv_im2col.h, im2col_copies). A k-tile's
-// rows are 128 bytes there (4 k-steps of 32), so a k-step is half a panel row.
+// rows are 128 bytes there (4 k-steps of 32), so a k-step is half a panel row;
+// a k-tile of several 128-byte panels takes one copy a panel or none (C a
+// multiple of 128 bytes, else the producer's copies).
 inline bool a_in_panels(const compiler::WgmmaPlan& w) {
-  return w.conv && !w.conv->nchw32 && !w.registers();
+  return w.conv && !w.conv->nchw32 && !w.registers() && w.a.panels() == 1;
 }
 
 // The consumer's k loop: wait for a stage, issue its wgmma steps, commit,

@@ -57,8 +57,13 @@ namespace {
 std::string halves_text(const compiler::WgmmaOperand& o, char op) {
   return o.mn_major ? format("%c's %d panels, this CTA the %d of its rank,", op, o.panels(),
                              o.panels() / 2)
-                    : format("%c's rows in two (%d, %d) boxes, this CTA the one of its rank,", op,
-                             o.box_rows() / 2, o.box_cols());
+         : o.panels() == 1
+             ? format("%c's rows in two (%d, %d) boxes, this CTA the one of its rank,", op,
+                      o.box_rows() / 2, o.box_cols())
+             : format(
+                   "%c's rows in two halves of each of its %d panels of k, (%d, %d) boxes, this "
+                   "CTA the half of its rank,",
+                   op, o.panels(), o.box_rows() / 2, o.box_cols());
 }
 
 }  // namespace
@@ -71,7 +76,9 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
             (w.shares_b() ? "A as " + wgmma_boxes_text(w.a) + "; " + halves_text(w.b, 'B')
                           : halves_text(w.a, 'A')));
   e.comment(std::string("multicast to both CTAs at the same offsets; ") +
-            (w.b.mn_major ? "B's panels each its own box." : "B k-major, in one box a half.") +
+            (w.b.mn_major        ? "B's panels each its own box."
+             : w.b.panels() == 1 ? "B k-major, in one box a half."
+                                 : "B k-major, in one box a half a panel.") +
             " Each CTA's");
   e.comment("`full` expects the whole stage: its own copies and the other CTA's multicast half");
   e.open_scope(

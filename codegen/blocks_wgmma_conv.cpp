@@ -130,13 +130,20 @@ std::string k0_of_k_tile(const KernelPlan& p) {
 // multiple of BK / 2 only: two of BK / 2 channels, each into a panel of
 // 64-byte rows (the consumers read the stage in the 64-byte swizzle then),
 // the second maybe of the next tap, or past K (channels past C: zeros, so
-// every copy lands its whole box).
+// every copy lands its whole box). A k-tile of several 128-byte panels of k
+// (conv.im2col 1 only: C a multiple of a panel's channels) takes one copy a
+// panel, each the next panel's channels, maybe of the next tap or past K.
 void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
   const WgmmaPlan& w = *p.wgmma;
+  const int panels = w.a.panels();
   e.comment("A by TMA's im2col mode (the launch set conv.im2col: compiler/conv_im2col.h):");
   if (halves) {
     e.comment("two copies a k-tile of BM pixels from the tile's first, BK / 2 channels each,");
     e.comment("into the stage's two panels of 64-byte rows");
+  } else if (panels > 1) {
+    e.comment(format("one copy a panel of k, %d a k-tile, of BM pixels from the tile's first, %d",
+                     panels, w.a.panel_cols));
+    e.comment("channels each: the panel's tap and first channel");
   } else {
     e.comment("one copy a k-tile of BM pixels from the tile's first, BK channels of one tap");
   }
@@ -180,13 +187,35 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
         "conv.c, w0, h0, n0, (unsigned short)t2.dw, (unsigned short)t2.dh);",
         w.a.stage_bytes, w.a.stage_bytes / 2));
   }
+  if (panels > 1) {
+    e.comment(format("the next panels: %d channels on each, the next tap past C, or past K (then",
+                     w.a.panel_cols));
+    e.comment("channels past C: zeros)");
+    e.line("int cq = ch, tq = tap;");
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int q = 1; q < %d; ++q)", panels));
+    e.line(format("cq += %d;", w.a.panel_cols));
+    e.open_scope("if (cq == conv.c)");
+    e.line("cq = 0;");
+    e.line("++tq;");
+    e.close_scope();
+    e.line("const bool in_k = tq < conv.taps;");
+    e.line("const ConvTapArg tp = conv.tap[in_k ? tq : 0];");
+    e.line(format(
+        "tma_load_im2col(sA_u32 + stage * %du + q * %du, tma_a, full_bar + 8 * stage, in_k ? cq : "
+        "conv.c, w0, h0, n0, (unsigned short)tp.dw, (unsigned short)tp.dh);",
+        w.a.stage_bytes, w.a.panel_bytes()));
+    e.close_scope();
+  }
   e.close_scope();
+  const bool wraps = halves || panels > 1;  // C a multiple of less than BK
   e.comment(halves
                 ? "the next k-tile: BK channels on, past C once or twice (C a multiple of BK / 2)"
-                : "the next k-tile: BK channels on, the next tap past C");
+            : wraps ? "the next k-tile: BK channels on, past C maybe more than once"
+                    : "the next k-tile: BK channels on, the next tap past C");
   e.line("ch += BK;");
-  e.open_scope(halves ? "while (ch >= conv.c)" : "if (ch == conv.c)");
-  e.line(halves ? "ch -= conv.c;" : "ch = 0;");
+  e.open_scope(wraps ? "while (ch >= conv.c)" : "if (ch == conv.c)");
+  e.line(wraps ? "ch -= conv.c;" : "ch = 0;");
   e.line("++tap;");
   e.close_scope();
   e.line("mbar_arrive(full_bar + 8 * stage);");
@@ -205,9 +234,11 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
     e.open_scope("if (conv.im2col == 1)");
     emit_im2col_producer(e, p, false);
     e.close_scope();
-    e.open_scope("if (conv.im2col == 2)");
-    emit_im2col_producer(e, p, true);
-    e.close_scope();
+    if (a_in_panels(w)) {  // (a k-tile of one 128-byte panel: compiler/conv_im2col.h)
+      e.open_scope("if (conv.im2col == 2)");
+      emit_im2col_producer(e, p, true);
+      e.close_scope();
+    }
     e.open_scope("if (!conv.im2col)");
   }
   e.comment(format("producer %s, conv %s: the 128 threads copy A's stage from the input,",
@@ -221,8 +252,24 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
       format("it have landed, %d iteration(s) later (arrive_lag: more copies in flight).", D));
   e.line(
       format("const int chunk = threadIdx.x %% %d, row0 = threadIdx.x / %d;", c.chunks, c.chunks));
-  e.comment("the 128-byte swizzle: chunk ^ (row % 8), the same for all of this thread's rows");
-  e.line(format("const unsigned a_dst = row0 * 128u + ((chunk ^ (row0 %% 8)) << 4);"));
+  const bool one_swizzle = c.row_step % 8 == 0;  // every row of the thread: the same row % 8
+  if (c.chunks == 8) {
+    e.comment("the 128-byte swizzle: chunk ^ (row % 8), the same for all of this thread's rows");
+    e.line(format("const unsigned a_dst = row0 * 128u + ((chunk ^ (row0 %% 8)) << 4);"));
+  } else if (one_swizzle) {
+    e.comment(format("its panel of k (chunk / 8, %d bytes apart) and the 128-byte swizzle in it:",
+                     c.panel_bytes));
+    e.comment("chunk % 8 ^ (row % 8), the same for all of this thread's rows");
+    e.line(
+        format("const unsigned a_dst = (chunk / 8) * %du + row0 * 128u + (((chunk %% 8) ^ (row0 %% "
+               "8)) << 4);",
+               c.panel_bytes));
+  } else {
+    e.comment(format("its panel of k (chunk / 8, %d bytes apart); the 128-byte swizzle, chunk %% 8",
+                     c.panel_bytes));
+    e.comment(format("^ (row %% 8), changes every %d rows (below)", c.row_step));
+    e.line(format("const unsigned a_dst = (chunk / 8) * %du + row0 * 128u;", c.panel_bytes));
+  }
   e.line(format("int origin[%d], hw0[%d];  // this thread's rows: window origin offset, (h0, w0)",
                 c.rows, c.rows));
   if (c.nchw32) {
@@ -250,10 +297,12 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line(
       "const bool inside = in_k && (unsigned)ih < (unsigned)conv.h && (unsigned)iw < "
       "(unsigned)conv.w;");
-  e.line(
-      format("cp_async_16(dst + i * %du, inside ? A + (origin[i] + t.offset + ch) : A, "
-             "inside ? 16 : 0);",
-             c.row_step * 128));
+  const std::string at =
+      one_swizzle ? format("dst + i * %du", c.row_step * 128)
+                  : format("dst + i * %du + (((chunk %% 8) ^ ((row0 + i * %d) %% 8)) << 4)",
+                           c.row_step * 128, c.row_step);
+  e.line(format("cp_async_16(%s, inside ? A + (origin[i] + t.offset + ch) : A, inside ? 16 : 0);",
+                at.c_str()));
   e.close_scope();
   e.line("cp_async_commit();");
   if (c.nchw32) {

@@ -13,8 +13,9 @@ using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
 std::string wgmma_boxes_text(const compiler::WgmmaOperand& o) {
-  return o.mn_major ? format("%d (%d, %d) boxes", o.panels(), o.box_rows(), o.box_cols())
-                    : format("one (%d, %d) box", o.box_rows(), o.box_cols());
+  return o.mn_major || o.panels() > 1
+             ? format("%d (%d, %d) boxes", o.panels(), o.box_rows(), o.box_cols())
+             : format("one (%d, %d) box", o.box_rows(), o.box_cols());
 }
 
 void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
@@ -22,18 +23,30 @@ void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char 
   const std::string dst = format("s%c", op), map = format("tma_%c", op);
   const std::string mn0 = op == 'a' ? "tile_m0" : "tile_n0";
   const char* z = batched ? ", z" : "";  // the GEMM of a batch
-  if (half == WgmmaHalf::whole && !o.mn_major) {
+  if (half == WgmmaHalf::whole && !o.mn_major && o.panels() == 1) {
     e.line(
         format("tma_load_2d(%s, %s, full, k0, %s%s);", dst.c_str(), map.c_str(), mn0.c_str(), z));
+  } else if (half == WgmmaHalf::whole && !o.mn_major) {  // panels of k side by side
+    e.line("#pragma unroll");
+    e.line(format(
+        "for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, k0 + p * %d, %s%s);",
+        o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), o.panel_cols, mn0.c_str(), z));
   } else if (half == WgmmaHalf::whole) {
     e.line("#pragma unroll");
     e.line(format(
         "for (int p = 0; p < %d; ++p) tma_load_2d(%s + p * %du, %s, full, %s + p * %d, "
         "k0%s);",
         o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols, z));
-  } else if (!o.mn_major) {  // rows crank * MN/2 ...: whole 8-row swizzle atoms
+  } else if (!o.mn_major && o.panels() == 1) {  // rows crank * MN/2 ...: whole swizzle atoms
     e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, 0x3%s);",
                   dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2, z));
+  } else if (!o.mn_major) {  // the same rows of each panel of k
+    e.line("#pragma unroll");
+    e.line(
+        format("for (int p = 0; p < %d; ++p) tma_load_2d_multicast(%s + p * %du + crank * %du, %s, "
+               "full, k0 + p * %d, %s + crank * %d, 0x3%s);",
+               o.panels(), dst.c_str(), o.panel_bytes(), o.mn_bytes(o.mn / 2), map.c_str(),
+               o.panel_cols, mn0.c_str(), o.mn / 2, z));
   } else {  // panels crank * P/2 ...
     e.line("#pragma unroll");
     e.open_scope(format("for (int p = 0; p < %d; ++p)", o.panels() / 2));
@@ -52,7 +65,9 @@ void emit_wgmma_tma_copy(Emitter& e, const KernelPlan& p) {
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),
                    wgmma_boxes_text(w.a).c_str(), wgmma_boxes_text(w.b).c_str()));
   e.comment(format("(128-byte %s); `full` completes when all their bytes have landed",
-                   w.a.mn_major || w.b.mn_major ? "column panels" : "rows"));
+                   w.a.mn_major || w.b.mn_major ? "column panels"
+                   : w.a.panels() > 1           ? "panels of k"
+                                                : "rows"));
   e.open_scope(
       std::string("__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const "
                   "TmaMap& tma_b, unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, "

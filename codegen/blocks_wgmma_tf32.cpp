@@ -245,9 +245,9 @@ void emit_wgmma_tf32_k_steps(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
   // The descriptor operand: A's stage (swapped) or B's, k-major.
   const compiler::WgmmaOperand& d = w.swapped ? w.a : w.b;
-  e.line(format("const unsigned long long db = wgmma_desc(%s + j * %du + kk * %du, %du, %du);",
-                w.swapped ? "sa" : "sb", d.mn_bytes(w.inst_n), d.k_bytes(w.inst_k), d.lbo_bytes,
-                d.sbo_bytes));
+  e.line(format("const unsigned long long db = wgmma_desc(%s + j * %du + %s, %du, %du);",
+                w.swapped ? "sa" : "sb", d.mn_bytes(w.inst_n),
+                wgmma_k_step_bytes(d, w.inst_k, "kk").c_str(), d.lbo_bytes, d.sbo_bytes));
   e.line("#pragma unroll");
   e.line(
       format("for (int i = 0; i < %d; ++i) %s(acc[i][j], frag[kk %% 2][i], db, k_tile > 0 || "

@@ -117,6 +117,18 @@ void Analyzer::conv_rules() {
     refuse("cluster",
            "not implemented yet (A is copied by the producer's threads, not multicast "
            "by TMA)");
+    // The producer's threads split a k-tile's row of 16-byte chunks evenly
+    // (WgmmaConvCopy: 128 / chunks rows a pass), so its 128-byte panels of k
+    // are a power of two.
+    const int64_t panels = s_.tile ? s_.tile->k * size_of(s_.dtype) / 128 : 1;
+    if (panels > 1 && (panels & (panels - 1)) != 0) {
+      auto& e = error(d->keyword_span,
+                      "'conv' on 'wgmma' copies A's k-tile with the producer's 128 threads, "
+                      "16 bytes each, an even share of its rows: BK must make 1, 2, 4 or 8 "
+                      "128-byte panels of k (BK is " +
+                          std::to_string(s_.tile->k) + ": " + std::to_string(panels) + ")");
+      note(e, tile_note(), "block tile set here");
+    }
   } else {  // mma.sync: every thread copies A through the offset table
     refuse("tma",
            "not implemented yet on 'mma' (A comes from the input through the offset table by "

@@ -262,10 +262,11 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
     note(e, tile_note(), "block tile set here");
   };
   // Each operand's stage as it lies in memory: k contiguous (A row-major, B
-  // column-major) is one box of BK-element rows, 128 bytes; m or n
-  // contiguous is 128-byte column panels of BK rows. wgmma reads a tf32 A
-  // transposed first (compiler/wgmma_plan.h, wgmma_form) and always 128-byte
-  // rows of k; on mma a column-major A with a row-major B leaves BK free.
+  // column-major) is one box of BK-element rows, 128 bytes (wgmma: BK / P
+  // such boxes, 128-byte panels of k side by side); m or n contiguous is
+  // 128-byte column panels of BK rows. wgmma reads a tf32 A transposed first
+  // (compiler/wgmma_plan.h, wgmma_form) and always whole 128-byte rows of k;
+  // on mma a column-major A with a row-major B leaves BK free.
   const bool wgmma = s_.mma->api == MmaApi::wgmma;
   const WgmmaForm form = wgmma_form(s_.mma->type, s_.a_col, s_.b_col);
   const bool a_mn = wgmma ? form.a_mn_major : s_.a_col;
@@ -273,12 +274,19 @@ void Analyzer::tma_tile_rules(const BlockTile& t) {
   const bool bk_free = !wgmma && a_mn && b_mn;
   const std::string panel = std::to_string(128 / elem), dtype = to_string(s_.dtype);
   const std::string bk_is = " (BK is " + std::to_string(t.k) + ")";
-  if (!bk_free && t.k * elem != 128)
-    tile_error((!a_mn   ? "'tma' loads A as (BM, BK) boxes of 128-byte rows"
-                : !b_mn ? "'tma' loads a column-major B as one (BN, BK) box of 128-byte rows"
-                        : "'tma' loads A and B as column panels of BK rows, and wgmma reads "
-                          "128-byte rows of k") +
-               std::string(": BK must be ") + panel + " for " + dtype + bk_is);
+  const std::string k_major_boxes =
+      !a_mn ? "'tma' loads A as (BM, BK) boxes of 128-byte rows"
+            : "'tma' loads a column-major B as one (BN, BK) box of 128-byte rows";
+  if (wgmma && (t.k * elem) % 128 != 0)
+    tile_error((!a_mn || !b_mn ? k_major_boxes + ", a box a 128-byte panel of k"
+                               : std::string("'tma' loads A and B as column panels of BK rows, "
+                                             "and wgmma reads 128-byte rows of k")) +
+               ": BK must be a multiple of " + panel + " for " + dtype + bk_is);
+  else if (!wgmma && !bk_free && t.k * elem != 128)
+    tile_error(k_major_boxes + ": BK must be " + panel + " for " + dtype + bk_is);
+  if (wgmma && (a_mn || b_mn) && t.k > 256)
+    tile_error(std::string("'tma' loads ") + (a_mn ? "a column-major A" : "a row-major B") +
+               " as column panels of BK rows, and a TMA box has at most 256 rows" + bk_is);
   if (a_mn && (t.m * elem) % 128 != 0)
     tile_error("'tma' loads a column-major A as (BK, " + panel +
                ") column panels of 128 bytes: BM must be a multiple of " + panel + " for " + dtype +
@@ -547,8 +555,8 @@ void Analyzer::wgmma_registers_rule() {
   // consumers share what is left (compiler/lower_wgmma.cpp).
   if (s_.conv && s_.warp_specialize && s_.tile) {
     const int64_t consumers = (threads - 128) / 128;
-    const int64_t left =
-        target_.register_pool(int(threads), blocks) - 128 * wgmma_conv_producer_regs(s_.tile->m);
+    const int64_t left = target_.register_pool(int(threads), blocks) -
+                         128 * wgmma_conv_producer_regs(s_.tile->m, s_.tile->k * size_of(s_.dtype));
     if (consumers > 0) cap = std::min<int64_t>(cap, left / (128 * consumers) / 8 * 8);
   }
   if (acc + frag + 26 <= cap) return;

@@ -19,14 +19,18 @@ Im2colCorners im2col_corners(const Im2colGeometry& g) {
   return b;
 }
 
-int im2col_copies(const Im2colGeometry& g, int block_k) {
-  if (!im2col_error(g, block_k).empty()) return 0;
-  return g.c % block_k == 0 ? 1 : 2;
+int im2col_copies(const Im2colGeometry& g, int block_k, int panel_k) {
+  if (!im2col_error(g, block_k, panel_k).empty()) return 0;
+  return block_k > panel_k || g.c % block_k == 0 ? 1 : 2;
 }
 
-std::string im2col_error(const Im2colGeometry& g, int block_k) {
+std::string im2col_error(const Im2colGeometry& g, int block_k, int panel_k) {
   if (!g.nhwc) return "NCHW32 (TMA's im2col mode reads it only with the 32-byte swizzle)";
-  if (block_k < 2 || block_k % 2 != 0 || g.c % (block_k / 2) != 0)
+  if (block_k > panel_k && g.c % panel_k != 0)
+    return "C = " + std::to_string(g.c) + " is not a multiple of " + std::to_string(panel_k) +
+           ", the channels of one of BK = " + std::to_string(block_k) +
+           "'s 128-byte panels (a copy would span two filter taps)";
+  if (block_k <= panel_k && (block_k < 2 || block_k % 2 != 0 || g.c % (block_k / 2) != 0))
     return "C = " + std::to_string(g.c) +
            " is not a multiple of BK / 2 = " + std::to_string(block_k / 2) +
            " (a copy would span two filter taps)";

@@ -54,20 +54,26 @@ Im2colCorners im2col_corners(const Im2colGeometry& g);
 // [-128, 127], element strides 1 to 8.
 constexpr int64_t kIm2colCornerMin = -128, kIm2colCornerMax = 127, kIm2colMaxStride = 8;
 
-// How many im2col copies load one k-tile of `block_k` channels (the
-// wgmma kernel's k-tile rows are 128 bytes): 1 where C is a multiple of BK
-// (BK channels of one tap, the 128-byte swizzle); 2 where C is a multiple
-// of BK / 2 only, as ResNet's 64-channel s8 layers (BK / 2 channels each,
-// into two panels of 64-byte rows in the 64-byte swizzle: a k-tile may span
-// two taps, and where K = C·R·S ends mid-k-tile the second copy reads
-// channels past C, zeros); 0 where neither (im2col_error says why).
-int im2col_copies(const Im2colGeometry& g, int block_k);
+// How the kernel's producer copies one k-tile of `block_k` channels in
+// im2col mode (ConvArgs::im2col), its stage in 128-byte panels of
+// `panel_k` channels each (the wgmma kernel's; KernelEntry::tile_k and
+// tma_a.box_cols): with one panel (block_k == panel_k), 1 where C is a
+// multiple of BK (one copy of BK channels of one tap, the 128-byte
+// swizzle), 2 where C is a multiple of BK / 2 only, as ResNet's 64-channel
+// s8 layers (BK / 2 channels each, into two panels of 64-byte rows in the
+// 64-byte swizzle: a k-tile may span two taps, and where K = C·R·S ends
+// mid-k-tile the second copy reads channels past C, zeros); with several
+// panels, 1 where C is a multiple of a panel (one copy a panel, each of one
+// tap, the last ones past K reading zeros); 0 otherwise (im2col_error says
+// why). The map's box is panel_k / copies channels wide either way.
+int im2col_copies(const Im2colGeometry& g, int block_k, int panel_k);
 
-// Why A of a kernel with k-tiles of `block_k` channels cannot come by im2col
-// copies ("" when it can): NCHW32 (an interleaved layout, another swizzle
-// than the stages'), C not a multiple of BK / 2 (a copy would span two
-// taps), a stride past 8, a corner outside [-128, 127].
-std::string im2col_error(const Im2colGeometry& g, int block_k);
+// Why A of a kernel with k-tiles of `block_k` channels in panels of
+// `panel_k` cannot come by im2col copies ("" when it can): NCHW32 (an
+// interleaved layout, another swizzle than the stages'), C not a multiple of
+// BK / 2 (one panel) or of a panel (several; a copy would span two taps), a
+// stride past 8, a corner outside [-128, 127].
+std::string im2col_error(const Im2colGeometry& g, int block_k, int panel_k);
 
 // The window origins (n, h0, w0) of the `count` pixels one copy loads from
 // output pixel m0 on, as the copy engine walks the bounding box (above).

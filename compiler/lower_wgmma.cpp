@@ -75,10 +75,11 @@ KernelPlan wgmma_roles(KernelPlan p) {
     c.chunks = p.block_k * w.elem_bytes / 16;
     c.row_step = 128 / c.chunks;
     c.rows = p.block_m / c.row_step;
+    c.panel_bytes = p.block_m * 128;
     c.arrive_lag = wgmma_conv_arrive_lag(s.stages);
     c.nchw32 = s.conv->layout == ConvLayout::nchw32;
     w.conv = c;
-    w.producer_regs = wgmma_conv_producer_regs(p.block_m);
+    w.producer_regs = wgmma_conv_producer_regs(p.block_m, p.block_k * w.elem_bytes);
   }
   if (w.warp_specialize) {
     const int left =
@@ -109,8 +110,8 @@ WgmmaOperand make_operand(int mn, int k, int elem_bytes, bool mn_major) {
 KernelPlan wgmma_operands(KernelPlan p) {
   WgmmaPlan& w = *p.wgmma;
   const Schedule& s = p.schedule;
-  SCHEDC_INTERNAL_ASSERT(p.block_k * w.elem_bytes == 128,
-                         "wgmma stages hold 128-byte rows of k (analyze checks BK)");
+  SCHEDC_INTERNAL_ASSERT((p.block_k * w.elem_bytes) % 128 == 0,
+                         "wgmma stages hold 128-byte panels of k (analyze checks BK)");
   const WgmmaForm form = wgmma_form(w.type, s.a_col, s.b_col);
   w.a = make_operand(p.block_m, p.block_k, w.elem_bytes, form.a_mn_major);
   w.b = make_operand(p.block_n, p.block_k, w.elem_bytes, form.b_mn_major);

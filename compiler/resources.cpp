@@ -91,19 +91,24 @@ Resources static_resources(const Schedule& s, const Target& t) {
     } else {
       // The file's own convolution: which of the two the launch will take.
       const Im2colGeometry g = im2col_geometry(*s.conv);
-      const std::string why = im2col_error(g, s.tile->k);
+      const int bk = s.tile->k, panel = 128 / size_of(s.dtype);
+      const std::string why = im2col_error(g, bk, panel);
       const std::string mode =
-          im2col_copies(g, s.tile->k) == 2
+          im2col_copies(g, bk, panel) == 2
               ? "TMA's im2col mode, two copies a k-tile, where the grid runs in one wave (else "
                 "the producer's copies)"
               : "TMA's im2col mode";
-      r.tma_copies = "the filters by TMA; A by TMA's im2col mode where C is a multiple of BK = " +
-                     std::to_string(s.tile->k) +
-                     " (one copy a k-tile) or of BK / 2 = " + std::to_string(s.tile->k / 2) +
-                     " (two, into 64-byte-swizzled halves of the stage) and the window within "
-                     "the map's limits (every stage in flight), else " +
-                     copies + "; this file's conv: " +
-                     (why.empty() ? mode : "the producer's copies (" + why + ")");
+      const std::string where =
+          bk > panel
+              ? "where C is a multiple of " + std::to_string(panel) +
+                    " (one copy a 128-byte panel of k, " + std::to_string(bk / panel) + " a k-tile)"
+              : "where C is a multiple of BK = " + std::to_string(bk) +
+                    " (one copy a k-tile) or of BK / 2 = " + std::to_string(bk / 2) +
+                    " (two, into 64-byte-swizzled halves of the stage)";
+      r.tma_copies =
+          "the filters by TMA; A by TMA's im2col mode " + where +
+          " and the window within the map's limits (every stage in flight), else " + copies +
+          "; this file's conv: " + (why.empty() ? mode : "the producer's copies (" + why + ")");
     }
   } else if (s.uses_wgmma())
     r.tma_copies = s.warp_specialize ? "TMA boxes from a producer warpgroup, mbarrier pipeline"

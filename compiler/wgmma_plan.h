@@ -11,16 +11,21 @@
 // 128-byte-swizzle layouts; CUDA's TMA 128-byte swizzle). An operand lies in
 // the stage as it lies in global memory (`layout A|B row|col`), in 128-byte
 // rows of P = 128 / element-size elements (64 f16/bf16, 32 tf32, 128 s8):
-//   K-major (A row-major, B column-major: k contiguous): the tile's MN rows
-//      (BM of A, BN of B) of BK elements (128 bytes), one TMA box. Row r at
-//      byte r * 128; its 16-byte chunk c is stored at chunk c ^ (r % 8).
-//      Eight rows make a 1024-byte swizzle atom.
+//   K-major (A row-major, B column-major: k contiguous): BK / P panels
+//      (128-byte columns of k), each the tile's MN rows (BM of A, BN of B)
+//      of P elements, one TMA box each. Row r of a panel at byte r * 128;
+//      its 16-byte chunk c is stored at chunk c ^ (r % 8). Eight rows make a
+//      1024-byte swizzle atom. (BK = P, one panel, is the common case; a
+//      stage of two or more halves the mbarrier phases a k loop goes
+//      through for the same bytes: docs/tensor_cores.md, "BK past 128
+//      bytes".)
 //   MN-major (B row-major, A column-major: m or n contiguous): MN / P
 //      panels, each BK rows of P elements, one TMA box each; inside a panel
 //      the same swizzle.
 // A wgmma descriptor names a start address, LBO and SBO (bytes, >> 4) and the
 // swizzle mode. K-major: 8-row groups SBO = 1024 bytes apart; the k-step kk
-// starts kk * 32 bytes into the row (LBO unused). MN-major: 8-k-row groups
+// starts in panel kk / (P / inst_k), (kk % (P / inst_k)) * 32 bytes into
+// the row (LBO unused). MN-major: 8-k-row groups
 // SBO = 1024 bytes apart, panels LBO = BK * 128 bytes apart; the k-step kk
 // starts kk * 16 rows (2048 bytes) into the panel. wgmma's transpose flag of
 // an operand is 1 when it is MN-major.
@@ -42,31 +47,36 @@ struct WgmmaOperand {
   int mn = 0, k = 0;  // the tile's extent: A (BM, BK), B (BN, BK)
   int elem_bytes = 2;
   bool mn_major = false;  // m (A) / n (B) contiguous: wgmma's transpose flag for it
-  int panel_cols = 0;     // P: elements per 128-byte row, 64 (f16/bf16) or 32 (f32)
+  int panel_cols = 0;     // P: elements per 128-byte row, 128 (s8), 64 (f16/bf16) or 32 (f32)
   int stage_bytes = 0;
   int offset_bytes = 0;  // stage 0 from the start of dynamic shared memory (1024-aligned)
   int lbo_bytes = 0, sbo_bytes = 0;  // descriptor strides
 
-  // The TMA boxes of one stage: one of MN rows (K-major), MN / P of BK rows.
-  int panels() const { return mn_major ? mn / panel_cols : 1; }
+  // The TMA boxes of one stage, a panel each: BK / P of MN rows (K-major),
+  // MN / P of BK rows (MN-major); every box P elements (128 bytes) wide.
+  int panels() const { return (mn_major ? mn : k) / panel_cols; }
   int panel_bytes() const { return (mn_major ? k : mn) * 128; }
   int box_rows() const { return mn_major ? k : mn; }
-  int box_cols() const { return mn_major ? panel_cols : k; }
+  int box_cols() const { return panel_cols; }
   // Byte offset inside one stage where TMA stores element (i, kk): panel,
   // 128-byte row, 16-byte chunk XORed with the row's index % 8.
   int offset(int i, int kk) const {
-    const int panel = mn_major ? i / panel_cols : 0, row = mn_major ? kk : i,
-              c = mn_major ? i % panel_cols : kk;
+    const int along = mn_major ? i : kk, row = mn_major ? kk : i;
+    const int panel = along / panel_cols, c = along % panel_cols;
     const int chunk = (c * elem_bytes) / 16, in_chunk = (c * elem_bytes) % 16;
     return panel * panel_bytes() + row * 128 + ((chunk ^ (row % 8)) * 16) + in_chunk;
   }
   // Bytes from element (i, kk) to (i + x, kk), x a whole number of 8-row
-  // groups (K-major) or panels (MN-major), and to (i, kk + x).
+  // groups (K-major) or panels (MN-major), and from (i, 0) to (i, x), x a
+  // whole number of 16 bytes (K-major: into panel x / P).
   int mn_bytes(int x) const { return mn_major ? (x / panel_cols) * panel_bytes() : x * 128; }
-  int k_bytes(int x) const { return mn_major ? x * 128 : x * elem_bytes; }
+  int k_bytes(int x) const {
+    return mn_major ? x * 128 : (x / panel_cols) * panel_bytes() + (x % panel_cols) * elem_bytes;
+  }
   // cluster: whether the stage splits into two halves, one multicast by
-  // each CTA: whole panels (MN-major) or whole 8-row swizzle atoms (K-major).
-  // Half h starts at element h * mn / 2 along MN, byte mn_bytes(h * mn / 2).
+  // each CTA: whole panels (MN-major) or whole 8-row swizzle atoms (K-major,
+  // in each of its panels). Half h starts at element h * mn / 2 along MN,
+  // byte mn_bytes(h * mn / 2) (of each panel, K-major).
   bool halves() const { return mn_major ? panels() % 2 == 0 : mn % 16 == 0; }
 };
 
@@ -205,23 +215,32 @@ inline bool wgmma_n_valid(MmaType type, int n) {
 // (codegen/blocks_wgmma_conv.cpp), not by TMA. Thread t copies the 16-byte
 // chunk chunk_of(t) of the stage rows row_of(t, i), i < rows: the same chunk
 // column of every row_step-th row, so its swizzled column (chunk ^ row % 8)
-// is one number and its rows' window origins stay in registers for the
-// tile. A thread's copies of iteration it land before it arrives on that
+// is one number (row_step a multiple of 8: k-tiles of at most 256 bytes)
+// and its rows' window origins stay in registers for the tile. A k-tile of
+// more than 128 bytes lies in 128-byte panels of k (WgmmaOperand): chunk c
+// in panel c / 8. A thread's copies of iteration it land before it arrives on that
 // stage's `full` barrier, arrive_lag iterations later (cp.async.wait_group,
 // then a proxy fence, so wgmma's reads see them); the lag keeps
 // arrive_lag + 1 k-tiles in flight per thread and stays below the stages.
 struct WgmmaConvCopy {
-  int chunks = 8;      // 16-byte chunks in a 128-byte row of A's stage
-  int row_step = 16;   // 128 / chunks: rows from one of a thread's rows to the next
-  int rows = 8;        // BM / row_step: the rows a thread copies each k-tile
-  int vec = 16;        // elements in a chunk
-  int arrive_lag = 2;  // stages - 2, at most 2
+  int chunks = 8;       // 16-byte chunks in a k-tile's row of A (8 a 128-byte panel of k)
+  int row_step = 16;    // 128 / chunks: rows from one of a thread's rows to the next
+  int panel_bytes = 0;  // A's panels of k (BM rows of 128 bytes) apart
+  int rows = 8;         // BM / row_step: the rows a thread copies each k-tile
+  int vec = 16;         // elements in a chunk
+  int arrive_lag = 2;   // stages - 2, at most 2
   // NCHW32 ([N][C/32][H][W][32], docs/convolution.md): a chunk is 16 bytes
   // of one pixel's 32-channel slot, the k-tile walks (channel group, tap)
   // slots, and the output C is NCHW32 too (the epilogue's c_offset_nchw32).
   bool nchw32 = false;
   int chunk_of(int t) const { return t % chunks; }
   int row_of(int t, int i) const { return t / chunks + i * row_step; }
+  // The byte of A's stage where thread t's copy i lands (the 128-byte
+  // swizzle in its panel of k), as the emitted a_dst computes it.
+  int byte_of(int t, int i) const {
+    const int c = chunk_of(t), row = row_of(t, i);
+    return (c / 8) * panel_bytes + row * 128 + (((c % 8) ^ (row % 8)) << 4);
+  }
 };
 
 // conv: how many k-tiles late a producer thread arrives on a stage's `full`
@@ -242,9 +261,11 @@ inline bool registers_fixed_at_launch(const Schedule& s) {
 }
 
 // conv: the producer's registers (setmaxnreg): 40 as when it only issues TMA,
-// plus two words for each of its threads' BM / 16 rows, in steps of 8.
-inline int wgmma_conv_producer_regs(int block_m) {
-  return (40 + 4 * (block_m / 16) + 7) / 8 * 8;
+// plus two words for each of its threads' rows (WgmmaConvCopy::rows: BM / 16
+// for a k-tile of 128 bytes, twice as many for 256), in steps of 8.
+inline int wgmma_conv_producer_regs(int block_m, int block_k_bytes) {
+  const int rows = block_m / (128 / (block_k_bytes / 16));
+  return (40 + 4 * rows + 7) / 8 * 8;
 }
 
 struct WgmmaPlan {

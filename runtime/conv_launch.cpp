@@ -77,14 +77,14 @@ std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& con
            "kernel's)";
   if (const char* v = std::getenv("SCHEDC_CONV_IM2COL"); v && std::string(v) == "0")
     return "SCHEDC_CONV_IM2COL=0";
-  return compiler::im2col_error(im2col_geometry(conv), int(e.tma_a.box_cols));
+  return compiler::im2col_error(im2col_geometry(conv), int(e.tile_k), int(e.tma_a.box_cols));
 }
 
 int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv, std::string* why) {
   const std::string no = conv_im2col_error(e, conv);
   if (why) *why = no;
   if (!no.empty()) return 0;
-  return compiler::im2col_copies(im2col_geometry(conv), int(e.tma_a.box_cols));
+  return compiler::im2col_copies(im2col_geometry(conv), int(e.tile_k), int(e.tma_a.box_cols));
 }
 
 int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int channels,

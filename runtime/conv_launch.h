@@ -43,8 +43,10 @@ compiler::Im2colGeometry im2col_geometry(const ConvArgs& conv);
 std::string conv_im2col_error(const codegen::KernelEntry& e, const ConvArgs& conv);
 // The im2col copies a k-tile entry `e` can make for `conv`: 0 where
 // conv_im2col_error is not "" (`why`, when given, is set to it), else
-// compiler::im2col_copies (1, or 2 of half a k-tile's channels each: the
-// map's box is BK / copies channels). The launch takes them through
+// compiler::im2col_copies for the entry's k-tile (tile_k) and panels
+// (tma_a.box_cols): 1, a copy a 128-byte panel of k, or 2 of half a one-panel
+// k-tile's channels each (the map's box is tma_a.box_cols / copies
+// channels). The launch takes them through
 // Module::conv_a_copies, which also weighs the grid (two copies only in
 // one wave).
 int conv_im2col_copies(const codegen::KernelEntry& e, const ConvArgs& conv,

@@ -433,7 +433,8 @@ TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
     EXPECT_EQ(got.reach_w, want.reach_w);
   }
   codegen::KernelEntry e;
-  e.tma_a = e.tma_b = {128, 128};  // BM x BK
+  e.tma_a = e.tma_b = {128, 128};  // BM x BK: one 128-byte panel of k (s8)
+  e.tile_k = 128;
   const runtime::ConvArgs c128 = runtime::make_conv_args(conv2d(8, 28, 28, 128, 128, 3, 3, 1, 1));
   const runtime::ConvArgs c64 = runtime::make_conv_args(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1));
   EXPECT_NE(runtime::conv_im2col_error(e, c128).find("producer copies A itself"),
@@ -457,6 +458,14 @@ TEST(ConvLaunch, ChoosesTheIm2colCopyWhereItApplies) {
   EXPECT_EQ(runtime::conv_im2col_copies(e, c64), 0);
   unsetenv("SCHEDC_CONV_IM2COL");
   EXPECT_EQ(runtime::conv_im2col_error(e, c128), "");
+  // A k-tile of two 128-byte panels (BK 256): one copy a panel, where C is a
+  // multiple of a panel; no 64-byte halves.
+  e.tile_k = 256;
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c128), 1);
+  EXPECT_EQ(runtime::conv_im2col_copies(e, c64, &why), 0);
+  EXPECT_NE(why.find("C = 64 is not a multiple of 128, the channels of one of BK = 256's"),
+            std::string::npos)
+      << why;
 }
 
 // The one-wave rule (Module::conv_a_copies asks it with the grid and the

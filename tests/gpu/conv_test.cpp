@@ -64,7 +64,8 @@ std::vector<compiler::Conv2d> ragged_convs(int64_t cmin, compiler::ConvLayout la
 
 // Ragged convolutions that the Hopper NHWC kernel's A can take by TMA's
 // im2col mode (compiler/conv_im2col.h): C a multiple of a 128-byte k-tile
-// (`cbk` channels: 128 of int8, 64 of f16) or of half of one only (two
+// (`cbk` channels: 128 of int8, 64 of f16; three of them: a k-tile of two
+// panels across two taps) or of half of one only (two
 // copies a k-tile: a k-tile across two taps, K ending mid-k-tile, 1x1 with
 // C = 1.5 k-tiles), H and W odd, strides 2 and 3,
 // dilation 2, padding past the filter's reach, 1x1 images, a rectangular
@@ -85,6 +86,7 @@ std::vector<compiler::Conv2d> im2col_convs(int64_t cbk) {
           rect,
           skew,
           conv2d(1, 31, 33, cbk, 40, 3, 3, 2, 1),
+          conv2d(2, 9, 7, 3 * cbk, 40, 3, 3, 1, 1),
           conv2d(3, 7, 9, cbk / 2, 40, 3, 3, 1, 1),
           conv2d(2, 13, 11, 3 * cbk / 2, 24, 1, 1, 2, 0),
           conv2d(1, 15, 17, 3 * cbk / 2, 40, 3, 3, 1, 2, 2),
@@ -432,12 +434,19 @@ TEST_P(ConvScheduleTest, CorrectOnRaggedConvolutions) {
 // Where the kernel can read A by TMA's im2col mode, the launch takes it on
 // every convolution im2col_error allows, and both that copy and the
 // producer's (SCHEDC_CONV_IM2COL=0) compute each one right; other kernels
-// (mma.sync, NCHW32) report no such choice.
+// (mma.sync, NCHW32) report no such choice. A kernel whose k-tile is
+// several 128-byte panels copies a panel at a time, where C is a multiple
+// of one (no 64-byte halves: the producer's copies below that).
 TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
   SCHEDC_REQUIRE_GPU(s);
   if (!prepare(s)) return;
   const bool tma = c_->kernel.main.a_im2col;
   const int64_t cbk = 128 / runtime::elem_size(runtime::elem_type(c_->kernel.dtype));
+  const bool panels = int64_t(c_->kernel.main.tile_k) > cbk;
+  const std::string not_a_panel =
+      "is not a multiple of " + std::to_string(cbk) +
+      ", the channels of one of BK = " + std::to_string(c_->kernel.main.tile_k) +
+      "'s 128-byte panels";
   std::vector<compiler::Conv2d> convs = im2col_convs(cbk);
   for (compiler::Conv2d& v : convs) {
     v.layout = layout();
@@ -456,6 +465,10 @@ TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
       EXPECT_EQ(a_copy, "") << what;
       continue;
     }
+    if (panels && v.c % cbk != 0) {
+      EXPECT_NE(a_copy.find(not_a_panel), std::string::npos) << what << ": " << a_copy;
+      continue;
+    }
     EXPECT_EQ(a_copy, v.c % cbk == 0 ? "by TMA's im2col mode"
                                      : "by TMA's im2col mode, two copies a k-tile (64-byte panels)")
         << what;
@@ -467,7 +480,8 @@ TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
   if (!tma) return;
   // Not a multiple of half the k-tile: the producer's copies, and why.
   compiler::Conv2d narrow = conv2d(2, 7, 9, cbk / 4, 40, 3, 3, 1, 1);
-  EXPECT_NE(run(narrow, "C a quarter of a k-tile").find("not a multiple of BK / 2"),
+  EXPECT_NE(run(narrow, "C a quarter of a k-tile")
+                .find(panels ? not_a_panel : std::string("not a multiple of BK / 2")),
             std::string::npos);
 }
 

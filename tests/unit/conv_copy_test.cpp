@@ -37,8 +37,10 @@ std::optional<KernelPlan> conv_plan_of(const std::string& text, std::string& dia
   return plantest::plan_of_text(text, &diags);
 }
 
-std::string conv_schedule(const std::string& conv, const std::string& dtype, int bm, int stages) {
-  const int bk = dtype == "s8" ? 128 : 64;
+// BK: `panels` 128-byte panels of k.
+std::string conv_schedule(const std::string& conv, const std::string& dtype, int bm, int stages,
+                          int panels = 1) {
+  const int bk = (dtype == "s8" ? 128 : 64) * panels;
   std::ostringstream o;
   o << "conv " << conv << "\ndtype " << dtype << "\ntile " << bm << "x128x" << bk << "\nwarp 64x128"
     << "\nwgmma " << dtype << "\ntma\nstages " << stages
@@ -49,47 +51,54 @@ std::string conv_schedule(const std::string& conv, const std::string& dtype, int
 TEST(ConvCopy, ThreadsCoverAStageOnceWhereTmaWouldWriteIt) {
   for (const char* dtype : {"s8", "f16", "bf16"})
     for (int bm : {64, 128, 256})
-      for (int stages : {2, 3, 4, 6}) {
-        SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
-                     std::to_string(stages));
-        std::string diags;
-        auto p =
-            conv_plan_of(conv_schedule("2x9x9x64 filter 64x3x3 pad 1", dtype, bm, stages), diags);
-        if (!p) {  // a 256-row tile: four consumers' accumulators beside the producer's rows
-          EXPECT_EQ(bm, 256);
-          EXPECT_NE(diags.find("registers per thread"), std::string::npos) << diags;
-          continue;
-        }
-        const compiler::WgmmaPlan& w = *p->wgmma;
-        ASSERT_TRUE(w.conv);
-        const compiler::WgmmaConvCopy& c = *w.conv;
-        EXPECT_TRUE(p->schedule.b_col);  // the filters: N x K, k contiguous
-        EXPECT_FALSE(w.a.mn_major);
-        EXPECT_EQ(w.full_arrivals(), 129);
-        EXPECT_LT(c.arrive_lag, w.stages - 1);  // else the producer waits on itself
-        // `schedc check` says the same lag (compiler/resources.cpp).
-        EXPECT_NE(compiler::static_resources(p->schedule, p->target)
-                      .tma_copies.find("arrive_lag " + std::to_string(c.arrive_lag) + ")"),
-                  std::string::npos);
-        EXPECT_EQ(c.chunks * 16, 128);
-        EXPECT_EQ(c.vec * w.elem_bytes, 16);
-        std::set<int> bytes;
-        for (int t = 0; t < 128; ++t) {
-          const int chunk = c.chunk_of(t), row0 = c.row_of(t, 0);
-          const int dst = row0 * 128 + ((chunk ^ (row0 % 8)) << 4);  // as emitted (a_dst)
-          for (int i = 0; i < c.rows; ++i) {
-            const int row = c.row_of(t, i);
-            ASSERT_LT(row, bm);
-            EXPECT_EQ(dst + i * c.row_step * 128, w.a.offset(row, chunk * c.vec));
-            for (int b = 0; b < 16; ++b)
-              EXPECT_TRUE(bytes.insert(dst + i * c.row_step * 128 + b).second);
+      for (int stages : {2, 3, 4, 6})
+        for (int panels : {1, 2, 4}) {
+          SCOPED_TRACE(std::string(dtype) + " BM " + std::to_string(bm) + " stages " +
+                       std::to_string(stages) + " panels of k " + std::to_string(panels));
+          if ((bm + 128) * 128 * panels * stages > 200 * 1024) continue;  // past shared memory
+          std::string diags;
+          auto p = conv_plan_of(
+              conv_schedule("2x9x9x256 filter 64x3x3 pad 1", dtype, bm, stages, panels), diags);
+          if (!p) {  // a 256-row tile: four consumers' accumulators beside the producer's rows
+            EXPECT_EQ(bm, 256);
+            EXPECT_NE(diags.find("registers per thread"), std::string::npos) << diags;
+            continue;
           }
+          const compiler::WgmmaPlan& w = *p->wgmma;
+          ASSERT_TRUE(w.conv);
+          const compiler::WgmmaConvCopy& c = *w.conv;
+          EXPECT_TRUE(p->schedule.b_col);  // the filters: N x K, k contiguous
+          EXPECT_FALSE(w.a.mn_major);
+          EXPECT_EQ(w.full_arrivals(), 129);
+          EXPECT_LT(c.arrive_lag, w.stages - 1);  // else the producer waits on itself
+          // `schedc check` says the same lag (compiler/resources.cpp).
+          EXPECT_NE(compiler::static_resources(p->schedule, p->target)
+                        .tma_copies.find("arrive_lag " + std::to_string(c.arrive_lag) + ")"),
+                    std::string::npos);
+          EXPECT_EQ(c.chunks * 16, 128 * panels);
+          EXPECT_EQ(w.a.panels(), panels);
+          EXPECT_EQ(c.vec * w.elem_bytes, 16);
+          std::set<int> bytes;
+          for (int t = 0; t < 128; ++t) {
+            const int chunk = c.chunk_of(t), row0 = c.row_of(t, 0);
+            // as emitted (a_dst): one swizzle for all of a thread's rows where they are 8 apart
+            const int dst =
+                (chunk / 8) * c.panel_bytes + row0 * 128 + (((chunk % 8) ^ (row0 % 8)) << 4);
+            for (int i = 0; i < c.rows; ++i) {
+              const int row = c.row_of(t, i);
+              ASSERT_LT(row, bm);
+              if (c.row_step % 8 == 0) {
+                EXPECT_EQ(dst + i * c.row_step * 128, c.byte_of(t, i));
+              }
+              EXPECT_EQ(c.byte_of(t, i), w.a.offset(row, chunk * c.vec));
+              for (int b = 0; b < 16; ++b) EXPECT_TRUE(bytes.insert(c.byte_of(t, i) + b).second);
+            }
+          }
+          EXPECT_EQ(int(bytes.size()), w.a.stage_bytes);
+          // Registers: the producer's grew for its rows, the consumers' still fit.
+          EXPECT_GE(w.producer_regs, 40 + 4 * c.rows);
+          EXPECT_GE(w.consumer_regs, w.accumulators + 40);
         }
-        EXPECT_EQ(int(bytes.size()), w.a.stage_bytes);
-        // Registers: the producer's grew for its rows, the consumers' still fit.
-        EXPECT_GE(w.producer_regs, 40 + 4 * c.rows);
-        EXPECT_GE(w.consumer_regs, w.accumulators + 40);
-      }
 }
 
 // The address walk both conv loaders emit, step by step: a row's window
@@ -186,13 +195,17 @@ Reads replay_thread(const Conv2d& v, const std::vector<compiler::ConvTap>& taps,
   return r;
 }
 
-void check_walk(const Conv2d& v, const std::string& dtype, int bm, int k_first_step) {
-  SCOPED_TRACE(compiler::conv_text(v) + " " + dtype + " BM " + std::to_string(bm));
+void check_walk(const Conv2d& v, const std::string& dtype, int bm, int k_first_step,
+                int panels = 1) {
+  SCOPED_TRACE(compiler::conv_text(v) + " " + dtype + " BM " + std::to_string(bm) + ", " +
+               std::to_string(panels) + " panel(s) of k");
   ASSERT_EQ(compiler::conv_error(v), "");
   std::string diags;
-  auto p = conv_plan_of(conv_schedule(compiler::conv_text(v), dtype, bm, 4), diags);
+  auto p = conv_plan_of(
+      conv_schedule(compiler::conv_text(v), dtype, bm, std::max(2, 4 / panels), panels), diags);
   ASSERT_TRUE(p) << diags;
   const compiler::WgmmaConvCopy& c = *p->wgmma->conv;
+  ASSERT_EQ(p->wgmma->a.panels(), panels);
   ASSERT_EQ(c.nchw32, v.layout == compiler::ConvLayout::nchw32);
   const int bk = p->block_k;
   const int64_t M = v.gemm_m(), K = v.gemm_k();
@@ -238,6 +251,13 @@ TEST(ConvCopy, ProducerWalkReadsWhatTheDefinitionReads) {
   check_walk(make(2, 7, 9, 8, 40, 3, 3, 1, 1), "f16", 128, 1);
   check_walk(make(1, 15, 13, 24, 72, 5, 5, 2, 2), "bf16", 128, 1);
   check_walk(make(1, 5, 5, 200, 64, 3, 3, 1, 4), "f16", 64, 2);  // pad wider than the filter
+  // k-tiles of two and four 128-byte panels (s8 BK 256 and 512, f16 BK 128):
+  // C below, equal to, above and not dividing a k-tile.
+  check_walk(make(2, 7, 9, 16, 40, 3, 3, 1, 1), "s8", 64, 1, 2);
+  check_walk(make(1, 7, 7, 512, 64, 3, 3, 1, 1), "s8", 64, 1, 2);
+  check_walk(make(1, 6, 6, 384, 64, 3, 3, 2, 1), "s8", 128, 2, 2);
+  check_walk(make(2, 5, 7, 144, 64, 3, 3, 1, 1), "s8", 64, 1, 4);
+  check_walk(make(1, 9, 7, 96, 64, 3, 3, 1, 1), "f16", 64, 1, 2);
 }
 
 Conv2d nchw32(Conv2d v) {
@@ -257,6 +277,8 @@ TEST(ConvCopy, Nchw32WalkReadsWhatTheDefinitionReads) {
   check_walk(nchw32(make(1, 13, 11, 32, 64, 7, 7, 2, 3)), "s8", 128, 3);
   check_walk(nchw32(make(2, 7, 9, 64, 96, 3, 3, 1, 1)), "f16", 128, 1);
   check_walk(nchw32(make(1, 5, 5, 32, 32, 1, 3, 1, 1)), "bf16", 64, 1);
+  check_walk(nchw32(make(2, 7, 9, 64, 64, 3, 3, 1, 1)), "s8", 64, 1, 2);
+  check_walk(nchw32(make(1, 6, 6, 96, 64, 3, 3, 2, 1)), "s8", 64, 2, 4);
 }
 
 // The mma.sync path's loader (codegen/blocks_mma_copies.cpp,

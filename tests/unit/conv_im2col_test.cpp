@@ -76,7 +76,7 @@ TEST(ConvIm2col, OneCopyAKTileReadsWhatTheDefinitionReads) {
   const int64_t bm = 128, bk = 128;
   for (const Conv2d& v : convs()) {
     SCOPED_TRACE(compiler::conv_text(v));
-    ASSERT_EQ(compiler::im2col_error(compiler::im2col_geometry(v), int(bk)), "");
+    ASSERT_EQ(compiler::im2col_error(compiler::im2col_geometry(v), int(bk), int(bk)), "");
     const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
     const int64_t m = v.gemm_m(), k = v.gemm_k();
     int checked = 0;
@@ -105,8 +105,9 @@ TEST(ConvIm2col, OneCopyAKTileReadsWhatTheDefinitionReads) {
 }
 
 TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
-  auto why = [](const Conv2d& v, int bk) {
-    return compiler::im2col_error(compiler::im2col_geometry(v), bk);
+  // panel: a panel's channels (128 bytes) where a k-tile holds several; 0: BK, one.
+  auto why = [](const Conv2d& v, int bk, int panel = 0) {
+    return compiler::im2col_error(compiler::im2col_geometry(v), bk, panel > 0 ? panel : bk);
   };
   EXPECT_EQ(why(conv_of(8, 28, 28, 128, 3, 3, 1, 1), 128), "");
   EXPECT_EQ(why(conv_of(8, 7, 7, 512, 3, 3, 2, 1), 128), "");
@@ -128,11 +129,20 @@ TEST(ConvIm2col, TakesWhatOneCopyAKTileCanLoad) {
   // upper = pad - (R - 1)·dil = 0 - 2·65 = -130
   EXPECT_NE(why(conv_of(1, 300, 300, 128, 3, 3, 1, 0, 65), 128).find("corner -130"),
             std::string::npos);
+  // k-tiles of two or four 128-byte panels: a copy a panel, C a multiple of one.
+  EXPECT_EQ(why(conv_of(8, 7, 7, 512, 3, 3, 1, 1), 256, 128), "");
+  EXPECT_EQ(why(conv_of(8, 14, 14, 384, 3, 3, 1, 1), 256, 128), "");  // a tap mid-k-tile
+  EXPECT_EQ(why(conv_of(8, 14, 14, 128, 3, 3, 1, 1), 512, 128), "");
+  EXPECT_EQ(why(conv_of(8, 14, 14, 64, 3, 3, 1, 1), 128, 64), "");  // f16: BK 128
+  EXPECT_NE(why(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 256, 128)
+                .find("C = 64 is not a multiple of 128, the channels of one of BK = 256's"),
+            std::string::npos);
+  EXPECT_NE(why(nchw32, 256, 128).find("NCHW32"), std::string::npos);
 }
 
 TEST(ConvIm2col, CopiesAKTileInOneOrTwo) {
-  auto copies = [](const Conv2d& v, int bk) {
-    return compiler::im2col_copies(compiler::im2col_geometry(v), bk);
+  auto copies = [](const Conv2d& v, int bk, int panel = 0) {
+    return compiler::im2col_copies(compiler::im2col_geometry(v), bk, panel > 0 ? panel : bk);
   };
   EXPECT_EQ(copies(conv_of(8, 28, 28, 128, 3, 3, 1, 1), 128), 1);
   EXPECT_EQ(copies(conv_of(8, 28, 28, 256, 3, 3, 2, 1), 128), 1);
@@ -144,6 +154,68 @@ TEST(ConvIm2col, CopiesAKTileInOneOrTwo) {
   nchw32.layout = compiler::ConvLayout::nchw32;
   EXPECT_EQ(copies(nchw32, 128), 0);
   EXPECT_EQ(copies(conv_of(1, 40, 40, 64, 1, 1, 9, 0), 128), 0);  // a stride past 8
+  // Several panels a k-tile: one copy a panel, or none (no 64-byte halves then).
+  EXPECT_EQ(copies(conv_of(8, 7, 7, 512, 3, 3, 1, 1), 256, 128), 1);
+  EXPECT_EQ(copies(conv_of(8, 7, 7, 128, 3, 3, 1, 1), 256, 128), 1);
+  EXPECT_EQ(copies(conv_of(8, 56, 56, 64, 3, 3, 1, 1), 256, 128), 0);
+}
+
+// A k-tile of several 128-byte panels, as the producer copies it in im2col
+// mode (codegen/blocks_wgmma_conv.cpp, emit_im2col_producer): the k-tile's
+// tap and first channel walk BK channels on a k-tile without a division
+// (past C, maybe more than once); panel q's copy is the next panel's
+// channels of the tap, the next tap past C, and past K channels past C
+// (zeros). Every element of every k-tile is the definition's A(m, kk), from
+// the first k-tile or from a split's first (k_first).
+TEST(ConvIm2col, OneCopyAPanelReadsWhatTheDefinitionReads) {
+  const int64_t bm = 64;
+  for (const auto& [bk, panel] : {std::pair<int64_t, int64_t>{256, 128}, {512, 128}, {128, 64}})
+    for (const Conv2d& v : {conv_of(2, 7, 7, 512, 3, 3, 1, 1), conv_of(1, 9, 5, 384, 3, 3, 2, 1),
+                            conv_of(3, 5, 7, 128, 3, 3, 1, 1), conv_of(1, 6, 6, 640, 1, 1, 1, 0),
+                            conv_of(2, 5, 5, 64, 3, 3, 1, 1)}) {
+      if (v.c % panel != 0) continue;
+      SCOPED_TRACE(compiler::conv_text(v) + ", BK " + std::to_string(bk));
+      ASSERT_EQ(compiler::im2col_error(compiler::im2col_geometry(v), int(bk), int(panel)), "");
+      const std::vector<compiler::ConvTap> taps = compiler::offset_table(v);
+      const int64_t m = v.gemm_m(), k = v.gemm_k(), k_tiles = (k + bk - 1) / bk;
+      int checked = 0;
+      for (int64_t k_first : {int64_t(0), k_tiles / 2}) {
+        const int64_t kk = k_first * bk;  // as the producer starts a tile (a split's slice)
+        int64_t tap = kk / v.c, ch = kk - tap * v.c;
+        for (int64_t kt = k_first; kt < k_tiles; ++kt) {
+          int64_t cq = ch, tq = tap;
+          for (int64_t q = 0; q < bk / panel; ++q) {
+            if (q > 0) {
+              cq += panel;
+              if (cq == v.c) cq = 0, ++tq;
+            }
+            const bool in_k = tq < int64_t(taps.size());
+            const compiler::ConvTap& t = taps[size_t(in_k ? tq : 0)];
+            for (int64_t m0 = 0; m0 < m; m0 += bm) {
+              const std::vector<compiler::PixelBase> walk = compiler::im2col_walk(v, m0, bm);
+              for (int64_t j = 0; j < bm && m0 + j < m; ++j)
+                for (int64_t i = 0; i < panel; i += 13) {
+                  const int64_t col = kt * bk + q * panel + i;
+                  const std::optional<int64_t> want =
+                      col < k ? compiler::gemm_a_offset(v, taps, m0 + j, col) : std::nullopt;
+                  const compiler::PixelBase& p = walk[size_t(j)];
+                  const int64_t h = p.h0 + t.dh, w = p.w0 + t.dw;
+                  const bool inside = in_k && h >= 0 && h < v.h && w >= 0 && w < v.w;
+                  ASSERT_EQ(inside, want.has_value()) << "A(" << m0 + j << ", " << col << ")";
+                  if (inside) {
+                    EXPECT_EQ(compiler::input_offset(v, p.n, cq + i, h, w), *want)
+                        << "A(" << m0 + j << ", " << col << ")";
+                  }
+                  ++checked;
+                }
+            }
+          }
+          ch += bk;  // the next k-tile
+          while (ch >= v.c) ch -= v.c, ++tap;
+        }
+      }
+      EXPECT_GT(checked, 0);
+    }
 }
 
 }  // namespace

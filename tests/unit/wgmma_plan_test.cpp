@@ -584,7 +584,7 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   refused(
       "dtype s8\nlayout B col\ntile 128x256x64\nwarp 64x256\nwgmma s8\ntma\nstages "
       "3\nswizzle smem\n",
-      "BK must be 128 for s8");
+      "BK must be a multiple of 128 for s8 (BK is 64)");
   refused(
       "dtype s8\nlayout B col\ntile 128x120x128\nwarp 64x120\nwgmma s8 m64n120k32\ntma\n"
       "stages 3\nswizzle smem\n",
