@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
 #include "cli/space_check.h"
+#include "codegen/blocks_wgmma.h"
 #include "compiler/analyze.h"
 #include "compiler/copy_notes.h"
 #include "compiler/lower.h"
@@ -162,13 +163,9 @@ void print_layouts(std::ostream& o, const compiler::Schedule& s, const Target& t
     const compiler::WgmmaPlan& w = *p.wgmma;
     auto op_line = [&](const char* op, const compiler::WgmmaOperand& x, const char* map) {
       o << "#   layout " << op << " col:      TMA loads " << op << "'s tile in its memory order ("
-        << (x.mn_major || x.panels() > 1
-                ? std::to_string(x.panels()) + " (" + std::to_string(x.box_rows()) + ", " +
-                      std::to_string(x.box_cols()) + ") boxes"
-                : "one (" + std::to_string(x.box_rows()) + ", " + std::to_string(x.box_cols()) +
-                      ") box")
-        << " of its " << map << " map); wgmma reads it " << (x.mn_major ? "m" : "k")
-        << "-major by descriptor" << (x.mn_major ? ", transpose flag set" : "") << "\n";
+        << codegen::wgmma_boxes_text(x) << " of its " << map << " map); wgmma reads it "
+        << (x.mn_major ? "m" : "k") << "-major by descriptor"
+        << (x.mn_major ? ", transpose flag set" : "") << "\n";
     };
     const bool s8 = w.type == compiler::MmaType::s8;
     if (s.a_col && w.a_transposed)

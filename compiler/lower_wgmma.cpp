@@ -74,7 +74,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
     c.vec = 16 / w.elem_bytes;
     c.chunks = p.block_k * w.elem_bytes / 16;
     c.row_step = 128 / c.chunks;
-    c.rows = p.block_m / c.row_step;
+    c.rows = wgmma_conv_copy_rows(p.block_m, p.block_k * w.elem_bytes);
     c.panel_bytes = p.block_m * 128;
     c.arrive_lag = wgmma_conv_arrive_lag(s.stages);
     c.nchw32 = s.conv->layout == ConvLayout::nchw32;

@@ -260,12 +260,17 @@ inline bool registers_fixed_at_launch(const Schedule& s) {
   return s.uses_wgmma() && s.warp_specialize;
 }
 
+// conv: the rows each producer thread copies a k-tile (WgmmaConvCopy::rows):
+// 128 threads over BM rows of block_k_bytes / 16 chunks, BM / 16 for a k-tile
+// of 128 bytes, twice as many for 256.
+inline int wgmma_conv_copy_rows(int block_m, int block_k_bytes) {
+  return block_m / (128 / (block_k_bytes / 16));
+}
+
 // conv: the producer's registers (setmaxnreg): 40 as when it only issues TMA,
-// plus two words for each of its threads' rows (WgmmaConvCopy::rows: BM / 16
-// for a k-tile of 128 bytes, twice as many for 256), in steps of 8.
+// plus two words for each of its threads' rows, in steps of 8.
 inline int wgmma_conv_producer_regs(int block_m, int block_k_bytes) {
-  const int rows = block_m / (128 / (block_k_bytes / 16));
-  return (40 + 4 * rows + 7) / 8 * 8;
+  return (40 + 4 * wgmma_conv_copy_rows(block_m, block_k_bytes) + 7) / 8 * 8;
 }
 
 struct WgmmaPlan {
