@@ -29,6 +29,11 @@
 #   tune      schedc tune on bench/spaces/*.sched ($TUNE_SPACES, $TUNE_SHAPES,
 #             $TUNE_GPUS, $TUNE_TOP, $TUNE_TIME_LIMIT), the hand-made bests
 #             benched beside them
+#   tuneconv  schedc tune on spaces of convolution modules ($TUNE_CONV_SPACES,
+#             default bench/spaces/conv_res5_space.sched) on $TUNE_CONV_SPECS
+#             (';'-separated --conv values, default res5 3x3 at batch 8),
+#             --graph 20, then the hand-made bests ($TUNE_CONV_HAND) benched
+#             on the same convolutions, --graph 20, in the same call
 #   cold      bench/cold_compile.sh: cold NVRTC compile of the best examples
 #   python    the Python module built there (pip install .), tests/python on
 #             torch, bench/python_check.py beside schedc bench at $PYTHON_SHAPE,
@@ -437,6 +442,32 @@ section_tune() {
     --shapes "$shapes" >"$LOGS/tune-hand-bests.txt" 2>&1
   "$SCHEDC" tune --csv --db "$db" >"$DEST/tune.csv" 2>/dev/null
   cp "$LOGS/tune-hand-bests.txt" "$DEST/" 2>/dev/null
+}
+
+# schedc tune on spaces of convolution modules (issue 21): each space of
+# $TUNE_CONV_SPACES on the convolutions of $TUNE_CONV_SPECS, graph-timed as
+# the conv section's ratios are, into one database; then the hand-made bests
+# of $TUNE_CONV_HAND benched on the same convolutions beside them.
+section_tuneconv() {
+  local db=$LOGS/tune-conv.sqlite rc t0 args=()
+  local spaces=(${TUNE_CONV_SPACES:-bench/spaces/conv_res5_space.sched})
+  local hand=(${TUNE_CONV_HAND:-bench/candidates/conv_s8_64x64_s8_split8.sched examples/conv/int8_nhwc_64x128.sched})
+  IFS=';' read -r -a specs <<<"${TUNE_CONV_SPECS:-8x7x7x512 filter 512x3x3 stride 1 pad 1}"
+  for spec in "${specs[@]}"; do args+=(--conv "$spec"); done
+  for space in "${spaces[@]}"; do
+    local name
+    name=$(basename "$space" .sched)
+    t0=$(date +%s)
+    timeout "$(left)" "$SCHEDC" tune "$space" "${args[@]}" --graph 20 --top "${TUNE_TOP:-0}" \
+      --gpus "${TUNE_GPUS:-0}" --time-limit "${TUNE_TIME_LIMIT:-0}" --db "$db" >"$LOGS/tune-$name.txt" 2>"$LOGS/tune-$name.progress"
+    rc=$?
+    note tuneconv "$name: rc $rc in $(( $(date +%s) - t0 )) s; $(grep -c '^ *[0-9]' "$LOGS/tune-$name.txt") candidates; $(grep '^# best at' "$LOGS/tune-$name.txt" | sed 's/: model rank/ rank/; s/ of im2col + cuBLAS.*/ of im2col + cuBLAS/' | tr '\n' ';')"
+    cp "$LOGS/tune-$name.txt" "$DEST/" 2>/dev/null
+  done
+  timeout "$(left)" "$SCHEDC" bench "${hand[@]}" "${args[@]}" --graph 20 >"$LOGS/tune-conv-hand-bests.txt" 2>&1
+  note tuneconv "hand-made: $(grep -o '[0-9.]*x of im2col + cuBLAS' "$LOGS/tune-conv-hand-bests.txt" | tr '\n' ';')"
+  "$SCHEDC" tune --csv --db "$db" >"$DEST/tune-conv.csv" 2>/dev/null
+  cp "$LOGS/tune-conv-hand-bests.txt" "$DEST/" 2>/dev/null
 }
 
 section_cold() {

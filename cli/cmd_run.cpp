@@ -242,18 +242,17 @@ int run_command(const RunArgs& a) {
   }
   std::optional<Compiled> c;
   if (a.tuned) {
-    if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive() || a.conv.given()) {
+    if (!a.kernel_source.empty() || !a.layout.empty() || a.batch.directive()) {
       std::cerr << "schedc run: error: --tuned runs the tuned schedule as recorded; choose one "
                    "of --tuned and "
                 << (!a.layout.empty()     ? "--layout"
                     : a.batch.directive() ? "--batch (tunes are of one GEMM)"
-                    : a.conv.given()      ? "--conv (tunes are of GEMMs)"
                                           : "--kernel-source")
                 << "\n";
       return kBadInput;
     }
     int rc = kOk;
-    c = tuned_schedule(a.file, a.shape, a.db, device, target, rc);
+    c = tuned_schedule(a.file, a.shape, a.conv, a.db, device, target, rc);
     if (!c) return rc;
   } else {
     c = compile_file_with(a.file, {a.layout, a.batch.directive()}, target, std::cerr);

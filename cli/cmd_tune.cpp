@@ -1,8 +1,9 @@
 // schedc tune SPACE: search a schedule space (docs/tuning.md). The static
 // model ranks what analysis keeps, the first --top N are compiled on the
 // host's cores and measured on --gpus (each validated against cuBLAS before
-// it is timed), and every result goes to the tuning database. --show, --csv,
-// --plot and --merge read or merge the database instead.
+// it is timed), and every result goes to the tuning database. A space of
+// convolution modules is measured on --conv's convolutions (else its own).
+// --show, --csv, --plot and --merge read or merge the database instead.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,9 +15,12 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/conv_options.h"
 #include "cli/exit_codes.h"
 #include "cli/pipeline.h"
+#include "cli/timing_flags.h"
 #include "cli/tune_views.h"
+#include "runtime/conv_report.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/report.h"
@@ -37,6 +41,8 @@ struct TuneArgs {
   std::string db;
   std::string arch = "sm_90";
   bool compile_only = false, no_cache = false;
+  ConvOptions conv;  // a space of convolution modules: the convolutions to measure
+  int graph_runs = 0;
   // Reading the database.
   bool show = false, csv = false;
   std::string plot, merge, dtype, shape;
@@ -113,6 +119,19 @@ int read_database(const TuneArgs& a, const std::string& path) {
       f.m = s.m;
       f.n = s.n;
       f.k = s.k;
+    }
+    if (a.conv.given()) {
+      compiler::Target any;
+      compiler::target_for_arch("sm_90", any);
+      const std::optional<std::vector<runtime::NamedConv>> convs = a.conv.parse(any, std::cerr);
+      if (!convs) return kBadInput;
+      if (convs->size() != 1) {
+        std::cerr << "schedc tune: error: --conv with --show/--csv/--plot names one convolution, "
+                     "not "
+                  << convs->size() << "\n";
+        return kBadInput;
+      }
+      f.conv = runtime::conv_string(convs->front().conv);
     }
     const std::vector<tune::Result> rows = db->list(f);
     if (a.csv) print_results_csv(std::cout, rows);
@@ -250,6 +269,18 @@ int tune_command(const TuneArgs& a) {
               << "' (expected a comma-separated list of N or MxNxK)\n";
     return kBadInput;
   }
+  if (a.conv.given()) {
+    std::optional<std::vector<runtime::NamedConv>> convs = a.conv.parse(target, std::cerr);
+    if (!convs) return kBadInput;
+    o.convs = std::move(*convs);
+  }
+  TimingFlags timing;
+  timing.graph_runs = a.graph_runs;
+  if (const std::string why = timing.error(); !why.empty()) {
+    std::cerr << "schedc tune: error: --graph: " << why << "\n";
+    return kBadInput;
+  }
+  o.graph_runs = a.graph_runs;
   ProgressLine progress(!gpus.empty());
   o.progress = [&progress](const tune::Progress& p) { progress(p); };
   tune::TuneReport report;
@@ -281,7 +312,7 @@ int tune_command(const TuneArgs& a) {
   std::stable_sort(rules.begin(), rules.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });
   for (const auto& [rule, n] : rules) std::cout << "#   dropped " << n << ": " << rule << "\n";
-  print_tune_report(std::cout, report, report.shapes);
+  print_tune_report(std::cout, report);
   for (const std::string& why : report.abandoned_gpus) std::cout << "# " << why << "\n";
   if (report.time_limit_reached)
     std::cout << "# --time-limit " << a.time_limit << " s reached: " << report.measured << " of "
@@ -300,8 +331,8 @@ int tune_command(const TuneArgs& a) {
     return kToolchain;
   }
   if (!report.abandoned_gpus.empty()) return kToolchain;  // a generated kernel hung: a schedc bug
-  for (const compiler::Problem& s : report.shapes)
-    if (!report.best(s)) return kWrongResult;
+  for (size_t c = 0; c < report.shapes.size(); ++c)
+    if (!report.best(c)) return kWrongResult;
   return kOk;
 }
 
@@ -313,11 +344,22 @@ Command add_tune_command(CLI::App& root) {
       "tune",
       "Search a schedule space (a .sched file with {a,b} sets): rank what analysis keeps by the "
       "static model, compile the first --top N in parallel, validate each against cuBLAS and "
-      "time it beside cuBLAS on --gpus, record every result in the tuning database. --show, "
-      "--csv, --plot, --merge read or merge the database (docs/tuning.md)");
+      "time it beside cuBLAS on --gpus (a space of convolutions: on --conv's convolutions, "
+      "beside im2col + cuBLAS), record every result in the tuning database. --show, --csv, "
+      "--plot, --merge read or merge the database (docs/tuning.md)");
   sub->add_option("file", a->file, "the search space (.sched file with {a,b} sets)");
   sub->add_option("--shapes", a->shapes,
-                  "comma-separated shapes, N (= NxNxN) or MxNxK (default: the space's shape)");
+                  "comma-separated shapes, N (= NxNxN) or MxNxK (default: the space's shape); a "
+                  "GEMM space's");
+  a->conv.add_to(sub, true);
+  a->conv.option->description(
+      "a space of convolution modules: measure each candidate on this convolution, \"NxHxWxC "
+      "filter KxRxS [stride A[xB]] [pad A[xB]] [dilation A[xB]] [nhwc|nchw32]\" or "
+      "resnet50[:B] (default: the space's `conv`); repeat for more. With --show/--csv/--plot: "
+      "only this convolution's results");
+  sub->add_option("--graph", a->graph_runs,
+                  "time replays of a CUDA graph of N back-to-back runs of each kernel and "
+                  "baseline, per run (bench's --graph; default: each run launched alone)");
   sub->add_option("--top", a->top, "compile and measure the model's first N candidates (0: all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
@@ -345,7 +387,8 @@ Command add_tune_command(CLI::App& root) {
                   "write an SVG bar chart of one shape's results in the model's order");
   sub->add_option("--merge", a->merge, "copy the results of another database file into this one");
   sub->add_option("--dtype", a->dtype, "with --show/--csv/--plot: only this dtype");
-  sub->add_option("--shape", a->shape, "with --show/--csv/--plot: only this MxNxK");
+  sub->add_option("--shape", a->shape,
+                  "with --show/--csv/--plot: only this MxNxK (a convolution's: its implicit GEMM)");
   return {sub, [a] { return tune_command(*a); }};
 }
 

@@ -13,8 +13,15 @@ namespace {
 using report::number;
 
 std::string key_line(const tune::Key& k) {
-  return k.device + ", driver " + k.driver + ", " + k.dtype + " " + k.layout + " " +
-         std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
+  const std::string gemm =
+      std::to_string(k.m) + "x" + std::to_string(k.n) + "x" + std::to_string(k.k);
+  return k.device + ", driver " + k.driver + ", " + k.dtype + " " +
+         (k.conv.empty() ? k.layout + " " + gemm : "conv " + k.conv + " (GEMM " + gemm + ")");
+}
+
+// TFLOP/s, or TOPS for integers.
+const char* rate(const std::string& dtype) {
+  return dtype == "s8" ? "TOPS" : "TFLOP/s";
 }
 
 std::string csv_field(const std::string& s) {
@@ -24,31 +31,51 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
-// One candidate's figure on one shape, as the tune table prints it.
+// One candidate's figure on one column, as the tune table prints it: a
+// GEMM's % of cuBLAS, a convolution's x of im2col + cuBLAS.
 std::string figure(const tune::Measured& m) {
   if (!m.measured) return m.status == tune::Status::ok ? "compiled" : "FAILED";
+  const std::string speed =
+      number("%.1f", m.tflops) + " " + rate(compiler::dtype_name(m.shape.dtype)) + " ";
   switch (m.status) {
     case tune::Status::ok:
-      return number("%.1f", m.tflops) + " TFLOP/s " + number("%.1f", m.percent_of_cublas()) + "%";
+      if (!m.conv.empty())
+        return speed + (m.pipeline_ms > 0 ? number("%.2f", m.x_of_pipeline()) + "x" : "-");
+      return speed + number("%.1f", m.percent_of_cublas()) + "%";
     case tune::Status::wrong: return "WRONG";
     case tune::Status::failed: return "FAILED";
   }
   return "";
 }
 
-// The rows of one key as a table.
+// The rows of one key as a table (a convolution's with its x of im2col + cuBLAS).
 void print_key(std::ostream& os, const std::vector<const tune::Result*>& rows) {
-  std::vector<std::vector<std::string>> cells = {{"TFLOP/s", "% cuBLAS", "status", "model rank",
-                                                  "choices", "space", "host", "measured", "why"}};
+  const tune::Key& key = rows[0]->key;
+  const bool conv = !key.conv.empty();
+  std::vector<std::vector<std::string>> cells = {
+      {rate(key.dtype), conv ? "% cuBLAS GEMM" : "% cuBLAS", "status", "model rank", "choices",
+       "space", "host", "measured", "why"}};
+  if (conv) cells[0].insert(cells[0].begin() + 2, "x im2col+cuBLAS");
   for (const tune::Result* r : rows) {
     const bool ok = r->status == tune::Status::ok;
-    cells.push_back({ok ? number("%.1f", r->tflops) : "-",
-                     ok ? number("%.1f", r->percent_of_cublas()) : "-", tune::to_string(r->status),
-                     std::to_string(r->model_rank), r->choices.empty() ? "-" : r->choices,
-                     r->space.empty() ? "-" : r->space, r->host.empty() ? "-" : r->host, r->created,
-                     r->detail});
+    std::vector<std::string> row = {
+        ok ? number("%.1f", r->tflops) : "-",
+        ok && r->cublas_ms > 0 ? number("%.1f", r->percent_of_cublas()) : "-",
+        tune::to_string(r->status),
+        std::to_string(r->model_rank),
+        r->choices.empty() ? "-" : r->choices,
+        r->space.empty() ? "-" : r->space,
+        r->host.empty() ? "-" : r->host,
+        r->created,
+        r->detail};
+    if (conv)
+      row.insert(row.begin() + 2,
+                 ok && r->pipeline_ms > 0 ? number("%.2f", r->x_of_pipeline()) : "-");
+    cells.push_back(std::move(row));
   }
-  os << report::aligned_table(cells, {false, false, true, false, true, true, true, true, true});
+  std::vector<bool> left = {false, false, true, false, true, true, true, true, true};
+  if (conv) left.insert(left.begin() + 2, false);
+  os << report::aligned_table(cells, left);
 }
 
 }  // namespace
@@ -71,7 +98,7 @@ void print_results(std::ostream& os, const std::vector<tune::Result>& rows) {
 
 void print_results_csv(std::ostream& os, const std::vector<tune::Result>& rows) {
   os << "device,driver,dtype,layout,m,n,k,status,tflops,median_ms,cublas_ms,percent_of_cublas,"
-        "model_rank,choices,space,host,created,detail,schedule\n";
+        "model_rank,choices,space,host,created,detail,schedule,conv,pipeline_ms,x_of_pipeline\n";
   for (const tune::Result& r : rows)
     os << csv_field(r.key.device) << "," << r.key.driver << "," << r.key.dtype << ","
        << r.key.layout << "," << r.key.m << "," << r.key.n << "," << r.key.k << ","
@@ -79,7 +106,9 @@ void print_results_csv(std::ostream& os, const std::vector<tune::Result>& rows) 
        << number("%.6f", r.median_ms) << "," << number("%.6f", r.cublas_ms) << ","
        << number("%.2f", r.percent_of_cublas()) << "," << r.model_rank << ","
        << csv_field(r.choices) << "," << csv_field(r.space) << "," << csv_field(r.host) << ","
-       << r.created << "," << csv_field(r.detail) << "," << csv_field(r.schedule) << "\n";
+       << r.created << "," << csv_field(r.detail) << "," << csv_field(r.schedule) << ","
+       << csv_field(r.key.conv) << "," << number("%.6f", r.pipeline_ms) << ","
+       << number("%.3f", r.x_of_pipeline()) << "\n";
 }
 
 std::string results_svg(const std::vector<tune::Result>& rows, std::string& title) {
@@ -95,7 +124,7 @@ std::string results_svg(const std::vector<tune::Result>& rows, std::string& titl
   title = key_line(key);
   report::BarChart chart;
   chart.title = "schedc tune: " + title + " (bars in the static model's order)";
-  chart.y_label = "TFLOP/s";
+  chart.y_label = rate(key.dtype);
   std::vector<double> cublas;
   const compiler::Problem p{key.m, key.n, key.k};
   for (const tune::Result* r : ok) {
@@ -104,16 +133,16 @@ std::string results_svg(const std::vector<tune::Result>& rows, std::string& titl
     cublas.push_back(runtime::tflops(p, r->cublas_ms));
   }
   std::sort(cublas.begin(), cublas.end());
-  chart.reference_name = "cuBLAS (median of its runs)";
+  chart.reference_name =
+      key.conv.empty() ? "cuBLAS (median of its runs)" : "cuBLAS's GEMM alone (median of its runs)";
   chart.reference_value = cublas[cublas.size() / 2];
   return report::to_svg(chart);
 }
 
-void print_tune_report(std::ostream& os, const tune::TuneReport& report,
-                       const std::vector<compiler::Problem>& shapes) {
-  const size_t per = shapes.size();
+void print_tune_report(std::ostream& os, const tune::TuneReport& report) {
+  const size_t per = report.shapes.size();
   std::vector<std::vector<std::string>> cells = {{"rank"}};
-  for (const compiler::Problem& s : shapes) cells[0].push_back(runtime::shape_string(s));
+  for (size_t c = 0; c < per; ++c) cells[0].push_back(report.column_name(c));
   cells[0].push_back("choices");
   cells[0].push_back("why");
   for (size_t i = 0; i + per <= report.results.size(); i += per) {
@@ -133,16 +162,24 @@ void print_tune_report(std::ostream& os, const tune::TuneReport& report,
   bool measured = false;
   for (const tune::Measured& m : report.results) measured = measured || m.measured;
   if (!measured) return;  // compiled only
-  for (const compiler::Problem& s : shapes) {
-    const std::optional<tune::Measured> best = report.best(s);
-    os << "# best at " << runtime::shape_string(s) << ": ";
+  for (size_t c = 0; c < per; ++c) {
+    const std::optional<tune::Measured> best = report.best(c);
+    os << "# best at " << report.column_name(c) << ": ";
     if (!best) {
       os << "none measured correct\n";
       continue;
     }
-    os << "model rank " << best->model_rank << ", " << number("%.1f", best->tflops) << " TFLOP/s, "
-       << number("%.1f", best->percent_of_cublas()) << "% of cuBLAS: " << best->choices << "\n";
-    const std::optional<double> rho = report.rank_correlation(s);
+    os << "model rank " << best->model_rank << ", " << number("%.1f", best->tflops) << " "
+       << rate(compiler::dtype_name(best->shape.dtype)) << ", ";
+    if (best->conv.empty())
+      os << number("%.1f", best->percent_of_cublas()) << "% of cuBLAS";
+    else if (best->pipeline_ms > 0)
+      os << number("%.1f", best->percent_of_cublas()) << "% of cuBLAS's GEMM, "
+         << number("%.2f", best->x_of_pipeline()) << "x of im2col + cuBLAS";
+    else
+      os << "no cuBLAS baseline";
+    os << ": " << best->choices << "\n";
+    const std::optional<double> rho = report.rank_correlation(c);
     os << "#   model vs measured order (Spearman's rho over the correct candidates): "
        << (rho ? number("%.2f", *rho) : std::string("fewer than 3 correct")) << "\n";
   }

@@ -12,8 +12,9 @@
 
 namespace schedc::cli {
 
-// One block per key (device, driver, dtype, layout, shape): its rows, the
-// fastest correct first, with the % of cuBLAS measured beside each.
+// One block per key (device, driver, dtype, layout, shape or convolution):
+// its rows, the fastest correct first, with the % of cuBLAS measured beside
+// each (a convolution's: of cuBLAS's GEMM alone, and x of im2col + cuBLAS).
 void print_results(std::ostream& os, const std::vector<tune::Result>& rows);
 
 // Every column, one row per result, RFC 4180 quoting (choices hold commas).
@@ -25,8 +26,8 @@ void print_results_csv(std::ostream& os, const std::vector<tune::Result>& rows);
 std::string results_svg(const std::vector<tune::Result>& rows, std::string& title);
 
 // A finished tune: one row per candidate (model order) with its figure on
-// each shape, then per shape the best and the rank correlation.
-void print_tune_report(std::ostream& os, const tune::TuneReport& report,
-                       const std::vector<compiler::Problem>& shapes);
+// each column (shape or convolution), then per column the best and the rank
+// correlation.
+void print_tune_report(std::ostream& os, const tune::TuneReport& report);
 
 }  // namespace schedc::cli

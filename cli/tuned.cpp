@@ -7,12 +7,13 @@
 
 #include "cli/exit_codes.h"
 #include "cli/space_walk.h"
+#include "runtime/conv_report.h"
 #include "tune/database.h"
 
 namespace schedc::cli {
 
 std::optional<Compiled> tuned_schedule(const std::string& file, const std::string& shape_arg,
-                                       const std::string& database,
+                                       const ConvOptions& conv_arg, const std::string& database,
                                        const std::optional<runtime::DeviceInfo>& device,
                                        const compiler::Target& target, int& rc) {
   rc = kBadInput;
@@ -45,6 +46,33 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
               << "' (expected MxNxK, each >= 1)\n";
     return std::nullopt;
   }
+  // A convolution module: the convolution (--conv, else its `conv`) is the key.
+  std::string conv, conv_arg_text;
+  if (c->schedule.conv) {
+    if (!shape_arg.empty()) {
+      std::cerr << "schedc run: error: --shape does not apply to a convolution: its implicit "
+                   "GEMM's sizes are the convolution's (give --conv SPEC)\n";
+      return std::nullopt;
+    }
+    std::optional<std::vector<runtime::NamedConv>> given = conv_arg.parse(target, std::cerr);
+    if (!given) return std::nullopt;
+    std::optional<std::vector<runtime::NamedConv>> convs = convs_for(file, *c, *given, std::cerr);
+    if (!convs) return std::nullopt;
+    if (convs->size() != 1) {
+      std::cerr << "schedc run: error: --conv names " << convs->size()
+                << " convolutions; run computes one\n";
+      return std::nullopt;
+    }
+    const compiler::Conv2d& v = convs->front().conv;
+    conv = runtime::conv_string(v);
+    conv_arg_text = " --conv '" + conv + "'";
+    shape = {v.gemm_m(), v.gemm_n(), v.gemm_k()};
+  } else if (conv_arg.given()) {
+    std::cerr << file
+              << ": error: --conv: the schedule computes a GEMM (it has no `conv` directive); "
+                 "only a convolution module takes a convolution\n";
+    return std::nullopt;
+  }
   if (!device) {
     rc = kToolchain;
     std::cerr << "schedc run: error: --tuned needs a GPU: tuned results are kept per device\n";
@@ -57,10 +85,13 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
                       c->kernel.layout(),
                       shape.m,
                       shape.n,
-                      shape.k};
-  const std::string what = key.dtype + " " + std::to_string(shape.m) + "x" +
-                           std::to_string(shape.n) + "x" + std::to_string(shape.k) + " on " +
-                           key.device + " (driver " + key.driver + ")";
+                      shape.k,
+                      conv};
+  const std::string what = key.dtype + " " +
+                           (conv.empty() ? std::to_string(shape.m) + "x" + std::to_string(shape.n) +
+                                               "x" + std::to_string(shape.k)
+                                         : "conv " + conv) +
+                           " on " + key.device + " (driver " + key.driver + ")";
   std::optional<tune::Result> best;
   try {
     std::error_code ec;
@@ -72,8 +103,11 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
   if (!best) {
     if (space) {
       std::cerr << file << ": error: --tuned: " << path << " holds no correct result for " << what
-                << ": run schedc tune " << file << " --shapes " << shape.m << "x" << shape.n << "x"
-                << shape.k << " first\n";
+                << ": run schedc tune " << file
+                << (conv.empty() ? " --shapes " + std::to_string(shape.m) + "x" +
+                                       std::to_string(shape.n) + "x" + std::to_string(shape.k)
+                                 : conv_arg_text)
+                << " first\n";
       return std::nullopt;
     }
     std::cerr << "schedc run: note: --tuned: " << path << " holds no result for " << what
@@ -88,15 +122,21 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
                  "language changed since it was measured); tune again\n";
     return std::nullopt;
   }
-  char figures[96];
-  std::snprintf(figures, sizeof figures, "%.1f TFLOP/s, %.1f%% of cuBLAS", best->tflops,
-                best->percent_of_cublas());
+  char figures[128];
+  const char* rate = key.dtype == "s8" ? "TOPS" : "TFLOP/s";
+  if (conv.empty())
+    std::snprintf(figures, sizeof figures, "%.1f %s, %.1f%% of cuBLAS", best->tflops, rate,
+                  best->percent_of_cublas());
+  else
+    std::snprintf(figures, sizeof figures, "%.1f %s, %.2fx of im2col + cuBLAS", best->tflops, rate,
+                  best->x_of_pipeline());
   std::cerr << "schedc run: note: --tuned: the fastest known schedule for " << what << " ("
             << figures << ", measured " << best->created << " on " << best->host;
   if (!best->space.empty()) std::cerr << "; " << best->space << " " << best->choices;
   std::cerr << ") from " << path << "\n";
-  // Run it at the tuned shape (a schedule's own `shape` is the space's default).
-  tuned->schedule.shape = shape;
+  // Run it at the tuned shape (a schedule's own `shape` is the space's
+  // default); a convolution's is its `conv` or --conv, as tuned.
+  if (conv.empty()) tuned->schedule.shape = shape;
   rc = kOk;
   return tuned;
 }

@@ -461,7 +461,7 @@ void emit_wgmma_producer(Emitter& e, const KernelPlan& p) {
   e.comment(format("producer %s: one thread copies every iteration into its stage (it %% %d)",
                    origin_note(p.schedule, p.schedule.warp_specialize_at).c_str(), S));
   e.comment("once the consumers have freed it");
-  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
+  e.line(w.setmaxnreg_line(w.producer_regs));
   e.open_scope("if (threadIdx.x == 0)");
   e.open_scope("for (int it = 0; it < iters; ++it)");
   e.line(format("const int stage = it %% %d;", S));

@@ -228,7 +228,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const compiler::WgmmaConvCopy& c = *w.conv;
   const int S = w.stages, D = c.arrive_lag;
-  e.line(format("setmaxnreg_dec<%d>();", w.producer_regs));
+  e.line(w.setmaxnreg_line(w.producer_regs));
   e.line("const int pq = conv.p * conv.q;");
   if (!c.nchw32) {
     e.open_scope("if (conv.im2col == 1)");

@@ -110,7 +110,10 @@ void emit_pipeline(Emitter& e, const KernelPlan& p) {
     if (p.split_k > 1) emit_wgmma_split_k_producer_end(e, p);
     e.close_scope();
     e.open_scope("else");
-    e.line(format("setmaxnreg_inc<%d>();", w.consumer_regs));
+    // the consumers' count: above what a thread had at launch (an .inc), or
+    // below it where the producer's .inc takes it (WgmmaPlan::launch_regs)
+    e.line(w.producer_regs > w.launch_regs ? w.setmaxnreg_line(w.consumer_regs)
+                                           : format("setmaxnreg_inc<%d>();", w.consumer_regs));
   } else {
     emit_wgmma_producer(e, p);
   }

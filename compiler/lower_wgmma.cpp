@@ -82,6 +82,7 @@ KernelPlan wgmma_roles(KernelPlan p) {
     w.producer_regs = wgmma_conv_producer_regs(p.block_m, p.block_k * w.elem_bytes);
   }
   if (w.warp_specialize) {
+    w.launch_regs = p.target.registers_per_thread(p.block_threads * std::max(s.blocks_per_sm, 1));
     const int left =
         p.target.register_pool(p.block_threads, s.blocks_per_sm) - w.producer_regs * 128;
     w.consumer_regs = std::min(240, left / (128 * w.consumers()) / 8 * 8);

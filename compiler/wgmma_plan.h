@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string>
 
 #include "compiler/schedule.h"
 #include "compiler/target.h"
@@ -317,6 +318,17 @@ struct WgmmaPlan {
   // others consume; setmaxnreg moves registers from producer to consumers.
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
+  // What each thread owns at launch (Target::registers_per_thread of the
+  // block's threads times blocks_per_sm). setmaxnreg.dec must lower it and
+  // .inc raise it (ptxas rejects either the other way, and NVRTC 13.0 then
+  // aborts the process): where a conv producer needs more than this (its
+  // rows' window origins, 640 threads: 104 of 96), the producer's is the
+  // .inc and the consumers' the .dec (setmaxnreg_line).
+  int launch_regs = 168;
+  std::string setmaxnreg_line(int regs) const {
+    return std::string(regs > launch_regs ? "setmaxnreg_inc<" : "setmaxnreg_dec<") +
+           std::to_string(regs) + ">();";
+  }
   // conv: the producer's threads copy A (WgmmaConvCopy); every one of them
   // arrives on `full` besides the expect_tx of the filters' TMA.
   std::optional<WgmmaConvCopy> conv;

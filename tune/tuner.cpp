@@ -12,9 +12,13 @@
 #include <thread>
 
 #include "cli/pipeline.h"
+#include "runtime/conv_args.h"
+#include "runtime/conv_report.h"
+#include "runtime/conv_run.h"
 #include "runtime/device.h"
 #include "runtime/error.h"
 #include "runtime/launch.h"
+#include "runtime/report.h"
 #include "runtime/run.h"
 
 namespace schedc::tune {
@@ -56,7 +60,7 @@ class Run {
       slots_[size_t(i)].text = report_.walk.space.candidate_text(o_.space_text, c.index);
     }
     report_.selected = n;
-    report_.results.resize(size_t(n) * o_.shapes.size());
+    report_.results.resize(size_t(n) * columns());
     progress_.candidates = n;
   }
 
@@ -122,8 +126,8 @@ class Run {
       try {
         after = measure(slots_[i], i, *device, *session);
         if (db)
-          for (size_t s = 0; s < o_.shapes.size(); ++s)
-            db->record(row(report_.results[i * o_.shapes.size() + s], *device, driver));
+          for (size_t s = 0; s < columns(); ++s)
+            db->record(row(report_.results[i * columns() + s], *device, driver));
       } catch (const std::exception& e) {  // the database, or an internal error: stop this GPU
         fail_worker(e.what());
         return;
@@ -159,6 +163,18 @@ class Run {
   }
 
  private:
+  size_t columns() const { return report_.shapes.size(); }
+  bool convs() const { return !report_.convs.empty(); }
+
+  // Column `c`'s convolution as `slot`'s module computes it: in its layout
+  // where the text named none.
+  runtime::NamedConv conv_for(const Slot& slot, size_t c) const {
+    const runtime::NamedConv& v = report_.convs[c];
+    if (!slot.compiled) return v;
+    return runtime::in_layout(v, compiler::layout_from_word(slot.compiled->kernel.conv)
+                                     .value_or(compiler::ConvLayout::nhwc));
+  }
+
   void compile(size_t i) {
     Slot& slot = slots_[i];
     auto t0 = Clock::now();
@@ -170,23 +186,23 @@ class Run {
     else
       slot.failure = "analysis: " + first_line(diags.str());
     slot.compile_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    // Compile-only results: one per shape, unmeasured.
-    for (size_t s = 0; s < o_.shapes.size(); ++s) {
-      Measured& m = report_.results[i * o_.shapes.size() + s];
-      m = base(slot, o_.shapes[s]);
+    // Compile-only results: one per column, unmeasured.
+    for (size_t c = 0; c < columns(); ++c) {
+      Measured& m = report_.results[i * columns() + c];
+      m = base(slot, c);
       m.status = slot.failure.empty() ? Status::ok : Status::failed;
       m.detail = slot.failure;
     }
   }
 
-  // The entries a launch on each shape needs, compiled into the kernel cache.
+  // The entries a launch on each column needs, compiled into the kernel cache.
   void compile_entries(Slot& slot) {
     codegen::GeneratedKernel& kernel = slot.compiled->kernel;
     if (o_.edit_kernel) o_.edit_kernel(slot.model_rank, kernel);
     // Packed operands at aligned addresses, as GpuSession::run allocates
     // them; each entry compiled alone.
-    std::vector<compiler::Problem> problems = o_.shapes;
-    for (compiler::Problem& p : problems) p.dtype = slot.compiled->schedule.dtype;
+    std::vector<compiler::Problem> problems;
+    for (size_t c = 0; c < columns(); ++c) problems.push_back(base(slot, c).shape);
     const std::vector<std::string> entries = runtime::entries_for(kernel, problems);
     try {
       for (const std::string& e : entries) runtime::jit(kernel, target_.arch_name(), o_.jit, e);
@@ -195,18 +211,81 @@ class Run {
     }
   }
 
-  Measured base(const Slot& slot, const compiler::Problem& shape) const {
+  Measured base(const Slot& slot, size_t c) const {
     Measured m;
     m.model_rank = slot.model_rank;
     m.choices = slot.choices;
     m.text = slot.text;
-    m.shape = shape;
+    m.column = c;
+    m.shape = report_.shapes[c];
     m.compile_ms = slot.compile_ms;
     if (slot.compiled) {
       m.shape.dtype = slot.compiled->schedule.dtype;
       m.layout = slot.compiled->kernel.layout();
     }
+    if (convs()) {
+      const runtime::NamedConv v = conv_for(slot, c);
+      m.conv = runtime::conv_string(v.conv);
+      m.shape = runtime::conv_problem(v.conv, m.shape.dtype);
+    }
     return m;
+  }
+
+  // How one candidate is timed: tune's short windows (kTuneMinRuns,
+  // kTuneMinTotalMs), one warm-up (validation has launched it already).
+  runtime::TimingOptions timing() const {
+    runtime::TimingOptions t;
+    t.give_up_ratio = kGiveUpRatio;
+    t.warmup_runs = 1;
+    t.min_runs = kTuneMinRuns;
+    t.min_total_ms = kTuneMinTotalMs;
+    t.graph_runs = o_.graph_runs;
+    return t;
+  }
+
+  // Validates, then times, `slot` on column `c` into `m`: a GEMM as
+  // `schedc run` does, a convolution as `schedc bench --conv` does. Returns
+  // the host milliseconds of validating and of timing.
+  std::pair<double, double> run_one(const Slot& slot, size_t c, runtime::GpuSession& session,
+                                    const runtime::PreparedKernel& prepared, Measured& m) {
+    const compiler::Schedule& schedule = slot.compiled->schedule;
+    if (convs()) {
+      const runtime::NamedConv v = conv_for(slot, c);
+      if (const std::string why = runtime::conv_run_error(v.conv, slot.compiled->kernel.dtype,
+                                                          slot.compiled->kernel.conv);
+          !why.empty()) {
+        m.detail = "cannot compute " + m.conv + ": " + why;
+        return {0, 0};
+      }
+      runtime::ConvRunOptions opt;
+      opt.conv = v.conv;
+      opt.epilogue = schedule.epilogue;
+      opt.timing = timing();
+      opt.jit = o_.jit;
+      const runtime::ConvReport r = session.run_conv(prepared, opt);
+      record(r, m);
+      m.pipeline_ms = r.ok() && r.has_baseline() ? r.explicit_pipeline.median_ms : 0;
+      return {r.validate_ms, r.time_ms};
+    }
+    runtime::RunOptions opt;
+    opt.problem = m.shape;
+    opt.epilogue = schedule.epilogue;
+    opt.timing = timing();
+    const runtime::RunReport r = session.run(prepared, opt);
+    record(r, m);
+    return {r.validate_ms, r.time_ms};
+  }
+
+  // A run's verdict and figures into `m`; a wrong kernel has no speed.
+  static void record(const runtime::RunReport& r, Measured& m) {
+    m.status = r.ok() ? Status::ok : Status::wrong;
+    m.detail = r.ok() ? "" : r.failure();
+    if (r.ok() && r.kernel.gave_up)
+      m.detail = "timed once: over " + std::to_string(int(kGiveUpRatio)) + "x cuBLAS's time";
+    m.median_ms = r.kernel.median_ms;
+    m.cublas_ms = r.ok() && r.has_baseline() ? r.cublas.median_ms : 0;
+    m.tflops = r.kernel.median_ms > 0 ? m.shape.flops() / (r.kernel.median_ms * 1e9) : 0;
+    if (!r.ok()) m.median_ms = m.tflops = 0;
   }
 
   // What a GPU's session needs after a candidate.
@@ -228,8 +307,8 @@ class Run {
         reset = e.kind() == runtime::Error::Kind::cuda;
       }
     }
-    for (size_t s = 0; s < o_.shapes.size(); ++s) {
-      Measured m = base(slot, o_.shapes[s]);
+    for (size_t c = 0; c < columns(); ++c) {
+      Measured m = base(slot, c);
       m.gpu = device.ordinal;
       m.measured = true;
       if (!failure.empty() || reset || hung) {
@@ -238,37 +317,24 @@ class Run {
                                     : "not run: an earlier CUDA error on this candidate";
       } else {
         try {
-          runtime::RunOptions opt;
-          opt.problem = m.shape;
-          opt.epilogue = slot.compiled->schedule.epilogue;
-          opt.timing.give_up_ratio = kGiveUpRatio;
-          opt.timing.warmup_runs = 1;  // validation has launched it twice already
-          opt.timing.min_runs = kTuneMinRuns;
-          opt.timing.min_total_ms = kTuneMinTotalMs;
-          const runtime::RunReport r = session.run(*prepared, opt);
-          validate_ms += r.validate_ms;
-          timing_ms += r.time_ms;
-          m.status = r.ok() ? Status::ok : Status::wrong;
-          m.detail = r.ok() ? "" : r.failure();
-          if (r.ok() && r.kernel.gave_up)
-            m.detail = "timed once: over " + std::to_string(int(kGiveUpRatio)) + "x cuBLAS's time";
-          m.median_ms = r.kernel.median_ms;
-          m.cublas_ms = r.cublas.median_ms;
-          m.tflops = r.kernel.median_ms > 0 ? m.shape.flops() / (r.kernel.median_ms * 1e9) : 0;
-          if (!r.ok()) m.median_ms = m.cublas_ms = m.tflops = 0;  // a wrong kernel has no speed
+          const auto [v_ms, t_ms] = run_one(slot, c, session, *prepared, m);
+          validate_ms += v_ms;
+          timing_ms += t_ms;
         } catch (const runtime::Error& e) {
+          m.status = Status::failed;
+          m.median_ms = m.cublas_ms = m.pipeline_ms = m.tflops = 0;
           m.detail = first_line(e.what());
           reset = reset || e.kind() == runtime::Error::Kind::cuda;
           hung = hung || e.kind() == runtime::Error::Kind::hang;
         }
       }
-      report_.results[i * o_.shapes.size() + s] = m;
+      report_.results[i * columns() + c] = m;
     }
     std::lock_guard<std::mutex> lock(mutex_);
     ++progress_.measured;
     report_.validate_s += validate_ms / 1000;
     report_.timing_s += timing_ms / 1000;
-    const Measured& first = report_.results[i * o_.shapes.size()];
+    const Measured& first = report_.results[i * columns()];
     if (first.status == Status::wrong) ++progress_.wrong;
     if (first.status == Status::failed) ++progress_.failed;
     if (first.status == Status::ok &&
@@ -280,8 +346,9 @@ class Run {
 
   Result row(const Measured& m, const runtime::DeviceInfo& device, const std::string& driver) {
     Result r;
-    r.key = Key{device.name, driver,   compiler::dtype_name(m.shape.dtype), m.layout, m.shape.m,
-                m.shape.n,   m.shape.k};
+    r.key = Key{device.name, driver,    compiler::dtype_name(m.shape.dtype),
+                m.layout,    m.shape.m, m.shape.n,
+                m.shape.k,   m.conv};
     r.schedule = m.text;
     r.space = o_.space_path;
     r.choices = m.choices;
@@ -290,6 +357,7 @@ class Run {
     r.model_rank = m.model_rank;
     r.median_ms = m.median_ms;
     r.cublas_ms = m.cublas_ms;
+    r.pipeline_ms = m.pipeline_ms;
     r.tflops = m.tflops;
     r.host = o_.host;
     return r;
@@ -330,21 +398,19 @@ double spearman(const std::vector<int>& a, const std::vector<int>& b) {
   return 1.0 - 6.0 * d2 / (n * (n * n - 1.0));
 }
 
-std::optional<Measured> TuneReport::best(const compiler::Problem& shape) const {
+std::optional<Measured> TuneReport::best(size_t column) const {
   std::optional<Measured> out;
   for (const Measured& m : results)
-    if (m.measured && m.status == Status::ok && m.shape.m == shape.m && m.shape.n == shape.n &&
-        m.shape.k == shape.k && (!out || m.median_ms < out->median_ms))
+    if (m.measured && m.status == Status::ok && m.column == column &&
+        (!out || m.median_ms < out->median_ms))
       out = m;
   return out;
 }
 
-std::optional<double> TuneReport::rank_correlation(const compiler::Problem& shape) const {
+std::optional<double> TuneReport::rank_correlation(size_t column) const {
   std::vector<const Measured*> ok;
   for (const Measured& m : results)
-    if (m.measured && m.status == Status::ok && m.shape.m == shape.m && m.shape.n == shape.n &&
-        m.shape.k == shape.k)
-      ok.push_back(&m);
+    if (m.measured && m.status == Status::ok && m.column == column) ok.push_back(&m);
   if (ok.size() < 3) return std::nullopt;
   // Ranks 1..n among these: the model's (by its rank), the measured (by time).
   std::vector<const Measured*> by_model = ok, by_time = ok;
@@ -361,6 +427,13 @@ std::optional<double> TuneReport::rank_correlation(const compiler::Problem& shap
     time_rank[at_t] = int(i) + 1;
   }
   return spearman(model_rank, time_rank);
+}
+
+std::string TuneReport::column_name(size_t column) const {
+  if (column < convs.size())
+    return convs[column].name.empty() ? runtime::conv_string(convs[column].conv)
+                                      : convs[column].name;
+  return column < shapes.size() ? runtime::shape_string(shapes[column]) : "";
 }
 
 TuneReport tune(const compiler::Target& target, const TuneOptions& options, std::ostream& err) {
@@ -388,20 +461,33 @@ TuneReport tune(const compiler::Target& target, const TuneOptions& options, std:
   auto file = std::make_shared<dsl::SourceFile>(
       o.space_path, report.walk.space.candidate_text(o.space_text, report.walk.kept[0].index));
   const std::optional<cli::Compiled> best = cli::check_source(file, target, quiet);
-  // A convolution module computes no GEMM: measuring would fail every
-  // candidate. Say so once instead (compiling them still works).
-  if (best && best->schedule.conv && !o.gpus.empty()) {
+  // A space of convolution modules is measured on convolutions, a GEMM
+  // space on shapes: the other kind of column is refused once, here.
+  const bool conv_space = best && best->schedule.conv;
+  if (conv_space && !o.shapes.empty()) {
     err << options.space_path
-        << ": error: schedc tune measures GEMMs and this space's candidates are convolutions "
-           "('conv'): compile them with --compile-only, measure them with schedc bench "
-           "FILE... --conv SPEC (docs/tuning.md)\n";
+        << ": error: this space's candidates are convolutions ('conv'): give them convolutions "
+           "(--conv SPEC), not shapes; each convolution's implicit GEMM is its shape\n";
     return report;
   }
-  if (o.shapes.empty()) {
-    const compiler::Shape s = best ? best->schedule.shape : compiler::Shape{};
-    o.shapes.push_back(compiler::Problem{s.m, s.n, s.k});
+  if (!conv_space && !o.convs.empty()) {
+    err << options.space_path
+        << ": error: --conv: this space's candidates compute GEMMs (no 'conv' directive); only a "
+           "space of convolution modules takes convolutions\n";
+    return report;
   }
-  report.shapes = o.shapes;
+  if (conv_space) {
+    if (o.convs.empty()) o.convs.push_back({"", *best->schedule.conv});
+    report.convs = o.convs;
+    for (const runtime::NamedConv& v : o.convs)
+      report.shapes.push_back(runtime::conv_problem(v.conv, best->schedule.dtype));
+  } else {
+    if (o.shapes.empty()) {
+      const compiler::Shape s = best ? best->schedule.shape : compiler::Shape{};
+      o.shapes.push_back(compiler::Problem{s.m, s.n, s.k});
+    }
+    report.shapes = o.shapes;
+  }
   Run run(target, o, report);
   run.select();
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));

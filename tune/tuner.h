@@ -6,6 +6,12 @@
 // outcome recorded in the tuning database (tune/database.h). A candidate
 // whose result is wrong is recorded as such and never chosen.
 //
+// A space of convolution modules (`conv`) is measured on convolutions
+// instead of shapes: each candidate validated against the explicit im2col +
+// cuBLAS pipeline (bit for bit in s8) and timed beside cuBLAS's GEMM alone
+// and that pipeline (runtime::GpuSession::run_conv, as `schedc bench
+// --conv`).
+//
 // Two stages overlap: compile threads hand candidates, best-ranked first, to
 // one measuring thread per GPU (each with its own CUDA session), so the GPUs
 // start while the rest still compiles.
@@ -21,6 +27,7 @@
 #include "codegen/generated_kernel.h"
 #include "compiler/problem.h"
 #include "compiler/target.h"
+#include "runtime/conv_layers.h"
 #include "runtime/jit.h"
 #include "tune/database.h"
 
@@ -41,22 +48,27 @@ constexpr double kGiveUpRatio = 4;
 constexpr int kTuneMinRuns = 10;
 constexpr double kTuneMinTotalMs = 25;
 
-// One candidate's outcome on one shape (or, with compile_only or when it
-// failed to compile, on none: `shape` is then the first shape).
+// One candidate's outcome on one problem (or, with compile_only or when it
+// failed to compile, on none: `column` and `shape` are then the first's).
 struct Measured {
   int model_rank = 0;
-  std::string choices;  // its choice in each set
-  std::string text;     // its schedule
-  compiler::Problem shape;
+  std::string choices;         // its choice in each set
+  std::string text;            // its schedule
+  size_t column = 0;           // which of TuneReport::shapes (and convs)
+  compiler::Problem shape;     // a convolution's: its implicit GEMM
+  std::string conv;            // the convolution (runtime::conv_string), "" for a GEMM
   std::string layout = "NNN";  // A's, B's and C's layouts (the database key's)
   Status status = Status::failed;
   std::string detail;     // why wrong or failed
   double compile_ms = 0;  // its entries' compiles, one after the other (0: cache hits)
-  double median_ms = 0, cublas_ms = 0, tflops = 0;
+  // cublas_ms: a convolution's GEMM alone (A given); pipeline_ms: its
+  // explicit im2col + cuBLAS (0 for a GEMM). tflops: TOPS for s8.
+  double median_ms = 0, cublas_ms = 0, pipeline_ms = 0, tflops = 0;
   int gpu = -1;           // the device ordinal that measured it
   bool measured = false;  // false: compiled only (or failed before a GPU saw it)
 
   double percent_of_cublas() const { return median_ms > 0 ? 100.0 * cublas_ms / median_ms : 0; }
+  double x_of_pipeline() const { return median_ms > 0 ? pipeline_ms / median_ms : 0; }
 };
 
 struct Progress {
@@ -70,8 +82,15 @@ struct TuneOptions {
   std::string space_path;  // the space's name in messages and the database
   std::string space_text;
   // Each candidate runs on each (packed); none: the `shape` of the model's
-  // best candidate.
+  // best candidate. A space of convolution modules takes none.
   std::vector<compiler::Problem> shapes;
+  // A space of convolution modules: each candidate computes each (in its
+  // module's layout where the text named none, runtime::in_layout); none:
+  // the model's best candidate's `conv`. A GEMM space takes none.
+  std::vector<runtime::NamedConv> convs;
+  // Each timed run the replay of a CUDA graph of this many runs (0: each
+  // launched alone; runtime::TimingOptions::graph_runs, bench's --graph).
+  int graph_runs = 0;
   int top = 0;  // the model's first N candidates (0: every one analysis keeps)
   // 0 = none. Otherwise no candidate starts measuring after this many seconds
   // from the start: the rest stay compiled only (TuneReport::time_limit_reached).
@@ -91,10 +110,14 @@ struct TuneOptions {
 
 struct TuneReport {
   cli::SpaceWalk walk;
-  std::vector<compiler::Problem> shapes;  // measured on (TuneOptions::shapes or the default)
-  int selected = 0;                       // candidates compiled (the model's first N)
-  std::vector<Measured> results;          // one per candidate and shape, in model order
-  double compile_s = 0;                   // wall time until every selected candidate compiled
+  // The columns: measured on (TuneOptions::shapes or the default); for a
+  // space of convolutions, each convolution's implicit GEMM, and `convs`
+  // the convolutions themselves (empty for GEMMs).
+  std::vector<compiler::Problem> shapes;
+  std::vector<runtime::NamedConv> convs;
+  int selected = 0;               // candidates compiled (the model's first N)
+  std::vector<Measured> results;  // one per candidate and column, in model order
+  double compile_s = 0;           // wall time until every selected candidate compiled
   double total_s = 0;
   int jobs = 0;                     // compile threads used
   bool time_limit_reached = false;  // some selected candidates were not measured
@@ -105,11 +128,13 @@ struct TuneReport {
   // GPUs that stopped measuring, each with why (a candidate that hung).
   std::vector<std::string> abandoned_gpus;
 
-  // The fastest correct result on `shape`, if any.
-  std::optional<Measured> best(const compiler::Problem& shape) const;
+  // The fastest correct result on column `column` (of shapes), if any.
+  std::optional<Measured> best(size_t column) const;
   // Spearman's rank correlation between the model's order and the measured
-  // one among the correct results on `shape`; nothing below 3 of them.
-  std::optional<double> rank_correlation(const compiler::Problem& shape) const;
+  // one among the correct results on `column`; nothing below 3 of them.
+  std::optional<double> rank_correlation(size_t column) const;
+  // The column's name: "MxNxK", or the convolution's layer name or text.
+  std::string column_name(size_t column) const;
 };
 
 // Walks, compiles and (with GPUs) measures. Problems with the space itself
