@@ -32,7 +32,8 @@
 #   tuneconv  schedc tune on spaces of convolution modules ($TUNE_CONV_SPACES,
 #             default bench/spaces/conv_res5_space.sched) on $TUNE_CONV_SPECS
 #             (';'-separated --conv values, default res5 3x3 at batch 8),
-#             --graph 20, then the hand-made bests ($TUNE_CONV_HAND) benched
+#             --graph 20; `schedc run --tuned` of the first space on the first
+#             convolution; then the hand-made bests ($TUNE_CONV_HAND) benched
 #             on the same convolutions, --graph 20, in the same call
 #   cold      bench/cold_compile.sh: cold NVRTC compile of the best examples
 #   python    the Python module built there (pip install .), tests/python on
@@ -464,6 +465,10 @@ section_tuneconv() {
     note tuneconv "$name: rc $rc in $(( $(date +%s) - t0 )) s; $(grep -c '^ *[0-9]' "$LOGS/tune-$name.txt") candidates; $(grep '^# best at' "$LOGS/tune-$name.txt" | sed 's/: model rank/ rank/; s/ of im2col + cuBLAS.*/ of im2col + cuBLAS/' | tr '\n' ';')"
     cp "$LOGS/tune-$name.txt" "$DEST/" 2>/dev/null
   done
+  # The database's best for the first convolution, run by `run --tuned`.
+  timeout "$(left)" "$SCHEDC" run "${spaces[0]}" --tuned "${args[@]:0:2}" --db "$db" --graph 20 \
+    >"$LOGS/tune-conv-run-tuned.txt" 2>&1
+  note tuneconv "run --tuned: rc $?; $(grep -o 'the fastest known schedule for .*)' "$LOGS/tune-conv-run-tuned.txt" | cut -c1-160); $(grep -o 'kernel [0-9.]*x faster' "$LOGS/tune-conv-run-tuned.txt")"
   timeout "$(left)" "$SCHEDC" bench "${hand[@]}" "${args[@]}" --graph 20 >"$LOGS/tune-conv-hand-bests.txt" 2>&1
   note tuneconv "hand-made: $(grep -o '[0-9.]*x of im2col + cuBLAS' "$LOGS/tune-conv-hand-bests.txt" | tr '\n' ';')"
   "$SCHEDC" tune --csv --db "$db" >"$DEST/tune-conv.csv" 2>/dev/null

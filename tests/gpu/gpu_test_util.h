@@ -44,6 +44,27 @@ inline std::filesystem::path source_dir() {
 }
 
 // The process's GPU session, or null with `why`.
+// A fresh SQLite path under the test cache's `folder` (created): the file
+// and its WAL and shared-memory companions removed.
+inline std::string fresh_database(const std::string& folder, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(test_cache_dir()) / folder;
+  std::filesystem::create_directories(dir);
+  const std::string p = (dir / (name + ".sqlite")).string();
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(p + suffix);
+  return p;
+}
+
+// A tune::TuneOptions::edit_kernel that makes the model's best candidate
+// (rank 1) return at once: the fastest kernel there is, and wrong (its
+// output keeps the poison the run wrote before it).
+inline void first_candidate_returns_at_once(int rank, codegen::GeneratedKernel& k) {
+  if (rank != 1) return;
+  size_t at = k.source.find(k.main.name + "(");
+  ASSERT_NE(at, std::string::npos);
+  at = k.source.find('{', at);
+  k.source.insert(at + 1, " return;");
+}
+
 inline runtime::GpuSession* gpu_session(std::string& why) {
   static std::string reason;
   static std::unique_ptr<runtime::GpuSession> session = [] {

@@ -28,11 +28,7 @@ using tune::Result;
 using tune::Status;
 
 std::string fresh_db(const std::string& name) {
-  fs::path dir = fs::path(testing::test_cache_dir()) / "tune";
-  fs::create_directories(dir);
-  fs::path p = dir / (name + ".sqlite");
-  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(p.string() + suffix);
-  return p.string();
+  return testing::fresh_database("tune", name);
 }
 
 Key key(int64_t m = 4096) {
@@ -302,14 +298,7 @@ TEST(TuneGpu, APlantedWrongCandidateIsNeverSelected) {
   o.gpus = {s->device().ordinal};
   o.database = db_path;
   o.jit.cache_dir = testing::test_cache_dir();
-  o.edit_kernel = [](int rank, codegen::GeneratedKernel& k) {
-    if (rank != 1) return;
-    const std::string open = k.main.name + "(";
-    size_t at = k.source.find(open);
-    ASSERT_NE(at, std::string::npos);
-    at = k.source.find('{', at);
-    k.source.insert(at + 1, " return;");
-  };
+  o.edit_kernel = testing::first_candidate_returns_at_once;
   std::ostringstream err;
   tune::TuneReport r = tune::tune(runtime::target_for_device(s->device()), o, err);
   ASSERT_EQ(r.selected, 4) << err.str();
