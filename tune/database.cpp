@@ -185,7 +185,6 @@ Database::Database(const std::string& path) : path_(path), db_(std::make_unique<
                                std::to_string(kSchemaVersion) + ")");
     if (version == 0) {
       exec(kCreateResults);
-      exec("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);");
     } else if (version == 1) {
       exec("ALTER TABLE results RENAME TO results_v1;");
       exec(kCreateResults);
@@ -193,6 +192,7 @@ Database::Database(const std::string& path) : path_(path), db_(std::make_unique<
            " FROM results_v1;");
       exec("DROP TABLE results_v1;");
     }
+    exec("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);");
     exec("INSERT OR REPLACE INTO meta VALUES ('schema', '" + std::to_string(kSchemaVersion) +
          "');");
     exec("COMMIT;");

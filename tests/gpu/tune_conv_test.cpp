@@ -143,6 +143,18 @@ TEST(TuneConvDatabase, ASchemaOneFileIsUpgradedInPlaceAndMergesIntoANewOne) {
   EXPECT_EQ(mine.merge(other_old), 0);  // nothing newer the second time
 }
 
+// A results table with no meta table at all is read as schema 1's too.
+TEST(TuneConvDatabase, AResultsTableWithoutItsVersionIsUpgradedAsSchemaOne) {
+  const std::string path = fresh_conv_db("no_meta");
+  write_schema1(path, "tile 32x32x8", "2026-11-19T00:00:00Z");
+  exec_sql(path, "DROP TABLE meta;");
+  Database db(path);
+  ASSERT_EQ(db.list().size(), 1u);
+  EXPECT_EQ(db.list()[0].key.conv, "");
+  db.record(conv_result(kRes5b8, "tile 64x64x128\n", 0.006, 0.010));
+  EXPECT_EQ(db.list().size(), 2u);
+}
+
 TEST(TuneConvDatabase, AFileOfANewerSchemaIsRefusedNamingIt) {
   const std::string path = fresh_conv_db("newer");
   { Database create(path); }
