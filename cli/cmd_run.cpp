@@ -211,17 +211,7 @@ std::optional<runtime::NamedConv> convolution_of(const RunArgs& a, const Compile
                  "leading dimensions are the convolution's (give --conv SPEC)\n";
     return std::nullopt;
   }
-  std::optional<std::vector<runtime::NamedConv>> given = a.conv.parse(c.target, std::cerr);
-  if (!given) return std::nullopt;
-  std::optional<std::vector<runtime::NamedConv>> convs = convs_for(a.file, c, *given, std::cerr);
-  if (!convs) return std::nullopt;
-  if (convs->size() != 1) {
-    std::cerr << "schedc run: error: --conv names " << convs->size()
-              << " convolutions; run computes one (`schedc bench FILE --conv resnet50` runs a "
-                 "list)\n";
-    return std::nullopt;
-  }
-  return convs->front();
+  return one_convolution(a.file, c, a.conv, std::cerr);
 }
 
 int run_command(const RunArgs& a) {

@@ -112,6 +112,20 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(
   return convs;
 }
 
+std::optional<runtime::NamedConv> one_convolution(const std::string& file, const Compiled& c,
+                                                  const ConvOptions& opt, std::ostream& err) {
+  std::optional<std::vector<runtime::NamedConv>> given = opt.parse(c.target, err);
+  if (!given) return std::nullopt;
+  std::optional<std::vector<runtime::NamedConv>> convs = convs_for(file, c, *given, err);
+  if (!convs) return std::nullopt;
+  if (convs->size() != 1) {
+    err << "schedc run: error: --conv names " << convs->size()
+        << " convolutions; run computes one (`schedc bench FILE --conv resnet50` runs a list)\n";
+    return std::nullopt;
+  }
+  return convs->front();
+}
+
 std::string conv_summary(const compiler::Conv2d& conv) {
   return "convolution " + runtime::conv_string(conv) + ": output " + std::to_string(conv.n) + "x" +
          std::to_string(conv.p()) + "x" + std::to_string(conv.q()) + "x" + std::to_string(conv.k) +

@@ -43,6 +43,13 @@ std::optional<std::vector<runtime::NamedConv>> convs_for(
     const std::string& file, const Compiled& c, const std::vector<runtime::NamedConv>& given,
     std::ostream& err);
 
+// The one convolution `run` computes with `c`: --conv (`opt`, a single
+// convolution), else its schedule's `conv`, as convs_for gives them.
+// Nothing, with the reason printed to `err` (exit 2), where that is none or
+// several (`schedc bench FILE --conv resnet50` runs a list).
+std::optional<runtime::NamedConv> one_convolution(const std::string& file, const Compiled& c,
+                                                  const ConvOptions& opt, std::ostream& err);
+
 // "convolution 8x56x56x64 filter 64x3x3 stride 1 pad 1 NHWC: output
 // 8x56x56x64, GEMM 25088x64x576 (A the input, B the filters column-major,
 // C the output); offset table 9 taps, 72 B": what `run` prints without a

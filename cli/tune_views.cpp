@@ -19,11 +19,6 @@ std::string key_line(const tune::Key& k) {
          (k.conv.empty() ? k.layout + " " + gemm : "conv " + k.conv + " (GEMM " + gemm + ")");
 }
 
-// TFLOP/s, or TOPS for integers.
-const char* rate(const std::string& dtype) {
-  return dtype == "s8" ? "TOPS" : "TFLOP/s";
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
@@ -35,8 +30,8 @@ std::string csv_field(const std::string& s) {
 // GEMM's % of cuBLAS, a convolution's x of im2col + cuBLAS.
 std::string figure(const tune::Measured& m) {
   if (!m.measured) return m.status == tune::Status::ok ? "compiled" : "FAILED";
-  const std::string speed =
-      number("%.1f", m.tflops) + " " + rate(compiler::dtype_name(m.shape.dtype)) + " ";
+  const std::string speed = number("%.1f", m.tflops) + " " +
+                            runtime::rate_unit(compiler::dtype_name(m.shape.dtype)) + " ";
   switch (m.status) {
     case tune::Status::ok:
       if (!m.conv.empty())
@@ -53,8 +48,8 @@ void print_key(std::ostream& os, const std::vector<const tune::Result*>& rows) {
   const tune::Key& key = rows[0]->key;
   const bool conv = !key.conv.empty();
   std::vector<std::vector<std::string>> cells = {
-      {rate(key.dtype), conv ? "% cuBLAS GEMM" : "% cuBLAS", "status", "model rank", "choices",
-       "space", "host", "measured", "why"}};
+      {runtime::rate_unit(key.dtype), conv ? "% cuBLAS GEMM" : "% cuBLAS", "status", "model rank",
+       "choices", "space", "host", "measured", "why"}};
   if (conv) cells[0].insert(cells[0].begin() + 2, "x im2col+cuBLAS");
   for (const tune::Result* r : rows) {
     const bool ok = r->status == tune::Status::ok;
@@ -124,7 +119,7 @@ std::string results_svg(const std::vector<tune::Result>& rows, std::string& titl
   title = key_line(key);
   report::BarChart chart;
   chart.title = "schedc tune: " + title + " (bars in the static model's order)";
-  chart.y_label = rate(key.dtype);
+  chart.y_label = runtime::rate_unit(key.dtype);
   std::vector<double> cublas;
   const compiler::Problem p{key.m, key.n, key.k};
   for (const tune::Result* r : ok) {
@@ -170,7 +165,7 @@ void print_tune_report(std::ostream& os, const tune::TuneReport& report) {
       continue;
     }
     os << "model rank " << best->model_rank << ", " << number("%.1f", best->tflops) << " "
-       << rate(compiler::dtype_name(best->shape.dtype)) << ", ";
+       << runtime::rate_unit(compiler::dtype_name(best->shape.dtype)) << ", ";
     if (best->conv.empty())
       os << number("%.1f", best->percent_of_cublas()) << "% of cuBLAS";
     else if (best->pipeline_ms > 0)

@@ -8,6 +8,7 @@
 #include "cli/exit_codes.h"
 #include "cli/space_walk.h"
 #include "runtime/conv_report.h"
+#include "runtime/report.h"
 #include "tune/database.h"
 
 namespace schedc::cli {
@@ -54,16 +55,9 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
                    "GEMM's sizes are the convolution's (give --conv SPEC)\n";
       return std::nullopt;
     }
-    std::optional<std::vector<runtime::NamedConv>> given = conv_arg.parse(target, std::cerr);
-    if (!given) return std::nullopt;
-    std::optional<std::vector<runtime::NamedConv>> convs = convs_for(file, *c, *given, std::cerr);
-    if (!convs) return std::nullopt;
-    if (convs->size() != 1) {
-      std::cerr << "schedc run: error: --conv names " << convs->size()
-                << " convolutions; run computes one\n";
-      return std::nullopt;
-    }
-    const compiler::Conv2d& v = convs->front().conv;
+    const std::optional<runtime::NamedConv> one = one_convolution(file, *c, conv_arg, std::cerr);
+    if (!one) return std::nullopt;
+    const compiler::Conv2d& v = one->conv;
     conv = runtime::conv_string(v);
     conv_arg_text = " --conv '" + conv + "'";
     shape = {v.gemm_m(), v.gemm_n(), v.gemm_k()};
@@ -123,7 +117,7 @@ std::optional<Compiled> tuned_schedule(const std::string& file, const std::strin
     return std::nullopt;
   }
   char figures[128];
-  const char* rate = key.dtype == "s8" ? "TOPS" : "TFLOP/s";
+  const char* rate = runtime::rate_unit(key.dtype);
   if (conv.empty())
     std::snprintf(figures, sizeof figures, "%.1f %s, %.1f%% of cuBLAS", best->tflops, rate,
                   best->percent_of_cublas());

@@ -319,11 +319,15 @@ struct WgmmaPlan {
   bool warp_specialize = false;
   int producer_regs = 40, consumer_regs = 232;
   // What each thread owns at launch (Target::registers_per_thread of the
-  // block's threads times blocks_per_sm). setmaxnreg.dec must lower it and
-  // .inc raise it (ptxas rejects either the other way, and NVRTC 13.0 then
-  // aborts the process): where a conv producer needs more than this (its
-  // rows' window origins, 640 threads: 104 of 96), the producer's is the
-  // .inc and the consumers' the .dec (setmaxnreg_line).
+  // block's threads times blocks_per_sm). ptxas rejects a setmaxnreg.dec
+  // above the largest count the kernel's setmaxnreg asks for (C7406: the
+  // producer's .dec<104> beside the consumers' .inc<88>), and NVRTC 13.0
+  // then aborts the process. So where a conv producer needs more than this
+  // (its rows' window origins, 640 threads: 104 of 96), the producer's is
+  // the .inc and the consumers' the .dec (setmaxnreg_line); elsewhere the
+  // producer's is the .dec and the consumers' the .inc, also where their
+  // count is not above this (256 threads: .inc<240> of 255, as ptxas takes
+  // the largest .inc for the kernel's count).
   int launch_regs = 168;
   std::string setmaxnreg_line(int regs) const {
     return std::string(regs > launch_regs ? "setmaxnreg_inc<" : "setmaxnreg_dec<") +
