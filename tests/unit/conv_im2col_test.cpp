@@ -16,19 +16,13 @@
 #include <vector>
 
 #include "compiler/conv.h"
+#include "tests/unit/conv_test_util.h"
 
 namespace schedc {
 namespace {
 
 using compiler::Conv2d;
-
-Conv2d conv_of(int64_t n, int64_t h, int64_t w, int64_t c, int64_t r, int64_t s, int64_t stride = 1,
-               int64_t pad = 0, int64_t dil = 1) {
-  Conv2d v;
-  v.n = n, v.h = h, v.w = w, v.c = c, v.k = 8, v.r = r, v.s = s;
-  v.stride_h = v.stride_w = stride, v.pad_h = v.pad_w = pad, v.dil_h = v.dil_w = dil;
-  return v;
-}
+using testing::conv_of;
 
 std::vector<Conv2d> convs() {
   Conv2d rect = conv_of(2, 6, 10, 128, 1, 3);

@@ -1,0 +1,141 @@
+// The input copied once a tile (compiler/conv_halo.h) on the CPU, on ragged,
+// strided, dilated, rectangular and over-padded convolutions and tiles of
+// 64 to 256 rows, whole images and bands:
+//  - every output pixel is exactly one valid virtual row of one tile;
+//  - for every valid row and every tap, the phase-image row its window reads
+//    (the row plus the tap's shift, inside the row's own image block) holds
+//    the input element the convolution reads there: the same (n, h, w),
+//    outside the input exactly where the padding is (TMA's zeros);
+//  - every window, junk rows' too, stays inside a panel's region;
+//  - which convolutions the copy takes (halo_error).
+#include "compiler/conv_halo.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/conv.h"
+#include "tests/unit/conv_test_util.h"
+
+namespace schedc {
+namespace {
+
+using compiler::Conv2d;
+using testing::conv_of;
+
+std::vector<Conv2d> halo_convs() {
+  Conv2d rect = conv_of(2, 6, 10, 128, 1, 3);
+  rect.stride_w = 2, rect.pad_w = 1;
+  Conv2d skew = conv_of(2, 11, 8, 128, 3, 5, 1, 1);
+  skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
+  return {conv_of(8, 7, 7, 512, 3, 3, 1, 1),
+          conv_of(8, 14, 14, 512, 3, 3, 2, 1),
+          conv_of(3, 7, 9, 128, 3, 3, 1, 1),
+          conv_of(7, 7, 5, 128, 3, 3, 1, 1),
+          conv_of(3, 9, 11, 128, 3, 3, 2, 1),
+          conv_of(2, 13, 11, 128, 1, 1, 2, 0),
+          conv_of(1, 15, 17, 128, 3, 3, 1, 2, 2),
+          conv_of(2, 9, 7, 256, 5, 5, 2, 3),
+          conv_of(1, 5, 5, 128, 7, 7, 1, 4),
+          conv_of(4, 1, 1, 128, 1, 1),
+          conv_of(1, 56, 56, 128, 3, 3, 1, 1),
+          conv_of(1, 31, 33, 128, 3, 3, 2, 1),
+          conv_of(2, 23, 19, 128, 3, 3, 3, 1),
+          rect,
+          skew};
+}
+
+TEST(ConvHalo, EveryOutputPixelIsOneValidRow) {
+  for (const Conv2d& v : halo_convs())
+    for (int64_t bm : {64, 128, 256}) {
+      if (!compiler::halo_error(v, bm, 1).empty()) continue;
+      SCOPED_TRACE(compiler::conv_text(v) + ", BM " + std::to_string(bm));
+      const compiler::HaloGeometry g = compiler::halo_geometry(v, bm);
+      std::vector<int> seen(size_t(v.gemm_m()), 0);
+      for (int64_t t = 0; t < g.tiles; ++t)
+        for (int64_t row = 0; row < bm; ++row)
+          if (const auto px = compiler::halo_output(v, g, t, row))
+            ++seen[size_t((px->n * v.p() + px->p) * v.q() + px->q)];
+      for (size_t m = 0; m < seen.size(); ++m) ASSERT_EQ(seen[m], 1) << "output pixel " << m;
+    }
+}
+
+TEST(ConvHalo, EveryWindowReadsWhatTheConvolutionReads) {
+  int checked = 0;
+  for (const Conv2d& v : halo_convs())
+    for (int64_t bm : {64, 128, 256}) {
+      if (!compiler::halo_error(v, bm, 1).empty()) continue;
+      SCOPED_TRACE(compiler::conv_text(v) + ", BM " + std::to_string(bm));
+      const compiler::HaloGeometry g = compiler::halo_geometry(v, bm);
+      const int64_t per_phase = g.images * g.block;
+      for (int64_t t = 0; t < g.tiles; ++t)
+        for (int64_t row = 0; row < bm; ++row) {
+          const auto px = compiler::halo_output(v, g, t, row);
+          for (int64_t r = 0; r < v.r; ++r)
+            for (int64_t s = 0; s < v.s; ++s) {
+              const compiler::HaloTap& tap = g.taps[size_t(r * v.s + s)];
+              // The window's row, counted from the panel's region: inside it always.
+              ASSERT_LT(tap.phase * per_phase + row + tap.shift, g.region_rows);
+              if (!px) continue;
+              ASSERT_LT(row + tap.shift, per_phase);
+              // Inside the row's own image block.
+              ASSERT_EQ((row + tap.shift) / g.block, row / g.block);
+              const compiler::HaloSource src =
+                  compiler::halo_source(g, t, tap.phase, row + tap.shift);
+              EXPECT_EQ(src.n, px->n);
+              EXPECT_EQ(src.h, px->p * v.stride_h - v.pad_h + r * v.dil_h);
+              EXPECT_EQ(src.w, px->q * v.stride_w - v.pad_w + s * v.dil_w);
+              ++checked;
+            }
+        }
+    }
+  EXPECT_GT(checked, 100000);
+}
+
+TEST(ConvHalo, TilesAndPhases) {
+  // res5 3x3 at batch 8: one image a 64-row tile, 9-row pitch, one phase.
+  const Conv2d res5 = conv_of(8, 7, 7, 512, 3, 3, 1, 1);
+  compiler::HaloGeometry g = compiler::halo_geometry(res5, 64);
+  EXPECT_EQ(g.pitch, 9);
+  EXPECT_EQ(g.images, 1);
+  EXPECT_EQ(g.tiles, 8);
+  EXPECT_EQ(g.phases.size(), 1u);
+  EXPECT_EQ(g.block, 81);
+  EXPECT_EQ(g.taps[8].shift, 2 * 9 + 2);
+  EXPECT_EQ(g.region_rows, 64 + 20);
+  // 128 rows: two images (81 + 61 = 142 > 128: no, one; 256 rows: three).
+  EXPECT_EQ(compiler::halo_geometry(res5, 128).images, 1);
+  EXPECT_EQ(compiler::halo_geometry(res5, 256).images, 3);
+  // Its 3x3/2: four phases of 8x8, the pitch 8.
+  g = compiler::halo_geometry(conv_of(8, 14, 14, 512, 3, 3, 2, 1), 64);
+  EXPECT_EQ(g.phases.size(), 4u);
+  EXPECT_EQ(g.pitch, 8);
+  EXPECT_EQ(g.block, 64);
+  // res2 3x3: bands of one output row (58-row pitch) at BM 64, two at 128.
+  const Conv2d res2 = conv_of(2, 56, 56, 128, 3, 3, 1, 1);
+  g = compiler::halo_geometry(res2, 64);
+  EXPECT_EQ(g.out_rows, 1);
+  EXPECT_EQ(g.bands, 56);
+  EXPECT_EQ(g.tiles, 112);
+  EXPECT_EQ(compiler::halo_geometry(res2, 128).out_rows, 2);
+}
+
+TEST(ConvHalo, WhichConvolutionsItTakes) {
+  EXPECT_EQ(compiler::halo_error(conv_of(8, 7, 7, 512, 3, 3, 1, 1), 64, 1), "");
+  EXPECT_EQ(compiler::halo_error(conv_of(8, 7, 7, 64, 3, 3, 1, 1), 64, 2), "");
+  Conv2d nchw32 = conv_of(1, 7, 7, 128, 3, 3, 1, 1);
+  nchw32.layout = compiler::ConvLayout::nchw32;
+  EXPECT_NE(compiler::halo_error(nchw32, 64, 1).find("NCHW32"), std::string::npos);
+  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 64, 1).find("128-byte panel"),
+            std::string::npos);
+  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 7, 128, 3, 3, 9, 1), 64, 1).find("stride past 8"),
+            std::string::npos);
+  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 100, 128, 3, 3, 1, 1), 64, 1).find("more than BM"),
+            std::string::npos);
+  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 300, 128, 3, 3, 1, 1), 512, 1).find("TMA's box"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace schedc
