@@ -285,7 +285,7 @@ void emit_epilogue_helpers(Emitter& e, const KernelPlan& p) {
   e.line();
 }
 
-void emit_conv_args(Emitter& e, bool nchw32) {
+void emit_conv_args(Emitter& e, bool nchw32, bool halo) {
   e.comment("conv: the geometry and the offset table (runtime/conv_args.h is the host's copy):");
   e.comment(nchw32 ? "tap[r * S + s] = {dh * W * 32 + dw * 32, dh, dw} for (dh, dw) = (r * dil_h, "
                      "s * dil_w)"
@@ -298,10 +298,22 @@ void emit_conv_args(Emitter& e, bool nchw32) {
 struct ConvArgs {
   int n, h, w, c, p, q, stride_h, stride_w, pad_h, pad_w;
   int taps;  // R * S
-  int im2col;  // 1, 2: A by tma_a in im2col mode, copies a k-tile (the Hopper kernel)
-  ConvTapArg tap[%lld];
+  int im2col;  // 1, 2: A by tma_a in im2col mode, copies a k-tile (the Hopper kernel)%s
+  ConvTapArg tap[%lld];%s
 };)",
-                 static_cast<long long>(compiler::kMaxConvTaps)));
+                 halo ? "; 3: the tile's\n  // input once, as phase images (halo); tap[t].offset "
+                        "is then tap t's window, in bytes"
+                      : "",
+                 static_cast<long long>(compiler::kMaxConvTaps),
+                 halo ? R"(
+  // halo (compiler/conv_halo.h's HaloGeometry): a tile's G images or band of output rows
+  int halo_pitch, halo_block, halo_images, halo_out_rows, halo_bands;
+  int halo_row_min, halo_col_min;  // the phase images' first row and column (a_min)
+  int halo_region_bytes;  // a panel's phase images and the windows' reach
+  int halo_bytes;  // a panel's phase images: what its copies land
+  int halo_phases;
+  short halo_phase_h[4], halo_phase_w[4];  // each phase's first input row and column (e))"
+                      : ""));
 }
 
 // C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32], with row m =

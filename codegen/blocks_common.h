@@ -54,7 +54,9 @@ void emit_epilogue_helpers(Emitter& e, const compiler::KernelPlan& plan);
 
 // A convolution module's ConvArgs and ConvTapArg (runtime/conv_args.h is
 // the host's copy), with a comment on the offset table of that layout.
-void emit_conv_args(Emitter& e, bool nchw32);
+// `halo`: the struct also declares the halo geometry after the table
+// (runtime/conv_args.h).
+void emit_conv_args(Emitter& e, bool nchw32, bool halo = false);
 // Row m's window origin in the convolution's input (`origin`: the offset
 // of input pixel (h0, w0) of m's image, channel 0) and (h0, w0) packed in
 // 16 bits each (`hw0`), given m, M, pq = P·Q and the ConvArgs `conv` in

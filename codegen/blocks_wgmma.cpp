@@ -275,7 +275,12 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.line("if (sA_u32 % 1024 != 0) __trap();");
   e.line("#pragma unroll");
   e.open_scope(format("for (int s = 0; s < %d; ++s)", w.stages));
-  if (w.conv)
+  if (w.conv && p.schedule.halo)
+    e.line(format(
+        "mbar_init(full_bar + 8 * s, conv.im2col == 3 ? 1 : %d);  // the filters' expect_tx and "
+        "the bytes (with the halo thread 0 alone loops), else also the producer's 128 threads",
+        w.full_arrivals()));
+  else if (w.conv)
     e.line(
         format("mbar_init(full_bar + 8 * s, %d);  // the filters' expect_tx, the bytes, and the "
                "producer's 128 threads (once A's copies landed%s)",
@@ -405,6 +410,12 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
     e.line(
         "const unsigned long long da = a_desc + i * a_step_i + (kk / 2) * a_step_k2 + (kk % 2) "
         "* 2u;");
+  else if (p.schedule.halo)  // a k-tile's panels: a_pstep apart (the consumer's k loop)
+    e.line(format(
+        "const unsigned long long da = wgmma_desc(sa + i * %du + (kk / %d) * a_pstep + (kk %% %d) "
+        "* %du, %du, %du);",
+        w.a.mn_bytes(w.inst_m), w.a.panel_cols / w.inst_k, w.a.panel_cols / w.inst_k,
+        w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
   else
     e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + %s, %du, %du);",
                   w.a.mn_bytes(w.inst_m), wgmma_k_step_bytes(w.a, w.inst_k, "kk").c_str(),
@@ -558,10 +569,38 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     e.comment("every earlier iteration land, so this tile's barrier phases are the current ones)");
     e.line("if (t > 0) named_barrier(3 + consumer, 256);");
   }
+  const bool halo = p.schedule.halo;
+  if (halo) {
+    SCHEDC_INTERNAL_ASSERT(
+        w.conv && !w.a.mn_major && !w.registers() && !w.persistent && !w.pingpong,
+        "halo: one tile a block, A k-major by descriptor");
+    e.comment(
+        "halo (conv.im2col == 3): A of a k-tile is its tap's window (conv.tap[h_tap].offset)");
+    e.comment("in its channel block's panel of the tile's phase images");
+    emit_halo_k_order(e, p.k_sliced() ? "k_first" : "0");
+  }
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));
   e.line(format("mbar_wait(full_bar + 8 * stage, (it / %d) & 1);  // its bytes have landed", S));
-  if (a_in_panels(w)) {
+  if (a_in_panels(w) && halo) {
+    e.line(format(
+        "const unsigned long long a_desc = conv.im2col == 3 ? wgmma_desc(a_base + (h_block - "
+        "h_first) * conv.halo_region_bytes + conv.tap[h_tap].offset, %du, %du) : a_desc0 + stage * "
+        "%du;",
+        w.a.lbo_bytes, w.a.sbo_bytes, w.a.stage_bytes / 16));
+    e.line(format("const unsigned sb = b_base + stage * %du;", w.b.stage_bytes));
+  } else if (halo) {
+    e.comment(format("halo: the k-tile's %d panels are its block's, a panel's phase images apart",
+                     w.a.panels()));
+    e.line(format(
+        "const unsigned sa = conv.im2col == 3 ? a_base + (h_block - h_first) * %du * "
+        "conv.halo_region_bytes + conv.tap[h_tap].offset : a_base + stage * %du, sb = b_base + "
+        "stage * %du;",
+        w.a.panels(), w.a.stage_bytes, w.b.stage_bytes));
+    e.line(format(
+        "const unsigned a_pstep = conv.im2col == 3 ? (unsigned)conv.halo_region_bytes : %du;",
+        w.a.panel_bytes()));
+  } else if (a_in_panels(w)) {
     e.line(format("const unsigned long long a_desc = a_desc0 + stage * %du;  // its first k-step",
                   w.a.stage_bytes / 16));
     e.line(format("const unsigned sb = b_base + stage * %du;", w.b.stage_bytes));
@@ -573,6 +612,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     emit_wgmma_tf32_k_steps(e, p);
   else
     emit_descriptor_k_steps(e, p);
+  if (halo) emit_halo_k_next(e);
   e.close_scope("k_tile");
   if (w.pingpong) {
     e.comment("every wgmma of this tile issued: the other consumer's turn (tile t + 1)");

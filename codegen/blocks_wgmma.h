@@ -185,6 +185,11 @@ void emit_wgmma_cluster_tile(Emitter& e, const compiler::KernelPlan& plan, const
 // copying A's stage from the input through the offset table.
 void emit_wgmma_conv_helpers(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_conv_producer(Emitter& e, const compiler::KernelPlan& plan);
+// `halo`: the k-tiles' order, channel block by block (each block's taps in
+// turn), from the slice's first k-tile `first`: h_first, h_block, h_tap; and
+// the step to the next k-tile.
+void emit_halo_k_order(Emitter& e, const std::string& first);
+void emit_halo_k_next(Emitter& e);
 
 // The origin (tile_m0, tile_n0) of the block's `step`-th tile of its
 // persistent walk (clusters: of its rank's tile of the step-th super-tile).

@@ -27,9 +27,56 @@ namespace schedc::codegen {
 using compiler::KernelPlan;
 using compiler::WgmmaPlan;
 
+namespace {
+
+// halo: the tile's input copy and the output row of a tile's row.
+void emit_halo_helpers(Emitter& e, const KernelPlan& p) {
+  const int panel_cols = 128 / p.wgmma->elem_bytes;
+  e.lines(format(
+      R"(// halo %s (conv.im2col == 3; compiler/conv_halo.h, docs/convolution.md): tile `tile`'s
+// input, `panels` 128-byte panels of channels (%d each) from panel `first`, each as
+// conv.halo_phases phase images, one TMA box of tma_a each (tile mode, element strides the
+// convolution's: zeros outside the input are the padding) -> a panel's region of shared memory
+// at dst (conv.halo_region_bytes apart), the bytes completing on `bar`
+__device__ __forceinline__ void halo_copy(const TmaMap& map, unsigned dst, unsigned bar,
+                                          const ConvArgs& conv, int tile, int first, int panels) {
+  const bool bands = conv.halo_bands > 1;  // else whole images
+  const int n0 = bands ? tile / conv.halo_bands : tile * conv.halo_images;
+  const int p0 = bands ? (tile %% conv.halo_bands) * conv.halo_out_rows : 0;
+  const int h0 = conv.stride_h * (p0 + conv.halo_row_min), w0 = conv.stride_w * conv.halo_col_min;
+  const unsigned per_phase = conv.halo_images * conv.halo_block * 128u;
+  for (int c = first * %d; c < (first + panels) * %d; c += %d, dst += conv.halo_region_bytes)
+    for (int ph = 0; ph < conv.halo_phases; ++ph)
+      asm volatile(
+          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+          "[%%0], [%%1, {%%3, %%4, %%5, %%6}], [%%2];\n"
+          ::"r"(dst + ph * per_phase), "l"(&map), "r"(bar), "r"(c), "r"(w0 + conv.halo_phase_w[ph]),
+          "r"(h0 + conv.halo_phase_h[ph]), "r"(n0)
+          : "memory");
+}
+// The output row (C's) of virtual row v of halo tile `tile` (compiler/conv_halo.h,
+// halo_output), or M where v is junk (past an output row, the tile's rows or its images)
+__device__ __forceinline__ int halo_out_row(const ConvArgs& conv, int tile, int v, int M) {
+  const int image = v / conv.halo_block, rem = v - image * conv.halo_block;
+  const int r = rem / conv.halo_pitch, q = rem - r * conv.halo_pitch;
+  const bool bands = conv.halo_bands > 1;
+  const int n = (bands ? tile / conv.halo_bands : tile * conv.halo_images) + image;
+  const int p = (bands ? (tile %% conv.halo_bands) * conv.halo_out_rows : 0) + r;
+  if (image >= conv.halo_images || n >= conv.n || r >= conv.halo_out_rows || p >= conv.p ||
+      q >= conv.q)
+    return M;
+  return (n * conv.p + p) * conv.q + q;
+})",
+      origin_note(p.schedule, p.schedule.halo_at).c_str(), panel_cols, panel_cols, panel_cols,
+      panel_cols));
+  e.line();
+}
+
+}  // namespace
+
 void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  emit_conv_args(e, w.conv->nchw32);
+  emit_conv_args(e, w.conv->nchw32, p.schedule.halo);
   emit_cp_async_copy_helpers(e);  // (fence_proxy_async: emit_wgmma_helpers)
   e.comment(format("tma %s: the filters' k-tile at column k0 -> one stage, %s of B's N x K map;",
                    origin_note(p.schedule, p.schedule.tma_at).c_str(),
@@ -59,6 +106,7 @@ __device__ __forceinline__ void tma_load_im2col(unsigned dst, const TmaMap& map,
       : "memory");
 })");
   e.line();
+  if (p.schedule.halo) emit_halo_helpers(e, p);
 }
 
 namespace {
@@ -224,12 +272,73 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
 
 }  // namespace
 
+// The k-tiles' order of a halo launch: channel block (a panel, BK = one) by
+// channel block, each block's taps in turn: k-tile kt is tap kt % taps of
+// block kt / taps, whose filters are B's column tap * C + block * BK. So a
+// `split_k` slice's k-tiles span few blocks, and its copy of the input only
+// those panels. `first`: the expression of the slice's first k-tile.
+void emit_halo_k_order(Emitter& e, const std::string& first) {
+  e.comment("the k-tiles channel block by channel block, each block's taps in turn (halo's order)");
+  e.line("const int h_first = (" + first + ") / conv.taps;  // the first block, its panel in A");
+  e.line("int h_block = h_first, h_tap = (" + first + ") - h_first * conv.taps;");
+}
+
+void emit_halo_k_next(Emitter& e) {
+  e.open_scope("if (++h_tap == conv.taps)");
+  e.line("h_tap = 0;");
+  e.line("++h_block;");
+  e.close_scope();
+}
+
+namespace {
+
+// halo (the launch set conv.im2col = 3): thread 0 alone runs the loop (the
+// stages' `full` then count its expect_tx only: the other 127 threads'
+// waits and arrivals cost the consumers' issue slots, bench/NOTES.md session
+// 44). It copies the tile's input once, at its first k-tile, into A's
+// stages' bytes (which the stages do not use then): the panels of the
+// channel blocks its k-tiles span, counted on that k-tile's `full` with its
+// filters; every k-tile then brings its filters alone. One tile a block (no
+// persistent walk: the analyzer's rule), so nothing reads the copy before
+// it lands.
+void emit_halo_producer(Emitter& e, const KernelPlan& p) {
+  const WgmmaPlan& w = *p.wgmma;
+  const std::string first = p.k_sliced() ? "k_first" : "0";
+  e.comment(format("halo %s: the tile's input once (halo_copy), then the filters a k-tile",
+                   origin_note(p.schedule, p.schedule.halo_at).c_str()));
+  e.open_scope("if (threadIdx.x == 0)");
+  emit_halo_k_order(e, first);
+  e.line("const int h_blocks = (" + first +
+         " + num_k_tiles - 1) / conv.taps - h_first + 1;  // its k-tiles span");
+  emit_producer_loop_open(e, p);
+  const int ppb = w.a.panels();  // 128-byte panels a channel block (a k-tile)
+  e.line(
+      format("tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, h_tap * conv.c + "
+             "h_block * BK, tile_n0, k_tile == 0 ? (unsigned)(%sh_blocks * conv.halo_bytes) : 0u);",
+             w.b.stage_bytes, ppb > 1 ? format("%d * ", ppb).c_str() : ""));
+  e.line(
+      format("if (k_tile == 0) halo_copy(tma_a, sA_u32, full_bar + 8 * stage, conv, tile_m0 / BM, "
+             "%s, %s);",
+             ppb > 1 ? format("%d * h_first", ppb).c_str() : "h_first",
+             ppb > 1 ? format("%d * h_blocks", ppb).c_str() : "h_blocks"));
+  emit_halo_k_next(e);
+  e.close_scope("it");
+  e.close_scope();
+}
+
+}  // namespace
+
 void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const compiler::WgmmaConvCopy& c = *w.conv;
   const int S = w.stages, D = c.arrive_lag;
   e.line(w.setmaxnreg_line(w.producer_regs));
   e.line("const int pq = conv.p * conv.q;");
+  if (p.schedule.halo) {
+    e.open_scope("if (conv.im2col == 3)");
+    emit_halo_producer(e, p);
+    e.close_scope();
+  }
   if (!c.nchw32) {
     e.open_scope("if (conv.im2col == 1)");
     emit_im2col_producer(e, p, false);

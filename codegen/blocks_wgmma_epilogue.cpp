@@ -14,6 +14,12 @@ using compiler::WgmmaPlan;
 namespace {
 
 // An NCHW32 convolution's output (WgmmaConvCopy::nchw32): C is not a matrix.
+// A `halo` kernel's stores take each of a thread's rows' output row from
+// h_rows (emit_direct_stores; M where the row is junk), the others `plain`.
+std::string c_row(const KernelPlan& p, const std::string& plain, const std::string& index) {
+  return p.schedule.halo ? "h_rows[" + index + "]" : plain;
+}
+
 bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
@@ -210,7 +216,7 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   emit_quad_swap(e, "int", kQuadX0, kQuadX1, kQuadY0, kQuadY1);
   e.line(format("const int col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);", w.inst_n));
   e.comment("past M or N: no value (neither C nor bias read there) and, below, no store");
-  e.line("const int row = row0 + i * 64 + 8 * h;");
+  e.line("const int row = " + c_row(p, "row0 + i * 64 + 8 * h", "2 * i + h") + ";");
   e.line("const bool in_c = row < M && col < N;");
   e.line("const signed char* dst = C + " +
          std::string(nchw32 ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
@@ -225,7 +231,7 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.comment("this lane's group: row half k4 % 2, columns 32 g + 16 (k4 / 2) of the instruction's");
   e.line("const int4 v = gather16(wd[0], wd[1], wd[2], wd[3]);");
   e.line(format("const int col = col0 - 2 * k4 + j * %d + 32 * g + 16 * (k4 / 2);", w.inst_n));
-  e.line("const int row = row0 + i * 64 + 8 * (k4 % 2);");
+  e.line("const int row = " + c_row(p, "row0 + i * 64 + 8 * (k4 % 2)", "2 * i + k4 % 2") + ";");
   if (nchw32)
     e.line(
         "if (row < M && col < N) *reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : "
@@ -259,9 +265,8 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("for (int h = 0; h < 2; ++h)");
   e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
   emit_quad_swap(e, V, kQuadX0, kQuadX1, kQuadY0, kQuadY1);
-  e.line(format(
-      "const int row = row0 + i * 64 + 8 * h, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
-      w.inst_n));
+  e.line(format("const int row = %s, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
+                c_row(p, "row0 + i * 64 + 8 * h", "2 * i + h").c_str(), w.inst_n));
   e.line("store_quad(C + " +
          std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
                                  : "(size_t)row * ldc + col") +
@@ -289,14 +294,26 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
                "64 + x %% 2 * 8);",
                2 * w.m_insts));
   }
+  if (p.schedule.halo) {
+    e.comment("halo: each of this thread's rows' output row where the launch took the halo");
+    e.comment("(conv.im2col == 3: the tile's rows are windows of its images), M where junk");
+    e.line(format("int h_rows[%d];", 2 * w.m_insts));
+    e.line("#pragma unroll");
+    e.open_scope(format("for (int x = 0; x < %d; ++x)", 2 * w.m_insts));
+    e.line("const int v = row0 + x / 2 * 64 + x % 2 * 8;");
+    e.line("h_rows[x] = conv.im2col == 3 ? halo_out_row(conv, tile_m0 / BM, v - tile_m0, M) : v;");
+    e.close_scope();
+  }
   if (quads) emit_quad_stores(e, p);
   e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",
                 nchw32_c(w) ? "" : "ldc % 2 == 0 && ", 2 * compiler::c_size_of(p.schedule)));
   open_pair_loops(e, w);
   e.line(
-      format("store_pair(%s, ldc, M, N, row0 + i * 64 + 8 * (r / 2 %% 2), col0 + j * %d + 8 * "
+      format("store_pair(%s, ldc, M, N, %s, col0 + j * %d + 8 * "
              "(r / 4), acc[i][j][r], acc[i][j][r + 1], alpha, beta, bias%s, pairs);",
-             nchw32_c(w) ? "C + c_rows[2 * i + r / 2 % 2]" : "C", w.inst_n, scale_arg(p).c_str()));
+             nchw32_c(w) ? "C + c_rows[2 * i + r / 2 % 2]" : "C",
+             c_row(p, "row0 + i * 64 + 8 * (r / 2 % 2)", "2 * i + r / 2 % 2").c_str(), w.inst_n,
+             scale_arg(p).c_str()));
   close_pair_loops(e);
   if (quads) e.close_scope();
 }

@@ -172,6 +172,12 @@ struct KernelEntry {
   // NHWC kernel; compiler/conv_im2col.h): pixelsPerColumn tma_a.box_rows,
   // channelsPerPixel tma_a.box_cols.
   bool a_im2col = false;
+  // `halo`: a convolution entry that takes the tile's input once, as phase
+  // images by TMA, into the first a_halo_bytes of its shared memory (A's
+  // stages), when the launch passes that map as tma_a and sets
+  // ConvArgs::im2col = 3 with the geometry (compiler/conv_halo.h; the launch
+  // then counts M as the halo tiles' rows: runtime/launch.cpp).
+  uint32_t a_halo_bytes = 0;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
   // The launch shape of this entry's stream_k tail: this entry with the

@@ -181,6 +181,10 @@ void Analyzer::read(const Directive& d) {
     if (!first_time(k, d)) return;
     s_.persistent = true;
     s_.persistent_at = at(d);
+  } else if (k == "halo") {
+    if (!first_time(k, d)) return;
+    s_.halo = true;
+    s_.halo_at = at(d);
   } else if (k == "warp_specialize") {
     if (!first_time(k, d)) return;
     s_.warp_specialize = true;

@@ -82,7 +82,14 @@ void Analyzer::read_conv(const Directive& d) {
 
 void Analyzer::conv_rules() {
   const Directive* d = given("conv");
-  if (!d) return;
+  const Directive* halo = given("halo");
+  if (!d) {
+    if (halo)
+      error(halo->keyword_span,
+            "'halo' needs 'conv': it copies a convolution's input once a tile (docs/"
+            "convolution.md)");
+    return;
+  }
   auto refuse = [&](const std::string& other, const std::string& why) {
     if (const Directive* o = given(other)) {
       auto& e = error(o->keyword_span, "'" + other + "' does not apply with 'conv': " + why);
@@ -129,7 +136,12 @@ void Analyzer::conv_rules() {
                           std::to_string(s_.tile->k) + ": " + std::to_string(panels) + ")");
       note(e, tile_note(), "block tile set here");
     }
+    halo_rules();
   } else {  // mma.sync: every thread copies A through the offset table
+    if (halo)
+      error(halo->keyword_span,
+            "'halo' is not implemented on 'mma': the input's copy is TMA boxes that the Hopper "
+            "kernel's windows read ('wgmma', 'tma', 'warp_specialize')");
     refuse("tma",
            "not implemented yet on 'mma' (A comes from the input through the offset table by "
            "cp.async; 'wgmma' loads the filters by TMA)");
@@ -140,6 +152,12 @@ void Analyzer::conv_rules() {
   }
   s_.b_col = true;  // the filters [K][R][S][C]: N x K, k contiguous
   if (!s_.conv) return;
+  if (halo && s_.uses_wgmma() && s_.conv->layout == ConvLayout::nchw32) {
+    auto& e = error(halo->keyword_span,
+                    "'halo' copies NHWC pixels of 128-byte panels of channels; this convolution "
+                    "is NCHW32");
+    e.notes.push_back({d->span, "'conv' given here"});
+  }
   const Conv2d& v = *s_.conv;
   if (s_.uses_wgmma() && v.layout == ConvLayout::nchw32)
     refuse("tma_store",
@@ -151,6 +169,33 @@ void Analyzer::conv_rules() {
     bad_value(d->span, "'conv': " + why);
   s_.shape = Shape{v.gemm_m(), v.gemm_n(), v.gemm_k()};
   s_.shape_at = s_.conv_at;
+}
+
+// `halo` on the Hopper kernel: one tile a block, its input copied at the
+// tile's first k-tile, its valid rows stored straight from the accumulators.
+void Analyzer::halo_rules() {
+  const Directive* halo = given("halo");
+  if (!halo) return;
+  auto refuse = [&](const std::string& other, const std::string& why) {
+    if (const Directive* o = given(other)) {
+      auto& e = error(o->keyword_span, "'" + other + "' does not apply with 'halo': " + why);
+      e.notes.push_back({halo->keyword_span, "'halo' given here"});
+    }
+  };
+  refuse("persistent",
+         "a persistent block walks many tiles, and the input's copy is a tile's, made at its "
+         "first k-tile while the last tile's windows may still be read");
+  refuse("stream_k", "a stream-K block's k-tiles cross tiles; the input's copy is one tile's");
+  refuse("tma_store",
+         "a tile's rows are windows of its images, some of them junk (past an output row or "
+         "image), so the epilogue stores the valid ones itself");
+  if (s_.pingpong) {
+    auto& e = error(halo->keyword_span,
+                    "'halo' does not apply with 'warp_specialize pingpong': its consumers take "
+                    "whole tiles in turn, and the input's copy is one tile's");
+    if (const Directive* ws = given("warp_specialize"))
+      e.notes.push_back({ws->span, "'warp_specialize pingpong' given here"});
+  }
 }
 
 }  // namespace schedc::compiler::analysis

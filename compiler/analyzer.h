@@ -204,6 +204,7 @@ class Analyzer {
   // what a convolution kernel needs and excludes.
   void read_conv(const Directive& d);
   void conv_rules();
+  void halo_rules();
 
   // `warp_specialize`, `persistent` and `tma_store` shape the wgmma kernel only.
   void hopper_presence_rules();

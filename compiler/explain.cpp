@@ -333,7 +333,7 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
 // (or, for a convolution's A, the producer's cp.async) writes the stages and
 // wgmma reads them by descriptor, both in the 128-byte swizzle, so no bank
 // model applies and the shared roofline is left out.
-void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
+void wgmma_notes(Explanation& e, const WgmmaPlan& w, bool halo) {
   if (w.conv) {
     // A convolution's A: its input, by TMA's im2col mode or the producer's
     // threads (docs/convolution.md), each chunk where the swizzle puts it.
@@ -342,7 +342,11 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w) {
     e.notes.push_back(
         "wgmma conv: TMA writes the filters (B) into shared memory, A by " +
         (w.conv->nchw32 ? threads
-                        : "TMA's im2col mode where the convolution allows it, else by " + threads) +
+         : halo ? "the tile's input copied once as zero-padded phase images by TMA (`halo`, each "
+                  "k-tile's A a window of it) where the launch finds it fits, else by TMA's im2col "
+                  "mode where the convolution allows it, else by " +
+                      threads
+                : "TMA's im2col mode where the convolution allows it, else by " + threads) +
         ", each 16-byte chunk where the 128-byte swizzle puts it; wgmma reads both by descriptor "
         "and no consumer thread accesses them, so no bank model applies (the shared-memory "
         "roofline is left out)");
@@ -499,7 +503,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
   } else if (plan.mma) {
     mma_accesses(e, plan, shape);
   } else if (plan.wgmma) {
-    wgmma_notes(e, *plan.wgmma);
+    wgmma_notes(e, *plan.wgmma, plan.schedule.halo);
     if (plan.split_k > 1) {
       const int64_t tiles = ((shape.m + plan.block_m - 1) / plan.block_m) *
                             ((shape.n + plan.block_n - 1) / plan.block_n);

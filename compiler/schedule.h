@@ -165,6 +165,12 @@ struct Schedule {
   // overlap this tile's epilogue.
   bool persistent = false;
   Origin persistent_at;
+  // `halo` (a convolution on wgmma): the producer copies a tile's input
+  // once, as zero-padded phase images by TMA, and each k-tile's A is a
+  // window of that copy (compiler/conv_halo.h), where the launch finds the
+  // convolution fits (runtime/conv_launch.h); elsewhere A comes as without it.
+  bool halo = false;
+  Origin halo_at;
   // `blocks_per_sm N` (warp_specialize): the kernel is compiled for N
   // resident blocks an SM (__launch_bounds__(threads, N)), so each block's
   // register pool, which setmaxnreg divides between its warpgroups, is the

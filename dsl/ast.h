@@ -47,7 +47,7 @@ inline const std::vector<std::string>& directive_keywords() {
       "double_buffer",   "stages",     "tma",           "stream_k",
       "split_k",         "wmma",       "mma",           "wgmma",
       "warp_specialize", "persistent", "blocks_per_sm", "tma_store",
-      "cluster",         "epilogue",   "conv"};
+      "cluster",         "epilogue",   "conv",          "halo"};
   return k;
 }
 

@@ -56,6 +56,7 @@ struct kw_mma : TAO_PEGTL_KEYWORD("mma") {};
 struct kw_wgmma : TAO_PEGTL_KEYWORD("wgmma") {};
 struct kw_warp_specialize : TAO_PEGTL_KEYWORD("warp_specialize") {};
 struct kw_persistent : TAO_PEGTL_KEYWORD("persistent") {};
+struct kw_halo : TAO_PEGTL_KEYWORD("halo") {};
 struct kw_blocks_per_sm : TAO_PEGTL_KEYWORD("blocks_per_sm") {};
 struct kw_tma_store : TAO_PEGTL_KEYWORD("tma_store") {};
 struct kw_cluster : TAO_PEGTL_KEYWORD("cluster") {};
@@ -139,6 +140,7 @@ struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, 
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
 struct warp_specialize_directive : p::seq<kw_warp_specialize, p::opt<sep, consumer_order>> {};
 struct persistent_directive : p::seq<kw_persistent> {};
+struct halo_directive : p::seq<kw_halo> {};
 struct blocks_per_sm_directive : p::if_must<kw_blocks_per_sm, ws, blocks_per_sm_count> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
 struct cluster_directive : p::if_must<kw_cluster, ws, cluster_extents> {};
@@ -152,7 +154,7 @@ struct directive
     : p::sor<shape_directive, dtype_directive, block_directive, tile_directive, thread_directive,
              warp_directive, vectorize_directive, layout_directive, batch_directive, transpose_directive, pad_directive,
              swizzle_directive, double_buffer_directive, stages_directive, tma_store_directive, tma_directive, stream_k_directive, split_k_directive, wmma_directive,
-             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, blocks_per_sm_directive, cluster_directive, epilogue_directive, conv_directive, unknown_directive> {};
+             mma_directive, wgmma_directive, warp_specialize_directive, persistent_directive, blocks_per_sm_directive, cluster_directive, epilogue_directive, conv_directive, halo_directive, unknown_directive> {};
 
 // ---- statements and lines ---------------------------------------------------
 // A statement ends at ';', a comment or the end of the line.

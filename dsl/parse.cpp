@@ -224,6 +224,7 @@ template <> struct action<g::kw_mma> : begin_directive {};
 template <> struct action<g::kw_wgmma> : begin_directive {};
 template <> struct action<g::kw_warp_specialize> : begin_directive {};
 template <> struct action<g::kw_persistent> : begin_directive {};
+template <> struct action<g::kw_halo> : begin_directive {};
 template <> struct action<g::kw_blocks_per_sm> : begin_directive {};
 template <> struct action<g::kw_tma_store> : begin_directive {};
 template <> struct action<g::kw_cluster> : begin_directive {};

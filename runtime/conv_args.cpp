@@ -1,5 +1,7 @@
 #include "runtime/conv_args.h"
 
+#include <algorithm>
+
 #include "runtime/error.h"
 #include "runtime/host_data.h"
 
@@ -21,6 +23,20 @@ ConvArgs make_conv_args(const compiler::Conv2d& conv) {
     a.tap[i].dw = int16_t(taps[i].dw);
   }
   return a;
+}
+
+compiler::Conv2d conv_of_args(const ConvArgs& a) {
+  compiler::Conv2d v;
+  v.n = a.n, v.h = a.h, v.w = a.w, v.c = a.c;
+  v.stride_h = a.stride_h, v.stride_w = a.stride_w, v.pad_h = a.pad_h, v.pad_w = a.pad_w;
+  // Taps in r·S + s order: the first row's have dh = 0.
+  int64_t s = 0;
+  while (s < a.taps && a.tap[s].dh == a.tap[0].dh) ++s;
+  v.s = std::max<int64_t>(1, s);
+  v.r = std::max<int64_t>(1, a.taps / v.s);
+  v.dil_w = v.s > 1 ? a.tap[1].dw : 1;
+  v.dil_h = v.r > 1 ? a.tap[v.s].dh : 1;
+  return v;
 }
 
 std::string conv_run_error(const compiler::Conv2d& conv, const std::string& dtype,

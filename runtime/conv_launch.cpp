@@ -7,6 +7,7 @@
 #include "runtime/conv_args.h"
 #include "runtime/error.h"
 #include "runtime/host_data.h"
+#include "runtime/tma_map.h"
 
 namespace schedc::runtime {
 
@@ -95,6 +96,85 @@ int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int chann
            " takes two 64-byte copies a k-tile, and the grid's " + std::to_string(blocks) +
            " blocks run in more than one wave (" + std::to_string(slots) + " at once)";
   return 0;
+}
+
+int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices) {
+  int64_t most = 0;
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t first = (s * k_tiles + slices - 1) / slices,
+                  last = ((s + 1) * k_tiles + slices - 1) / slices;
+    if (last > first) most = std::max(most, (last - 1) / taps - first / taps + 1);
+  }
+  return most;
+}
+
+std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry& e,
+                                                     const ConvArgs& conv, int elem_bytes,
+                                                     int64_t slices, std::string* why) {
+  auto no = [&](const std::string& reason) -> std::optional<compiler::HaloGeometry> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  if (e.a_halo_bytes == 0 || e.persistent || e.stream_k)
+    return no("this kernel copies A a k-tile (the input once a tile is `halo`'s)");
+  if (const char* v = std::getenv("SCHEDC_CONV_HALO"); v && std::string(v) == "0")
+    return no("SCHEDC_CONV_HALO=0");
+  const compiler::Conv2d v = conv_of_args(conv);
+  if (std::string err = compiler::halo_error(v, e.tile_m, elem_bytes); !err.empty()) return no(err);
+  if (int64_t(conv.c) % e.tile_k != 0)
+    return no("C = " + std::to_string(conv.c) + " is not a multiple of BK = " +
+              std::to_string(e.tile_k) + " (a k-tile's channels would span two taps)");
+  compiler::HaloGeometry g = compiler::halo_geometry(v, e.tile_m);
+  if (g.phases.size() > size_t(kMaxHaloPhases))
+    return no(std::to_string(g.phases.size()) + " phase images (strides " +
+              std::to_string(conv.stride_h) + "x" + std::to_string(conv.stride_w) + "); at most " +
+              std::to_string(kMaxHaloPhases));
+  // A slice's blocks, each BK channels: that many 128-byte panels of phase images.
+  const int64_t panels = slices == 0 ? 0
+                                     : halo_blocks_a_slice(int64_t(conv.taps) * conv.c / e.tile_k,
+                                                           conv.taps, slices) *
+                                           (e.tile_k * elem_bytes / 128),
+                bytes = panels * g.region_rows * 128;
+  if (bytes > int64_t(e.a_halo_bytes))
+    return no("the phase images take " + std::to_string(bytes) + " bytes (" +
+              std::to_string(panels) + " panel(s) of channels), A's stages " +
+              std::to_string(e.a_halo_bytes));
+  if (why) why->clear();
+  return g;
+}
+
+void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g) {
+  conv.im2col = 3;
+  conv.halo_pitch = int32_t(g.pitch), conv.halo_block = int32_t(g.block);
+  conv.halo_images = int32_t(g.images), conv.halo_out_rows = int32_t(g.out_rows);
+  conv.halo_bands = int32_t(g.bands);
+  conv.halo_row_min = int32_t(g.rows.min), conv.halo_col_min = int32_t(g.cols.min);
+  conv.halo_region_bytes = int32_t(g.region_rows * 128);
+  const int64_t per_phase = g.images * g.block;
+  conv.halo_bytes = int32_t(int64_t(g.phases.size()) * per_phase * 128);
+  conv.halo_phases = int32_t(g.phases.size());
+  for (size_t i = 0; i < g.phases.size(); ++i) {
+    conv.halo_phase_h[i] = int16_t(g.phases[i].e_h);
+    conv.halo_phase_w[i] = int16_t(g.phases[i].e_w);
+  }
+  for (size_t t = 0; t < g.taps.size(); ++t)
+    conv.tap[t].offset = int32_t((g.taps[t].phase * per_phase + g.taps[t].shift) * 128);
+}
+
+HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g) {
+  HaloBox b;
+  b.n = conv.n, b.h = conv.h, b.w = conv.w, b.c = conv.c;
+  b.box_w = g.pitch * conv.stride_w, b.box_h = g.box_rows * conv.stride_h, b.box_n = g.images;
+  b.stride_h = conv.stride_h, b.stride_w = conv.stride_w;
+  return b;
+}
+
+std::string halo_note(const compiler::HaloGeometry& g) {
+  const std::string tile = g.bands > 1 ? std::to_string(g.out_rows) + " output row(s) of an image"
+                           : g.images > 1 ? std::to_string(g.images) + " images"
+                                          : "one image";
+  return "the input once a tile (halo): " + tile + " a tile, " + std::to_string(g.phases.size()) +
+         " phase image(s) a panel of channels, " + std::to_string(g.tiles) + " tiles";
 }
 
 }  // namespace schedc::runtime

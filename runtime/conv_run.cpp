@@ -143,12 +143,20 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       dScale(epi.scale ? size_t(p.n) * 4 : 0, "the per-channel scales");
   report.entry = choose_entry(kernel, p, dInput.get(), dFilters.get(), dOut.get());
   report.late = prepared.module->require(entries_for(kernel, report.entry));
-  if (report.entry.entry && report.entry.entry->a_im2col) {
+  std::string no_halo;  // why a `halo` entry does not take this convolution's input once a tile
+  const std::optional<compiler::HaloGeometry> halo =
+      report.entry.entry && report.entry.entry->a_halo_bytes > 0
+          ? prepared.module->conv_halo(report.entry, p, conv_args, &no_halo)
+          : std::nullopt;
+  if (halo) {
+    report.a_copy = halo_note(*halo);
+  } else if (report.entry.entry && report.entry.entry->a_im2col) {
     std::string why;
     const int copies = prepared.module->conv_a_copies(report.entry, p, conv_args, &why);
     report.a_copy = copies == 0   ? "by the producer's copies (" + why + ")"
                     : copies == 2 ? "by TMA's im2col mode, two copies a k-tile (64-byte panels)"
                                   : "by TMA's im2col mode";
+    if (!no_halo.empty()) report.a_copy += "; not once a tile: " + no_halo;
   }
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,

@@ -320,6 +320,20 @@ int Module::conv_a_copies(const EntryChoice& choice, const compiler::Problem& p,
                                  conv.c, why);
 }
 
+std::optional<compiler::HaloGeometry> Module::conv_halo(const EntryChoice& choice,
+                                                        const compiler::Problem& p,
+                                                        const ConvArgs& conv,
+                                                        std::string* why) const {
+  const codegen::KernelEntry& e = *choice.entry;
+  const int elem = operand_bytes(kernel_.dtype);
+  // The tiles, and so the grid and its slices, come before the shared memory.
+  const std::optional<compiler::HaloGeometry> g = conv_halo_plan(e, conv, elem, 0, why);
+  if (!g) return std::nullopt;
+  compiler::Problem grid_p = p;
+  grid_p.m = g->tiles * int64_t(e.tile_m);
+  return conv_halo_plan(e, conv, elem, split_slices(choice, grid_p), why);
+}
+
 int Module::blocks_per_sm(const std::string& name, const codegen::KernelEntry& e) const {
   void* kernel = handle(name);
   {
@@ -512,7 +526,14 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const codegen::KernelEntry& e = *choice.entry;
   check_conv_launch(kernel_, choice, p, args);
   const LaunchableEntry fn = launchable(checked_name(choice.entry));
-  int m = int(p.m), n = int(p.n), k = int(p.k);
+  // A `halo` entry that takes this convolution's input once a tile
+  // (runtime/conv_launch.h): its grid and M count the halo tiles' rows, some
+  // of them junk that the epilogue does not store (grid_m below).
+  const std::optional<compiler::HaloGeometry> halo =
+      args.conv && e.uses_tma() ? conv_halo(choice, p, *args.conv) : std::nullopt;
+  compiler::Problem grid_p = p;
+  if (halo) grid_p.m = halo->tiles * int64_t(e.tile_m);
+  int m = int(grid_p.m), n = int(p.n), k = int(p.k);
   int lda = int(p.a_ld()), ldb = int(p.b_ld()), ldc = int(p.c_ld());
   // An NCHW32 convolution's output is no matrix: its entries take P·Q, the
   // pixels of an output plane, as ldc (codegen/generated_kernel.h).
@@ -552,7 +573,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // The grid after the copies into scratch: those reach the GPU first, and
   // the occupancy queries behind a persistent grid or a stream_k split
   // overlap them rather than delay them.
-  const codegen::Dim3 g = grid_for(choice, p);
+  const codegen::Dim3 g = grid_for(choice, grid_p);
   if (g.x > 2147483647u || g.y > 65535 || g.z > 65535 || g.x == 0 || g.y == 0)
     throw Error(Error::Kind::cuda, "grid " + std::to_string(g.x) + "x" + std::to_string(g.y) + "x" +
                                        std::to_string(g.z) + " for " + e.name +
@@ -586,9 +607,12 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     conv_args.im2col = 0;
   }
   if (e.uses_tma()) {
-    if (!args.conv)
+    if (!args.conv) {
       map_a = maps_.tiled(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
-    else if (const int copies = conv_a_copies(choice, p, conv_args); copies > 0) {
+    } else if (halo) {
+      map_a = maps_.halo(kernel_.dtype, a, halo_box(conv_args, *halo));
+      set_conv_halo(conv_args, *halo);
+    } else if (const int copies = conv_a_copies(choice, p, conv_args); copies > 0) {
       codegen::TmaBox box = e.tma_a;  // BM pixels x BK / copies channels
       box.box_cols /= uint32_t(copies);
       map_a = maps_.im2col(kernel_.dtype, a, im2col_geometry(conv_args), box);
@@ -623,7 +647,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const bool early = e.dependent_launch && launch_early(cc_major_);
   if (!e.stream_k) {
     // split_k: grid_for widened x by the tile's cluster
-    const uint32_t slices = e.split_k > 1 ? g.x / e.grid(p.m, p.n).x : 1;
+    const uint32_t slices = e.split_k > 1 ? g.x / e.grid(grid_p.m, p.n).x : 1;
     launch_kernel(fn, e.name, g, e, params.data(), stream, early, slices);
     return;
   }

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/generated_kernel.h"
+#include "compiler/conv_halo.h"
 #include "compiler/problem.h"
 #include "compiler/stream_k.h"
 #include "runtime/jit.h"
@@ -128,6 +130,12 @@ class Module {
   // a k-tile").
   int conv_a_copies(const EntryChoice& choice, const compiler::Problem& p, const ConvArgs& conv,
                     std::string* why = nullptr) const;
+  // Whether the launch of a `halo` entry takes the convolution's input once
+  // a tile (runtime/conv_launch.h, conv_halo_plan, with the split_k slices
+  // of the halo tiles' grid): its geometry, or nothing and `why`.
+  std::optional<compiler::HaloGeometry> conv_halo(const EntryChoice& choice,
+                                                  const compiler::Problem& p, const ConvArgs& conv,
+                                                  std::string* why = nullptr) const;
 
   // How `choice` would be launched for `p`: its grid, or for a stream_k
   // entry the split on this device.

@@ -117,6 +117,34 @@ TmaMap encode_im2col_map(const std::string& dtype, const void* base,
   return to_map(map);
 }
 
+TmaMap encode_halo_map(const std::string& dtype, const void* base, const HaloBox& b) {
+  int64_t elem = 1;
+  const CUtensorMapDataType type = map_type(dtype, elem);
+  // Innermost first: C, W, H, N; the pitches of W, H and N in bytes.
+  const cuuint64_t dims[4] = {cuuint64_t(b.c), cuuint64_t(b.w), cuuint64_t(b.h), cuuint64_t(b.n)};
+  const cuuint64_t pitch[3] = {cuuint64_t(b.c * elem), cuuint64_t(b.w * b.c * elem),
+                               cuuint64_t(b.h * b.w * b.c * elem)};
+  const cuuint32_t box[4] = {cuuint32_t(128 / elem), cuuint32_t(b.box_w), cuuint32_t(b.box_h),
+                             cuuint32_t(b.box_n)};
+  const cuuint32_t element_strides[4] = {1, cuuint32_t(b.stride_w), cuuint32_t(b.stride_h), 1};
+  CUtensorMap map;
+  static const auto encode =
+      driver_function<EncodeTiled>("cuTensorMapEncodeTiled", "TMA needs a CUDA 12 driver");
+  const CUresult r =
+      encode(&map, type, 4, const_cast<void*>(base), dims, pitch, box, element_strides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(Error::Kind::cuda,
+                "cuTensorMapEncodeTiled(NHWC " + std::to_string(b.n) + "x" + std::to_string(b.h) +
+                    "x" + std::to_string(b.w) + "x" + std::to_string(b.c) + " " + dtype +
+                    ", halo box " + std::to_string(b.box_n) + "x" + std::to_string(b.box_h) + "x" +
+                    std::to_string(b.box_w) + " every " + std::to_string(b.stride_h) + "x" +
+                    std::to_string(b.stride_w) + ") failed with CUresult " +
+                    std::to_string(int(r)));
+  return to_map(map);
+}
+
 TmaMap TmaMapMemo::find_or_encode(const Key& key, const std::function<TmaMap()>& encode) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -176,6 +204,23 @@ TmaMap TmaMapMemo::im2col(const std::string& dtype, const void* base,
                    int64_t(box.box_rows),
                    int64_t(box.box_cols)};
   return find_or_encode(key, [&] { return encode_im2col_map(dtype, base, g, box); });
+}
+
+TmaMap TmaMapMemo::halo(const std::string& dtype, const void* base, const HaloBox& b) {
+  int64_t elem = 0;
+  const Key key = {3,
+                   int64_t(map_type(dtype, elem)),
+                   int64_t(reinterpret_cast<uintptr_t>(base)),
+                   b.n,
+                   b.h,
+                   b.w,
+                   b.c,
+                   b.box_w,
+                   b.box_h,
+                   b.box_n,
+                   b.stride_h,
+                   b.stride_w};
+  return find_or_encode(key, [&] { return encode_halo_map(dtype, base, b); });
 }
 
 }  // namespace schedc::runtime

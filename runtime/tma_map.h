@@ -41,6 +41,19 @@ TmaMap encode_tma_map(const std::string& dtype, const void* base, int64_t rows, 
 TmaMap encode_im2col_map(const std::string& dtype, const void* base,
                          const compiler::Im2colGeometry& g, const codegen::TmaBox& box);
 
+// The NHWC input of a convolution (`n` x `h` x `w` x `c` at `base`) for a
+// `halo` launch (compiler/conv_halo.h): tile-mode boxes of one 128-byte
+// panel of channels x `box_w` x `box_h` pixels x `box_n` images, taken every
+// `stride_w` columns and `stride_h` rows (the box's sides count the
+// elements walked: box_w / stride_w pixels land a row), 128-byte swizzle,
+// zeros outside the tensor (the padding). Throws Error(cuda) when the
+// driver rejects it.
+struct HaloBox {
+  int64_t n = 1, h = 1, w = 1, c = 1;
+  int64_t box_w = 1, box_h = 1, box_n = 1, stride_h = 1, stride_w = 1;
+};
+TmaMap encode_halo_map(const std::string& dtype, const void* base, const HaloBox& b);
+
 // The maps a module's launches encoded last, each under everything its
 // encoding reads: a launch whose operand lies where the last one's did (a
 // benchmark's runs, a network's layers called again) takes the map from here
@@ -52,6 +65,7 @@ class TmaMapMemo {
                const codegen::TmaBox& box, int64_t batch = 0, int64_t batch_stride = 0);
   TmaMap im2col(const std::string& dtype, const void* base, const compiler::Im2colGeometry& g,
                 const codegen::TmaBox& box);
+  TmaMap halo(const std::string& dtype, const void* base, const HaloBox& b);
 
   // What the two above share: the map kept under `key`, else encode()'s,
   // kept (the least recently used of kEntries dropped first). An encode that

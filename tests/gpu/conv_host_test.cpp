@@ -19,6 +19,7 @@
 #include "runtime/error.h"
 #include "runtime/host_data.h"
 #include "runtime/im2col.h"
+#include "runtime/tma_map.h"
 
 namespace schedc {
 namespace {
@@ -484,6 +485,95 @@ TEST(ConvLaunch, TwoCopiesOnlyInOneWave) {
   EXPECT_EQ(runtime::conv_copies_in_one_wave(1, 1568, 396, 128), 1);
   EXPECT_EQ(runtime::conv_copies_in_one_wave(0, 1568, 396, 48), 0);
   EXPECT_EQ(runtime::conv_copies_in_one_wave(2, 397, 396, 64), 0);  // no reason asked for
+}
+
+// `halo`: the plan a halo entry takes for a convolution, and why not where
+// it does not; the ConvArgs it sets (each tap's window in bytes), the map's
+// box, the panels a split_k slice spans, and the convolution ConvArgs
+// describe.
+TEST(ConvLaunch, HaloPlanWhereItFits) {
+  codegen::KernelEntry e;
+  e.tma_a = e.tma_b = {64, 128};  // BM x BK: one 128-byte panel of k (s8)
+  e.tile_m = 64, e.tile_k = 128;
+  const runtime::ConvArgs res5 = runtime::make_conv_args(conv2d(8, 7, 7, 512, 512, 3, 3, 1, 1));
+  std::string why = "unset";
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res5, 1, 1, &why));
+  EXPECT_NE(why.find("`halo`'s"), std::string::npos);
+  e.a_halo_bytes = 6 * 64 * 128;  // six stages of A: 48 KB
+  const std::optional<compiler::HaloGeometry> g = runtime::conv_halo_plan(e, res5, 1, 1, &why);
+  ASSERT_TRUE(g);  // four panels of 84 rows: 43 KB
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(g->tiles, 8);
+  EXPECT_EQ(runtime::halo_note(*g),
+            "the input once a tile (halo): one image a tile, 1 phase image(s) a panel of "
+            "channels, 8 tiles");
+  runtime::ConvArgs a = res5;
+  runtime::set_conv_halo(a, *g);
+  EXPECT_EQ(a.im2col, 3);
+  EXPECT_EQ(a.halo_pitch, 9);
+  EXPECT_EQ(a.halo_region_bytes, (64 + 20) * 128);
+  EXPECT_EQ(a.halo_bytes, 81 * 128);  // a panel's one 9x9 image
+  EXPECT_EQ(a.tap[0].offset, 0);
+  EXPECT_EQ(a.tap[8].offset, (2 * 9 + 2) * 128);
+  const runtime::HaloBox b = runtime::halo_box(a, *g);
+  EXPECT_EQ(b.box_w, 9);
+  EXPECT_EQ(b.box_h, 9);
+  EXPECT_EQ(b.box_n, 1);
+  // Its 3x3/2: four phase images of 8x8 a panel (265 rows with the reach),
+  // each box walking every other pixel; all four panels do not fit in 48 KB,
+  // a slice's two of `split_k 2` in nine stages' 72 KB do.
+  const runtime::ConvArgs res5s2 = runtime::make_conv_args(conv2d(8, 14, 14, 512, 512, 3, 3, 2, 1));
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res5s2, 1, 1, &why));
+  EXPECT_NE(why.find("(4 panel(s) of channels)"), std::string::npos) << why;
+  EXPECT_TRUE(runtime::conv_halo_plan(e, res5s2, 1, 0));  // the shared memory not yet known
+  e.a_halo_bytes = 9 * 64 * 128;
+  const std::optional<compiler::HaloGeometry> g2 = runtime::conv_halo_plan(e, res5s2, 1, 2);
+  ASSERT_TRUE(g2);
+  EXPECT_EQ(g2->phases.size(), 4u);
+  EXPECT_EQ(runtime::halo_box(res5s2, *g2).box_w, 16);
+  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 1), 4);
+  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 2), 2);
+  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 3), 2);  // 12 k-tiles: blocks 1 and 2
+  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 4), 1);
+  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 5), 2);
+  e.a_halo_bytes = 6 * 64 * 128;
+  // NHWC C = 64 of s8 is half a panel; C a multiple of BK or not.
+  EXPECT_FALSE(runtime::conv_halo_plan(
+      e, runtime::make_conv_args(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1)), 1, 1, &why));
+  EXPECT_NE(why.find("128-byte panel"), std::string::npos);
+  EXPECT_TRUE(runtime::conv_halo_plan(
+      e, runtime::make_conv_args(conv2d(8, 7, 7, 384, 64, 3, 3, 1, 1)), 1, 1, &why));
+  EXPECT_EQ(why, "");
+  e.tile_k = 256;
+  EXPECT_FALSE(runtime::conv_halo_plan(
+      e, runtime::make_conv_args(conv2d(8, 7, 7, 384, 64, 3, 3, 1, 1)), 1, 1, &why));
+  EXPECT_NE(why.find("not a multiple of BK = 256"), std::string::npos);
+  // BK 256 (res5's 18 k-tiles): a slice of split_k 2 is one block of two
+  // panels (21.5 KB), the whole k two blocks (43 KB).
+  e.a_halo_bytes = 16 * 1024;
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res5, 1, 2, &why));
+  EXPECT_NE(why.find("(2 panel(s) of channels)"), std::string::npos) << why;
+  e.a_halo_bytes = 2 * 64 * 256;
+  EXPECT_TRUE(runtime::conv_halo_plan(e, res5, 1, 2));
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res5, 1, 1, &why));
+  EXPECT_NE(why.find("(4 panel(s) of channels)"), std::string::npos) << why;
+  e.a_halo_bytes = 6 * 64 * 128;
+  e.tile_k = 128;
+  setenv("SCHEDC_CONV_HALO", "0", 1);
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res5, 1, 1, &why));
+  EXPECT_EQ(why, "SCHEDC_CONV_HALO=0");
+  unsetenv("SCHEDC_CONV_HALO");
+  // The convolution ConvArgs describe: R, S and the dilation from the taps.
+  for (const compiler::Conv2d& v : {conv2d(2, 17, 19, 32, 40, 3, 5, 1, 2, 2),
+                                    conv2d(1, 9, 9, 16, 8, 1, 1), conv2d(1, 9, 9, 16, 8, 7, 1)}) {
+    const compiler::Conv2d got = runtime::conv_of_args(runtime::make_conv_args(v));
+    EXPECT_EQ(got.r, v.r);
+    EXPECT_EQ(got.s, v.s);
+    EXPECT_EQ(got.dil_h, v.dil_h);
+    EXPECT_EQ(got.dil_w, v.dil_w);
+    EXPECT_EQ(got.p(), v.p());
+    EXPECT_EQ(got.q(), v.q());
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
 #include "cli/pipeline.h"
@@ -440,6 +441,11 @@ TEST_P(ConvScheduleTest, CorrectOnRaggedConvolutions) {
 TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
   SCHEDC_REQUIRE_GPU(s);
   if (!prepare(s)) return;
+  // A `halo` kernel's other copies (HaloAndOtherCopiesBothCorrect runs its halo).
+  const bool halo = c_->kernel.main.a_halo_bytes > 0;
+  std::optional<ScopedEnv> no_halo;
+  if (halo) no_halo.emplace("SCHEDC_CONV_HALO", "0");
+  const std::string halo_off = "; not once a tile: SCHEDC_CONV_HALO=0";
   const bool tma = c_->kernel.main.a_im2col;
   const int64_t cbk = 128 / runtime::elem_size(runtime::elem_type(c_->kernel.dtype));
   const bool panels = int64_t(c_->kernel.main.tile_k) > cbk;
@@ -456,7 +462,14 @@ TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
     const runtime::ConvReport r =
         run_validated(s, *prepared_, GetParam() + " " + what, v, c_->schedule.epilogue);
     expect_ok(r, c_->kernel.dtype, GetParam() + " " + what);
-    return r.a_copy;
+    std::string a_copy = r.a_copy;
+    if (halo) {  // the same copies as without `halo`, and why not the halo's
+      EXPECT_TRUE(a_copy.size() > halo_off.size() &&
+                  a_copy.compare(a_copy.size() - halo_off.size(), halo_off.size(), halo_off) == 0)
+          << what << ": " << a_copy;
+      a_copy = a_copy.substr(0, a_copy.size() - std::min(a_copy.size(), halo_off.size()));
+    }
+    return a_copy;
   };
   for (const compiler::Conv2d& v : convs) {
     const std::string what = compiler::conv_text(v);
@@ -485,6 +498,51 @@ TEST_P(ConvScheduleTest, Im2colAndProducerCopiesBothCorrect) {
             std::string::npos);
 }
 
+// A `halo` kernel takes each convolution's input once a tile wherever the
+// launch's plan says it fits (runtime::conv_halo_plan: the report names the
+// halo's geometry, or why not beside the copy it took instead), and both
+// ways compute it exactly: on ResNet-50's 3x3 layers at batch 1 and 8 (whole
+// images, bands, stride 2's four phase images), the im2col tests' and the
+// ragged convolutions, each again with SCHEDC_CONV_HALO=0.
+class HaloScheduleTest : public ConvScheduleTest {};
+
+TEST_P(HaloScheduleTest, HaloAndOtherCopiesBothCorrect) {
+  SCHEDC_REQUIRE_GPU(s);
+  if (!prepare(s)) return;
+  ASSERT_GT(c_->kernel.main.a_halo_bytes, 0u) << GetParam() << ": not a `halo` kernel";
+  const int64_t cbk = 128 / runtime::elem_size(runtime::elem_type(c_->kernel.dtype));
+  std::vector<compiler::Conv2d> convs = im2col_convs(cbk);
+  for (const compiler::Conv2d& v : ragged_convs(chunk_channels(c_->kernel.dtype), layout()))
+    convs.push_back(v);
+  for (int64_t batch : {1, 8})
+    for (const runtime::NamedConv& l : resnet50(batch))
+      if (l.name.find("3x3") != std::string::npos) convs.push_back(l.conv);
+  // Whole images past N, bands of one and of several output rows.
+  convs.push_back(conv2d(3, 7, 7, 2 * cbk, 40, 3, 3, 1, 1));
+  convs.push_back(conv2d(2, 29, 27, cbk, 72, 3, 3, 1, 1));
+  convs.push_back(conv2d(1, 61, 9, cbk, 24, 3, 3, 1, 1));
+  int taken = 0;
+  for (const compiler::Conv2d& v : convs) {
+    const std::string what = compiler::conv_text(v);
+    const runtime::ConvReport r =
+        run_validated(s, *prepared_, GetParam() + " " + what, v, c_->schedule.epilogue);
+    expect_ok(r, c_->kernel.dtype, GetParam() + " " + what);
+    if (r.a_copy.rfind("the input once a tile (halo): ", 0) == 0) {
+      ++taken;
+      ScopedEnv off("SCHEDC_CONV_HALO", "0");
+      const runtime::ConvReport o = run_validated(
+          s, *prepared_, GetParam() + " " + what + ", no halo", v, c_->schedule.epilogue);
+      expect_ok(o, c_->kernel.dtype, GetParam() + " " + what + ", no halo");
+      EXPECT_NE(o.a_copy.find("not once a tile: SCHEDC_CONV_HALO=0"), std::string::npos)
+          << what << ": " << o.a_copy;
+    } else {
+      EXPECT_NE(r.a_copy.find("; not once a tile: "), std::string::npos)
+          << what << ": " << r.a_copy;
+    }
+  }
+  EXPECT_GE(taken, 8) << "the launches that took the halo";
+}
+
 INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedules()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
@@ -493,6 +551,23 @@ INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedul
                            return name;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ConvScheduleTest);
+
+// The schedules with `halo` (their files' names say it).
+std::vector<std::string> halo_schedules() {
+  std::vector<std::string> out;
+  for (const std::string& f : conv_schedules())
+    if (f.find("halo") != std::string::npos) out.push_back(f);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Halo, HaloScheduleTest, ::testing::ValuesIn(halo_schedules()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HaloScheduleTest);
 
 }  // namespace
 }  // namespace schedc
