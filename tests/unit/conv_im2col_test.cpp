@@ -25,21 +25,7 @@ using compiler::Conv2d;
 using testing::conv_of;
 
 std::vector<Conv2d> convs() {
-  Conv2d rect = conv_of(2, 6, 10, 128, 1, 3);
-  rect.stride_w = 2, rect.pad_w = 1;
-  Conv2d skew = conv_of(2, 11, 8, 128, 3, 5, 1, 1);
-  skew.stride_h = 2, skew.pad_w = 2, skew.dil_w = 2;
-  return {conv_of(3, 7, 9, 128, 3, 3, 1, 1),
-          conv_of(2, 13, 11, 128, 1, 1, 2, 0),
-          conv_of(1, 15, 17, 128, 3, 3, 1, 2, 2),
-          conv_of(2, 9, 7, 256, 5, 5, 2, 3),
-          conv_of(1, 5, 5, 128, 7, 7, 1, 4),
-          conv_of(4, 1, 1, 128, 1, 1),
-          conv_of(2, 56, 56, 128, 3, 3, 1, 1),
-          conv_of(1, 31, 33, 128, 3, 3, 2, 1),
-          conv_of(1, 224, 224, 128, 7, 7, 2, 3),
-          rect,
-          skew};
+  return testing::copy_test_convs();
 }
 
 TEST(ConvIm2col, WalkVisitsTheGemmRowsInOrder) {
