@@ -25,7 +25,7 @@
 // theirs with st.async. Launched with programmatic dependent launch, as schedc's kernels. Validated
 // exactly against a direct convolution on the GPU. Timed in CUDA graphs of 20 launches; the im2col
 // + cuBLAS pipeline is schedc's (`schedc bench --conv ... --graph 20 --json` in the same call).
-// Session 44 (H200; bench/NOTES.md, docs/convolution.md "The input once a tile, probed"): res5
+// Session 44 (H200; bench/NOTES.md, docs/convolution.md "The input once a tile (`halo`)"): res5
 // 3x3 at batch 8 4.36 us (2.31x of im2col + cuBLAS, against schedc's 1.63x in the same call),
 // its 3x3/2 4.98-5.02 (2.02x), batch 1 3.03-3.16 us (2.15-2.25x); four ring stages as fast as
 // all taps at once.

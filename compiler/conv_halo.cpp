@@ -98,7 +98,8 @@ HaloGeometry halo_geometry(const Conv2d& conv, int64_t block_m) {
       g.max_shift = std::max(g.max_shift, shift);
     }
   const int64_t per_phase = g.images * g.block, phases = int64_t(g.phases.size());
-  g.region_rows = std::max(phases * per_phase, (phases - 1) * per_phase + block_m + g.max_shift);
+  const int64_t rows = std::max(phases * per_phase, (phases - 1) * per_phase + block_m + g.max_shift);
+  g.region_rows = (rows + 7) / 8 * 8;  // whole 1024-byte swizzle periods: panels stay aligned
   return g;
 }
 

@@ -4,7 +4,8 @@
 // the windows wgmma reads, as plain data and pure functions, tested on the
 // CPU against the convolution's definition (tests/unit/conv_halo_test.cpp).
 // The probe measured it (res5 3x3 at batch 8: 2.31x of im2col + cuBLAS on an
-// H200, schedc's kernels 1.63x); the Hopper kernel does not take it yet.
+// H200, schedc's im2col kernels 1.63x); the Hopper kernel takes it with the
+// `halo` directive where the launch finds it fits (runtime/conv_launch.h).
 //
 // Per axis (rows shown; columns alike), tap r of a filter with dilation d,
 // padding pad and stride σ reads input row
@@ -64,7 +65,9 @@ struct HaloGeometry {
   int64_t max_shift = 0;  // the largest tap shift
   // Rows of one panel's phase images (one after another, G·block each) with
   // the last window's reach: max(phases·G·block, (phases − 1)·G·block + BM +
-  // max_shift). Times 128 bytes, times the panels, is the shared memory.
+  // max_shift), up to a multiple of 8 (the 128-byte swizzle's 1024-byte
+  // period: every panel's region starts aligned, as TMA's boxes do best).
+  // Times 128 bytes, times the panels, is the shared memory.
   int64_t region_rows = 0;
   std::vector<HaloPhase> phases;
   std::vector<HaloTap> taps;  // r·S + s

@@ -92,7 +92,7 @@ TEST(ConvHalo, TilesAndPhases) {
   EXPECT_EQ(g.phases.size(), 1u);
   EXPECT_EQ(g.block, 81);
   EXPECT_EQ(g.taps[8].shift, 2 * 9 + 2);
-  EXPECT_EQ(g.region_rows, 64 + 20);
+  EXPECT_EQ(g.region_rows, 88);  // 64 + 20, to whole 8-row swizzle periods
   // 128 rows: two images (81 + 61 = 142 > 128: no, one; 256 rows: three).
   EXPECT_EQ(compiler::halo_geometry(res5, 128).images, 1);
   EXPECT_EQ(compiler::halo_geometry(res5, 256).images, 3);
