@@ -25,6 +25,11 @@
 // theirs with st.async. Launched with programmatic dependent launch, as schedc's kernels. Validated
 // exactly against a direct convolution on the GPU. Timed in CUDA graphs of 20 launches; the im2col
 // + cuBLAS pipeline is schedc's (`schedc bench --conv ... --graph 20 --json` in the same call).
+// The last rows move the 4-stage kernel toward schedc's `halo` kernel one way at a time (F):
+// session 44, H200, two runs alike: as is 4.47-4.48 us; setmaxnreg 4.49 (ptxas ignores it here:
+// C7507); all 128 producer threads in the loop 4.49-4.50; a fence a k-tile and a __syncwarp
+// 4.47-4.49; the k loop not unrolled 6.87-6.89 (ptxas serializes its wgmma: C7520); all four
+// 5.08-5.10 (the fences keep the wgmma unserialized). schedc's kernel of the same tile: 5.84-5.90.
 // Session 44 (H200; bench/NOTES.md, docs/convolution.md "The input once a tile (`halo`)"): res5
 // 3x3 at batch 8 4.36 us (2.31x of im2col + cuBLAS, against schedc's 1.63x in the same call),
 // its 3x3/2 4.98-5.02 (2.02x), batch 1 3.03-3.16 us (2.15-2.25x); four ring stages as fast as
@@ -173,7 +178,12 @@ __device__ __forceinline__ void wait_parity_cluster(unsigned bar, unsigned parit
 // a tile; SLICES CTAs a tile along k (a cluster). A consumer warp's accumulators are a part of
 // the tile; part `i` is summed and stored by slice i % SLICES, the others push theirs to it with
 // st.async, in fragment order.
-template <int WGS, int PANELS, int BN, int SLICES, int STAGES>
+// F: schedc's kernel's ways, one bit each (bench/NOTES.md session 44, the gap): 1 setmaxnreg
+// (producer 56, consumers 240), 2 a k loop not unrolled (each tap's window from the parameter's
+// tables by a run-time index), 4 the producer's 128 threads all in its loop, each arriving on a
+// stage's `full` (129 arrivals), 8 a wgmma.fence at each k-tile and a __syncwarp after the
+// release.
+template <int WGS, int PANELS, int BN, int SLICES, int STAGES, int F = 0>
 __global__ void __launch_bounds__(128 * (WGS + 1), 1)
     halo_conv(HArgs a, const __grid_constant__ Map mx, const __grid_constant__ Map mw) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -198,20 +208,28 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
     asm volatile("prefetch.tensormap [%0];" ::"l"(&mx));
     asm volatile("prefetch.tensormap [%0];" ::"l"(&mw));
     for (int i = 0; i < 1 + 2 * STAGES + kOwned; ++i)
-      asm volatile(
-          "mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * i),
-          "r"(i > STAGES && i <= 2 * STAGES ? 4 * WGS : 1));  // empty: a consumer warp each
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * i),
+                   "r"(i > STAGES && i <= 2 * STAGES      ? 4 * WGS
+                       : (F & 4) && i >= 1 && i <= STAGES ? 129
+                                                          : 1));  // empty: a consumer warp each
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   const int box_rows = a.g * img;  // a phase image's box
   __syncthreads();
   if (SLICES > 1) asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
   asm volatile("griddepcontrol.wait;" ::: "memory");
-  if (threadIdx.x == 0) {
+  if constexpr ((F & 1) != 0) {
+    if (threadIdx.x < 128)
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
+    else
+      asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+  }
+  if (threadIdx.x < ((F & 4) ? 128 : 1)) {
     const unsigned hb = panels * geo.phases * box_rows * 128;
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars), "r"(hb)
-                 : "memory");
-    for (int p = 0; p < panels; ++p)
+    if (threadIdx.x == 0)
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars), "r"(hb)
+                   : "memory");
+    for (int p = 0; p < panels && threadIdx.x == 0; ++p)
       for (int ph = 0; ph < geo.phases; ++ph)
         asm volatile(
             "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
@@ -224,9 +242,14 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
       const int st = t % STAGES;
       if (t >= STAGES) wait_parity(empty + 8 * st, (t / STAGES - 1) & 1);
       const unsigned bar = bars + 8 * (1 + st);
+      if ((F & 4) && threadIdx.x != 0) {
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+        continue;
+      }
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
                    "r"(panels * kBox)
                    : "memory");
+      if (F & 4) asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
       for (int p = 0; p < panels; ++p)
         asm volatile(
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
@@ -234,7 +257,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
             "l"(&mw), "r"(bar), "r"(t * cv.c + c0 + p * 128), "r"(n_tile * BN)
             : "memory");
     }
-    asm volatile("griddepcontrol.launch_dependents;");
+    if (threadIdx.x == 0) asm volatile("griddepcontrol.launch_dependents;");
   }
   const int wg = threadIdx.x / 128 - 1;  // -1: the producer
   if (wg < 0) {
@@ -246,12 +269,13 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
   wait_parity(bars, 0);
   stamp(a, 1);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
+#pragma unroll((F & 2) ? 1 : kTaps)
   for (int t = 0; t < kTaps; ++t) {
     const int st = t % STAGES;
     wait_parity(bars + 8 * (1 + st), (t / STAGES) & 1);
     if (t == kTaps - 1) stamp(a, 2);
-    const unsigned window = (geo.tap_phase[t] * box_rows + wg * 64 + geo.tap_shift[t]) * 128;
+    if (F & 8) asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+    const unsigned window = (a.geo.tap_phase[t] * box_rows + wg * 64 + a.geo.tap_shift[t]) * 128;
 #pragma unroll
     for (int p = 0; p < panels; ++p) {
       const unsigned a_addr = halo + p * halo_bytes + window;
@@ -267,6 +291,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
         asm volatile(
             "mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(empty + 8 * ((t - 1) % STAGES))
             : "memory");
+      if (F & 8) __syncwarp();
     }
   }
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -366,9 +391,10 @@ struct Variant {
   Conv cv;
   int g, slices, bn;
   int stages = kTaps;  // a tap's filters a stage; kTaps: every tap's at once, no stage reused
+  int f = 0;           // halo_conv's F: schedc's ways
 };
 
-template <int WGS, int PANELS, int BN, int SLICES, int STAGES>
+template <int WGS, int PANELS, int BN, int SLICES, int STAGES, int F = 0>
 static void run(const Variant& v, cudaStream_t stream, const signed char* x, const signed char* wt,
                 int* y, const int* ref) {
   const Conv& cv = v.cv;
@@ -382,7 +408,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   HArgs a{cv, geo, v.g, halo_rows, y, nullptr};
   const Map mx = input_map(const_cast<signed char*>(x), cv, geo, v.g);
   const Map mw = make_map(const_cast<signed char*>(wt), cv.k, 1ull * kTaps * cv.c, BN);
-  auto kernel = halo_conv<WGS, PANELS, BN, SLICES, STAGES>;
+  auto kernel = halo_conv<WGS, PANELS, BN, SLICES, STAGES, F>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(smem)));
   cudaLaunchConfig_t cfg = {};
@@ -460,23 +486,15 @@ int main() {
       b1s2{1, 14, 14, 512, 512, 2};
   const std::vector<Variant> variants = {
       {"res5 b8: 1 image, n64, 2 slices", b8, 1, 2, 64},
-      {"res5 b8: 1 image, n64, 2 slices, 4 stages", b8, 1, 2, 64, 4},
-      {"res5 b8: 1 image, n64, 2 slices, 3 stages", b8, 1, 2, 64, 3},
-      {"res5 b8: 1 image, n64, 2 slices, 2 stages", b8, 1, 2, 64, 2},
+      {"res5 b8: the same, 4 stages", b8, 1, 2, 64, 4},
+      {"res5 b8: 4 stages, setmaxnreg", b8, 1, 2, 64, 4, 1},
+      {"res5 b8: 4 stages, k loop not unrolled", b8, 1, 2, 64, 4, 2},
+      {"res5 b8: 4 stages, 128 producer threads", b8, 1, 2, 64, 4, 4},
+      {"res5 b8: 4 stages, fence a k-tile, syncwarp", b8, 1, 2, 64, 4, 8},
+      {"res5 b8: 4 stages, all four of schedc's ways", b8, 1, 2, 64, 4, 15},
       {"res5/2 b8: 1 image, n64, 2 slices", b8s2, 1, 2, 64},
-      {"res5/2 b8: 1 image, n64, 2 slices, 4 stages", b8s2, 1, 2, 64, 4},
-      {"res5/2 b8: 1 image, n64, 2 slices, 3 stages", b8s2, 1, 2, 64, 3},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
-      {"res5 b1: 1 image, n32, 4 slices, 4 stages", b1, 1, 4, 32, 4},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
-      {"odd 7x7x5, N 7, stride 1: 1 image, n64, 2 slices, 3 stages",
-       {7, 7, 5, 512, 512, 1},
-       1,
-       2,
-       64,
-       3},
-      {"odd 3x9x11, stride 2: 1 image, n64, 2 slices", {3, 9, 11, 512, 512, 2}, 1, 2, 64},
-      {"odd 5x7x7, stride 2, K 96: 2 images, n32, 4 slices", {5, 7, 7, 512, 96, 2}, 2, 4, 32},
   };
 
   cudaStream_t stream;
@@ -504,20 +522,26 @@ int main() {
     const int wgs = (rows + 63) / 64, panels = cv.c / v.slices / 128;
     bool ran = false;
     // The combinations built: (warpgroups, panels, BN, slices).
-#define HALO_TRY(W, P, N, S, T)                                                         \
-  if (!ran && wgs == W && panels == P && v.bn == N && v.slices == S && v.stages == T) { \
-    run<W, P, N, S, T>(v, stream, x, wt, y, ref);                                       \
+#define HALO_TRY(W, P, N, S, T, FL)                                                     \
+  if (!ran && wgs == W && panels == P && v.bn == N && v.slices == S && v.stages == T && \
+      v.f == FL) {                                                                      \
+    run<W, P, N, S, T, FL>(v, stream, x, wt, y, ref);                                   \
     ran = true;                                                                         \
   }
-    HALO_TRY(1, 2, 64, 2, 9)
-    HALO_TRY(1, 2, 64, 2, 4)
-    HALO_TRY(1, 2, 64, 2, 3)
-    HALO_TRY(1, 2, 64, 2, 2)
-    HALO_TRY(1, 2, 32, 2, 9)
-    HALO_TRY(1, 1, 64, 4, 9)
-    HALO_TRY(1, 1, 32, 4, 9)
-    HALO_TRY(1, 1, 32, 4, 4)
-    HALO_TRY(2, 1, 32, 4, 9)
+    HALO_TRY(1, 2, 64, 2, 9, 0)
+    HALO_TRY(1, 2, 64, 2, 4, 0)
+    HALO_TRY(1, 2, 64, 2, 4, 1)
+    HALO_TRY(1, 2, 64, 2, 4, 2)
+    HALO_TRY(1, 2, 64, 2, 4, 4)
+    HALO_TRY(1, 2, 64, 2, 4, 8)
+    HALO_TRY(1, 2, 64, 2, 4, 15)
+    HALO_TRY(1, 2, 64, 2, 3, 0)
+    HALO_TRY(1, 2, 64, 2, 2, 0)
+    HALO_TRY(1, 2, 32, 2, 9, 0)
+    HALO_TRY(1, 1, 64, 4, 9, 0)
+    HALO_TRY(1, 1, 32, 4, 9, 0)
+    HALO_TRY(1, 1, 32, 4, 4, 0)
+    HALO_TRY(2, 1, 32, 4, 9, 0)
 #undef HALO_TRY
     if (!ran) std::printf("%s: %d warpgroups, %d panels: not built\n", v.name, wgs, panels);
     CHECK(cudaFree(x));

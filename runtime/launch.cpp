@@ -528,7 +528,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   const LaunchableEntry fn = launchable(checked_name(choice.entry));
   // A `halo` entry that takes this convolution's input once a tile
   // (runtime/conv_launch.h): its grid and M count the halo tiles' rows, some
-  // of them junk that the epilogue does not store (grid_m below).
+  // of them junk that the epilogue does not store (grid_p).
   const std::optional<compiler::HaloGeometry> halo =
       args.conv && e.uses_tma() ? conv_halo(choice, p, *args.conv) : std::nullopt;
   compiler::Problem grid_p = p;
