@@ -231,7 +231,12 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.comment("this lane's group: row half k4 % 2, columns 32 g + 16 (k4 / 2) of the instruction's");
   e.line("const int4 v = gather16(wd[0], wd[1], wd[2], wd[3]);");
   e.line(format("const int col = col0 - 2 * k4 + j * %d + 32 * g + 16 * (k4 / 2);", w.inst_n));
-  e.line("const int row = " + c_row(p, "row0 + i * 64 + 8 * (k4 % 2)", "2 * i + k4 % 2") + ";");
+  // (a select, not h_rows[2 * i + k4 % 2]: an index known at run time only puts the array on
+  // the stack)
+  e.line("const int row = " +
+         (p.schedule.halo ? std::string("k4 % 2 ? h_rows[2 * i + 1] : h_rows[2 * i]")
+                          : std::string("row0 + i * 64 + 8 * (k4 % 2)")) +
+         ";");
   if (nchw32)
     e.line(
         "if (row < M && col < N) *reinterpret_cast<int4*>(C + (k4 % 2 ? c_rows[2 * i + 1] : "
