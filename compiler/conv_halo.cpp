@@ -98,9 +98,45 @@ HaloGeometry halo_geometry(const Conv2d& conv, int64_t block_m) {
       g.max_shift = std::max(g.max_shift, shift);
     }
   const int64_t per_phase = g.images * g.block, phases = int64_t(g.phases.size());
-  const int64_t rows = std::max(phases * per_phase, (phases - 1) * per_phase + block_m + g.max_shift);
+  const int64_t rows =
+      std::max(phases * per_phase, (phases - 1) * per_phase + block_m + g.max_shift);
   g.region_rows = (rows + 7) / 8 * 8;  // whole 1024-byte swizzle periods: panels stay aligned
   return g;
+}
+
+int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices) {
+  int64_t most = 0;
+  for (int64_t s = 0; s < slices; ++s) {
+    const int64_t first = (s * k_tiles + slices - 1) / slices,
+                  last = ((s + 1) * k_tiles + slices - 1) / slices;
+    if (last > first) most = std::max(most, (last - 1) / taps - first / taps + 1);
+  }
+  return most;
+}
+
+std::string halo_fit_error(const Conv2d& conv, int64_t block_m, int64_t block_k, int elem_bytes,
+                           int64_t a_bytes, int64_t slices, int64_t* bytes) {
+  if (std::string err = halo_error(conv, block_m, elem_bytes); !err.empty()) return err;
+  if (conv.c % block_k != 0)
+    return "C = " + std::to_string(conv.c) +
+           " is not a multiple of BK = " + std::to_string(block_k) +
+           " (a k-tile's channels would span two taps)";
+  const HaloGeometry g = halo_geometry(conv, block_m);
+  if (g.phases.size() > size_t(kMaxHaloPhases))
+    return std::to_string(g.phases.size()) + " phase images (strides " +
+           std::to_string(conv.stride_h) + "x" + std::to_string(conv.stride_w) + "); at most " +
+           std::to_string(kMaxHaloPhases);
+  // A slice's blocks, each BK channels: that many 128-byte panels of phase images.
+  const int64_t taps = conv.r * conv.s,
+                panels = slices == 0 ? 0
+                                     : halo_blocks_a_slice(taps * conv.c / block_k, taps, slices) *
+                                           (block_k * elem_bytes / 128),
+                need = panels * g.region_rows * 128;
+  if (bytes) *bytes = need;
+  if (need > a_bytes)
+    return "the phase images take " + std::to_string(need) + " bytes (" + std::to_string(panels) +
+           " panel(s) of channels), A's stages " + std::to_string(a_bytes);
+  return "";
 }
 
 HaloTileOrigin halo_tile_origin(const HaloGeometry& g, int64_t tile) {

@@ -82,6 +82,21 @@ std::string halo_error(const Conv2d& conv, int64_t block_m, int elem_bytes);
 // The geometry (halo_error(conv, block_m, …) must be "").
 HaloGeometry halo_geometry(const Conv2d& conv, int64_t block_m);
 
+// The phase images a kernel takes at most (ConvArgs::halo_phase_h's size).
+constexpr int kMaxHaloPhases = 4;
+// The most channel blocks (BK channels each) the k-tiles of one of `slices`
+// slices span, in halo's order (block by block, each block's taps in turn;
+// the kernel's split: codegen/blocks_wgmma_split_k.cpp).
+int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices);
+// Why a kernel with BM x BK tiles and `a_bytes` of A's stages cannot take
+// `conv`'s input once a tile when its k-tiles are cut in `slices` (0: not
+// known yet, the bytes unchecked), "" when it can: halo_error, C not a
+// multiple of BK (a k-tile's channels one tap's), more than kMaxHaloPhases
+// phase images, or a slice's panels of phase images past A's stages. `bytes`,
+// when given, is set to those panels' bytes.
+std::string halo_fit_error(const Conv2d& conv, int64_t block_m, int64_t block_k, int elem_bytes,
+                           int64_t a_bytes, int64_t slices, int64_t* bytes = nullptr);
+
 struct HaloPixel {
   int64_t n = 0, p = 0, q = 0;
 };

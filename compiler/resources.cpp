@@ -18,35 +18,22 @@ namespace {
 // split_k's, or one).
 std::string halo_copies(const Schedule& s) {
   const Conv2d& v = *s.conv;
-  const int64_t elem = size_of(s.dtype), bk = s.tile->k, panel = 128 / elem;
+  const int64_t elem = size_of(s.dtype), bk = s.tile->k;
   const int64_t a_bytes = int64_t(s.stages) * s.tile->m * bk * elem;
+  int64_t bytes = 0;
   std::string mine;
-  if (std::string why = halo_error(v, s.tile->m, int(elem)); !why.empty()) {
+  if (std::string why =
+          halo_fit_error(v, s.tile->m, bk, int(elem), a_bytes, std::max(1, s.split_k), &bytes);
+      !why.empty()) {
     mine = "not taken (" + why + ")";
-  } else if (v.c % bk != 0) {
-    mine = "not taken (C = " + std::to_string(v.c) + " is not a multiple of BK)";
   } else {
     const HaloGeometry g = halo_geometry(v, s.tile->m);
-    const int64_t k_tiles = v.r * v.s * v.c / bk, taps = v.r * v.s;
-    const int64_t slices = std::max(1, s.split_k);
-    int64_t blocks = 0;  // the most channel blocks a slice's k-tiles span
-    for (int64_t i = 0; i < slices; ++i) {
-      const int64_t first = (i * k_tiles + slices - 1) / slices,
-                    last = ((i + 1) * k_tiles + slices - 1) / slices;
-      if (last > first) blocks = std::max(blocks, (last - 1) / taps - first / taps + 1);
-    }
-    const int64_t bytes = blocks * (bk / panel) * g.region_rows * 128;
     const std::string tile = g.bands > 1    ? std::to_string(g.out_rows) + " output row(s) a tile"
                              : g.images > 1 ? std::to_string(g.images) + " images a tile"
                                             : "one image a tile";
-    mine = g.phases.size() > 4
-               ? "not taken (" + std::to_string(g.phases.size()) + " phase images; at most 4)"
-           : bytes > a_bytes
-               ? "not taken (its phase images take " + std::to_string(bytes) +
-                     " bytes, A's stages " + std::to_string(a_bytes) + ")"
-               : "the input once a tile, " + tile + ", " + std::to_string(g.phases.size()) +
-                     " phase image(s), " + std::to_string(bytes) + " of A's " +
-                     std::to_string(a_bytes) + " bytes";
+    mine = "the input once a tile, " + tile + ", " + std::to_string(g.phases.size()) +
+           " phase image(s), " + std::to_string(bytes) + " of A's " + std::to_string(a_bytes) +
+           " bytes";
   }
   return "halo: the filters by TMA, A's rows windows of the tile's input copied once (zero-padded "
          "phase images by TMA, into A's stages) where the launch finds the convolution fits "

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/conv.h"
+#include "compiler/conv_halo.h"
 
 namespace schedc::runtime {
 
@@ -34,15 +35,13 @@ struct ConvArgs {
   int32_t halo_row_min = 0, halo_col_min = 0;  // the phase images' first row, column (a_min)
   int32_t halo_region_bytes = 0;               // a panel's phase images and the windows' reach
   int32_t halo_bytes = 0;                      // a panel's phase images: what its copies land
-  int32_t halo_phases = 0;                     // at most kMaxHaloPhases
-  int16_t halo_phase_h[4] = {}, halo_phase_w[4] = {};  // each phase's e_h, e_w
+  int32_t halo_phases = 0;                     // at most compiler::kMaxHaloPhases
+  int16_t halo_phase_h[compiler::kMaxHaloPhases] = {},
+          halo_phase_w[compiler::kMaxHaloPhases] = {};  // each phase's e_h, e_w
 };
 static_assert(sizeof(ConvTapArg) == 8, "a tap is 8 bytes, as the kernel reads it");
 static_assert(sizeof(ConvArgs) == 48 + 8 * compiler::kMaxConvTaps + 56,
               "ConvArgs as the kernel reads it");
-
-// The phase images a `halo` launch takes (ConvArgs::halo_phase_h).
-constexpr int kMaxHaloPhases = 4;
 
 // `conv`'s parameter: the sizes, strides and padding, and the taps of
 // compiler::offset_table (r·S + s). Throws Error when conv_error(conv) is

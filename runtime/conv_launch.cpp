@@ -98,16 +98,6 @@ int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int chann
   return 0;
 }
 
-int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices) {
-  int64_t most = 0;
-  for (int64_t s = 0; s < slices; ++s) {
-    const int64_t first = (s * k_tiles + slices - 1) / slices,
-                  last = ((s + 1) * k_tiles + slices - 1) / slices;
-    if (last > first) most = std::max(most, (last - 1) / taps - first / taps + 1);
-  }
-  return most;
-}
-
 std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry& e,
                                                      const ConvArgs& conv, int elem_bytes,
                                                      int64_t slices, std::string* why) {
@@ -120,25 +110,11 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
   if (const char* v = std::getenv("SCHEDC_CONV_HALO"); v && std::string(v) == "0")
     return no("SCHEDC_CONV_HALO=0");
   const compiler::Conv2d v = conv_of_args(conv);
-  if (std::string err = compiler::halo_error(v, e.tile_m, elem_bytes); !err.empty()) return no(err);
-  if (int64_t(conv.c) % e.tile_k != 0)
-    return no("C = " + std::to_string(conv.c) + " is not a multiple of BK = " +
-              std::to_string(e.tile_k) + " (a k-tile's channels would span two taps)");
+  if (std::string err =
+          compiler::halo_fit_error(v, e.tile_m, e.tile_k, elem_bytes, e.a_halo_bytes, slices);
+      !err.empty())
+    return no(err);
   compiler::HaloGeometry g = compiler::halo_geometry(v, e.tile_m);
-  if (g.phases.size() > size_t(kMaxHaloPhases))
-    return no(std::to_string(g.phases.size()) + " phase images (strides " +
-              std::to_string(conv.stride_h) + "x" + std::to_string(conv.stride_w) + "); at most " +
-              std::to_string(kMaxHaloPhases));
-  // A slice's blocks, each BK channels: that many 128-byte panels of phase images.
-  const int64_t panels = slices == 0 ? 0
-                                     : halo_blocks_a_slice(int64_t(conv.taps) * conv.c / e.tile_k,
-                                                           conv.taps, slices) *
-                                           (e.tile_k * elem_bytes / 128),
-                bytes = panels * g.region_rows * 128;
-  if (bytes > int64_t(e.a_halo_bytes))
-    return no("the phase images take " + std::to_string(bytes) + " bytes (" +
-              std::to_string(panels) + " panel(s) of channels), A's stages " +
-              std::to_string(e.a_halo_bytes));
   if (why) why->clear();
   return g;
 }

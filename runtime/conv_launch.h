@@ -69,19 +69,13 @@ int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int chann
 // tile's k-tiles are cut in `slices` (split_k; 0: not known yet, the
 // shared memory unchecked), or nothing, and `why` (when given) says why not:
 // an entry without the halo, SCHEDC_CONV_HALO=0 in the environment (to
-// compare: docs/runtime.md), compiler::halo_error for its BM, more than
-// kMaxHaloPhases phase images, C not a multiple of BK (a k-tile's channels
-// one tap's), or a slice's panels of phase images larger than A's stages
-// (a_halo_bytes). The launch (Module::conv_halo) then passes the map of
+// compare: docs/runtime.md), or compiler::halo_fit_error's reasons for its
+// BM, BK and A's stages (a_halo_bytes). The launch (Module::conv_halo) then passes the map of
 // halo_box as tma_a, sets ConvArgs by set_conv_halo, and counts M as
 // tiles x BM (the tiles' rows, some of them junk).
 std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry& e,
                                                      const ConvArgs& conv, int elem_bytes,
                                                      int64_t slices, std::string* why = nullptr);
-// The most channel blocks (BK channels each) the k-tiles of one of `slices`
-// slices span, in halo's order (block by block, each block's taps in turn;
-// the kernel's split: codegen/blocks_wgmma_split_k.cpp).
-int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices);
 // ConvArgs::im2col = 3 and the halo fields of `g` (halo_bytes: one panel's
 // phase images); each tap's offset its window in a panel's phase images, in
 // bytes.

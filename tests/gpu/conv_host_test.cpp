@@ -512,7 +512,7 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
   EXPECT_EQ(a.im2col, 3);
   EXPECT_EQ(a.halo_pitch, 9);
   EXPECT_EQ(a.halo_region_bytes, 88 * 128);  // 64 + 20 rows, to a multiple of 8
-  EXPECT_EQ(a.halo_bytes, 81 * 128);  // a panel's one 9x9 image
+  EXPECT_EQ(a.halo_bytes, 81 * 128);         // a panel's one 9x9 image
   EXPECT_EQ(a.tap[0].offset, 0);
   EXPECT_EQ(a.tap[8].offset, (2 * 9 + 2) * 128);
   const runtime::HaloBox b = runtime::halo_box(a, *g);
@@ -531,11 +531,11 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
   ASSERT_TRUE(g2);
   EXPECT_EQ(g2->phases.size(), 4u);
   EXPECT_EQ(runtime::halo_box(res5s2, *g2).box_w, 16);
-  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 1), 4);
-  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 2), 2);
-  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 3), 2);  // 12 k-tiles: blocks 1 and 2
-  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 4), 1);
-  EXPECT_EQ(runtime::halo_blocks_a_slice(36, 9, 5), 2);
+  EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 1), 4);
+  EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 2), 2);
+  EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 3), 2);  // 12 k-tiles: blocks 1 and 2
+  EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 4), 1);
+  EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 5), 2);
   e.a_halo_bytes = 6 * 64 * 128;
   // NHWC C = 64 of s8 is half a panel; C a multiple of BK or not.
   EXPECT_FALSE(runtime::conv_halo_plan(
