@@ -578,6 +578,7 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
         "halo (conv.im2col == 3): A of a k-tile is its tap's window (conv.tap[h_tap].offset)");
     e.comment("in its channel block's panel of the tile's phase images");
     emit_halo_k_order(e, p.k_sliced() ? "k_first" : "0");
+    emit_halo_rows(e, p);
   }
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));

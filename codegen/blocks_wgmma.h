@@ -190,6 +190,9 @@ void emit_wgmma_conv_producer(Emitter& e, const compiler::KernelPlan& plan);
 // the step to the next k-tile.
 void emit_halo_k_order(Emitter& e, const std::string& first);
 void emit_halo_k_next(Emitter& e);
+// `halo`: h_rows, each of the consumer thread's accumulator rows' output row
+// (M where junk), computed before the k loop; the epilogue's stores use it.
+void emit_halo_rows(Emitter& e, const compiler::KernelPlan& plan);
 
 // The origin (tile_m0, tile_n0) of the block's `step`-th tile of its
 // persistent walk (clusters: of its rank's tile of the step-th super-tile).

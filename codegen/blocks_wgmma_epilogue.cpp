@@ -15,7 +15,8 @@ namespace {
 
 // An NCHW32 convolution's output (WgmmaConvCopy::nchw32): C is not a matrix.
 // A `halo` kernel's stores take each of a thread's rows' output row from
-// h_rows (emit_direct_stores; M where the row is junk), the others `plain`.
+// h_rows (emit_halo_rows, before the k loop; M where the row is junk), the
+// others `plain`.
 std::string c_row(const KernelPlan& p, const std::string& plain, const std::string& index) {
   return p.schedule.halo ? "h_rows[" + index + "]" : plain;
 }
@@ -298,16 +299,6 @@ void emit_direct_stores(Emitter& e, const KernelPlan& p) {
         format("for (int x = 0; x < %d; ++x) c_rows[x] = c_row_nchw32(ldc, N, M, row0 + x / 2 * "
                "64 + x %% 2 * 8);",
                2 * w.m_insts));
-  }
-  if (p.schedule.halo) {
-    e.comment("halo: each of this thread's rows' output row where the launch took the halo");
-    e.comment("(conv.im2col == 3: the tile's rows are windows of its images), M where junk");
-    e.line(format("int h_rows[%d];", 2 * w.m_insts));
-    e.line("#pragma unroll");
-    e.open_scope(format("for (int x = 0; x < %d; ++x)", 2 * w.m_insts));
-    e.line("const int v = row0 + x / 2 * 64 + x % 2 * 8;");
-    e.line("h_rows[x] = conv.im2col == 3 ? halo_out_row(conv, tile_m0 / BM, v - tile_m0, M) : v;");
-    e.close_scope();
   }
   if (quads) emit_quad_stores(e, p);
   e.line(format("const bool pairs = %sreinterpret_cast<unsigned long long>(C) %% %d == 0;",
