@@ -25,8 +25,24 @@ bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
 
+// A convolution's quads take a second copy of their loop for alpha 1 and
+// beta 0 at run time (`plain`), storing the accumulators as they are, where
+// the schedule's epilogue has nothing else (no bias, relu, requantize): a
+// convolution kernel runs a few microseconds with one consumer warp a
+// scheduler, so the epilogue's instructions are latency on the kernel's
+// critical path, not hidden. H100, the halo candidate at res5 3x3 batch 8:
+// 5.37 us with epilogue_value's alpha product and beta test in every quad,
+// 5.07-5.12 with the product alone, 4.95-4.99 with neither (hand edits,
+// bench/NOTES.md session 45). The GEMM kernels keep one loop: their
+// epilogue is a small part of a longer kernel.
+bool plain_quads(const KernelPlan& p) {
+  const compiler::Epilogue& epi = p.schedule.epilogue;
+  return p.wgmma->conv && p.wgmma->direct_quads() && !epi.bias && !epi.relu && !epi.requantize;
+}
+
 // store_quad: four adjacent columns of one row as one 16-byte store (4-byte
-// for an int8 C; see emit_quad_stores).
+// for an int8 C; see emit_quad_stores); store_quad_plain the same of the
+// values as they are (plain_quads).
 void emit_store_quad(Emitter& e, const KernelPlan& p) {
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   const int bytes = 4 * p.wgmma->c_elem_bytes;
@@ -48,6 +64,14 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
     e.line("*reinterpret_cast<int4*>(dst) = make_int4(r0, r1, r2, r3);");
   else
     e.line("*reinterpret_cast<float4*>(dst) = make_float4(r0, r1, r2, r3);");
+  e.close_scope();
+  e.line();
+  if (!plain_quads(p)) return;
+  e.comment("store_quad where alpha is 1 and beta 0 (`plain`): the values as they are");
+  e.open_scope("__device__ __forceinline__ void store_quad_plain(" + TC + "* dst, bool in_c, " + V +
+               " v0, " + V + " v1, " + V + " v2, " + V + " v3)");
+  e.line(format("if (in_c) *reinterpret_cast<%s4*>(dst) = make_%s4(v0, v1, v2, v3);", V.c_str(),
+                V.c_str()));
   e.close_scope();
   e.line();
 }
@@ -249,9 +273,28 @@ void emit_sixteen_stores(Emitter& e, const KernelPlan& p) {
   e.open_scope("else");
 }
 
+// The quads' loop: each thread's pairs swapped into quads (emit_quad_swap),
+// stored by store_quad, or by store_quad_plain where `plain`.
+void emit_quad_loop(Emitter& e, const KernelPlan& p, bool plain) {
+  const WgmmaPlan& w = *p.wgmma;
+  emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 8)", w.inst_n / 2));
+  e.line("#pragma unroll");
+  e.open_scope("for (int h = 0; h < 2; ++h)");
+  e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
+  emit_quad_swap(e, accumulator_type(p.dtype), kQuadX0, kQuadX1, kQuadY0, kQuadY1);
+  e.line(format("const int row = %s, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
+                c_row(p, "row0 + i * 64 + 8 * h", "2 * i + h").c_str(), w.inst_n));
+  e.line(std::string(plain ? "store_quad_plain(C + " : "store_quad(C + ") +
+         (nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)" : "(size_t)row * ldc + col") +
+         (plain ? ", row < M && col < N, " : ", row < M && col < N, col, ") +
+         "odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1" +
+         (plain ? ");" : ", alpha, beta, bias" + scale_arg(p) + ");"));
+  e.close_scope("h");
+  close_pair_loops(e);
+}
+
 void emit_quad_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
-  const std::string V = accumulator_type(p.dtype);
   const int bytes = 4 * w.c_elem_bytes;  // a quad: 16 bytes, 4 of an int8 C
   e.comment(format(
       "%d-byte rows: quads of columns, lanes 2q and 2q + 1 swapping a pair, where the tile's",
@@ -263,24 +306,19 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
       format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && "
              "(cols_in || N %% 4 == 0);",
              nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes));
-  e.open_scope("if (quads)");
+  if (plain_quads(p)) {
+    e.comment("alpha 1 and beta 0: the accumulators as they are (plain_quads)");
+    e.open_scope("if (quads && alpha == 1.0f && beta == 0.0f)");
+    e.line("const bool odd = threadIdx.x % 2;");
+    emit_quad_loop(e, p, true);
+    e.close_scope();
+    e.open_scope("else if (quads)");
+  } else {
+    e.open_scope("if (quads)");
+  }
   e.line("const bool odd = threadIdx.x % 2;");
   if (w.direct_sixteens()) emit_sixteen_stores(e, p);
-  emit_wgmma_instruction_loops(e, w, format("for (int r = 0; r < %d; r += 8)", w.inst_n / 2));
-  e.line("#pragma unroll");
-  e.open_scope("for (int h = 0; h < 2; ++h)");
-  e.comment("block r / 4's pair (x) and block r / 4 + 1's (y), rows + 8 * h");
-  emit_quad_swap(e, V, kQuadX0, kQuadX1, kQuadY0, kQuadY1);
-  e.line(format("const int row = %s, col = col0 + j * %d + 8 * (r / 4) + (odd ? 6 : 0);",
-                c_row(p, "row0 + i * 64 + 8 * h", "2 * i + h").c_str(), w.inst_n));
-  e.line("store_quad(C + " +
-         std::string(nchw32_c(w) ? "c_rows[2 * i + h] + c_col_nchw32(ldc, col)"
-                                 : "(size_t)row * ldc + col") +
-         ", row < M && col < N, col, odd ? t0 : x0, odd ? t1 : x1, odd ? y0 : t0, odd ? y1 : t1, "
-         "alpha, beta, bias" +
-         scale_arg(p) + ");");
-  e.close_scope("h");
-  close_pair_loops(e);
+  emit_quad_loop(e, p, false);
   if (w.direct_sixteens()) e.close_scope();  // the 4-byte quads' else
   e.close_scope();
   e.open_scope("else");
@@ -560,10 +598,11 @@ void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
     e.line("const int row0 = tile_m0 + 16 * (threadIdx.x / 32 % 4) + threadIdx.x % 32 / 4;");
     e.line("const int col0 = tile_n0 + 2 * (threadIdx.x % 4);");
   } else {
-    e.line(
-        format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
-               "threadIdx.x %% 32 / 4;",
-               w.consumers_n, w.wg_m));
+    if (!p.schedule.halo)  // halo: the rows are h_rows (emit_halo_rows)
+      e.line(
+          format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
+                 "threadIdx.x %% 32 / 4;",
+                 w.consumers_n, w.wg_m));
     e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
                   w.consumers_n, w.wg_n));
   }
