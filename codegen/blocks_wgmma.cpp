@@ -399,9 +399,27 @@ void emit_refill(Emitter& e, const KernelPlan& p, const std::string& cond, const
 
 // One k-tile's wgmma with both operands by descriptor, one group; the
 // previous k-tile's group done, its stage is freed.
+//
+// A convolution's descriptors are its k-tile's first ones plus each step's
+// offset in 16-byte units (a descriptor's address field is the shared
+// address >> 4 in 14 bits, and shared addresses stay below 2^18, so the sum
+// never carries out of it): a conv kernel runs a few microseconds with one
+// consumer warp a scheduler, where each step's own wgmma_desc is latency
+// before its wgmma (H100, the halo candidate at res5 3x3 batch 8: 5.00-5.02
+// -> 4.93 us, bench/NOTES.md session 45). GEMM kernels build each one.
 void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
+  const bool bases = w.conv.has_value();
+  const bool halo_a = p.schedule.halo && !a_in_panels(w);
   e.line("wgmma_fence();");
+  if (bases) {
+    e.line(format("const unsigned long long db0 = wgmma_desc(sb, %du, %du);  // the k-tile's first",
+                  w.b.lbo_bytes, w.b.sbo_bytes));
+    if (halo_a)
+      e.line(format(
+          "const unsigned long long da0 = wgmma_desc(sa, %du, %du);  // and a_pstep / 16 apart",
+          w.a.lbo_bytes, w.a.sbo_bytes));
+  }
   e.line("#pragma unroll");
   e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
   e.line("#pragma unroll");
@@ -410,21 +428,25 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
     e.line(
         "const unsigned long long da = a_desc + i * a_step_i + (kk / 2) * a_step_k2 + (kk % 2) "
         "* 2u;");
-  else if (p.schedule.halo)  // a k-tile's panels: a_pstep apart (the consumer's k loop)
+  else if (halo_a)  // a k-tile's panels: a_pstep apart (the consumer's k loop)
     e.line(format(
-        "const unsigned long long da = wgmma_desc(sa + i * %du + (kk / %d) * a_pstep + (kk %% %d) "
-        "* %du, %du, %du);",
-        w.a.mn_bytes(w.inst_m), w.a.panel_cols / w.inst_k, w.a.panel_cols / w.inst_k,
-        w.a.k_bytes(w.inst_k), w.a.lbo_bytes, w.a.sbo_bytes));
+        "const unsigned long long da = da0 + (i * %du + (kk %% %d) * %du) / 16u + (kk / %d) * "
+        "(a_pstep >> 4);",
+        w.a.mn_bytes(w.inst_m), w.a.panel_cols / w.inst_k, w.a.k_bytes(w.inst_k),
+        w.a.panel_cols / w.inst_k));
   else
     e.line(format("const unsigned long long da = wgmma_desc(sa + i * %du + %s, %du, %du);",
                   w.a.mn_bytes(w.inst_m), wgmma_k_step_bytes(w.a, w.inst_k, "kk").c_str(),
                   w.a.lbo_bytes, w.a.sbo_bytes));
   e.line("#pragma unroll");
   e.open_scope(format("for (int j = 0; j < %d; ++j)", w.n_insts));
-  e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + %s, %du, %du);",
-                w.b.mn_bytes(w.inst_n), wgmma_k_step_bytes(w.b, w.inst_k, "kk").c_str(),
-                w.b.lbo_bytes, w.b.sbo_bytes));
+  if (bases)
+    e.line(format("const unsigned long long db = db0 + (j * %du + %s) / 16u;",
+                  w.b.mn_bytes(w.inst_n), wgmma_k_step_bytes(w.b, w.inst_k, "kk").c_str()));
+  else
+    e.line(format("const unsigned long long db = wgmma_desc(sb + j * %du + %s, %du, %du);",
+                  w.b.mn_bytes(w.inst_n), wgmma_k_step_bytes(w.b, w.inst_k, "kk").c_str(),
+                  w.b.lbo_bytes, w.b.sbo_bytes));
   e.line(wgmma_inst_name(w) + "(acc[i][j], da, db, k_tile > 0 || kk > 0);");
   e.close_scope();
   e.close_scope();
