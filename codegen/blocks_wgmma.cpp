@@ -601,6 +601,9 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     e.comment("in its channel block's panel of the tile's phase images");
     emit_halo_k_order(e, p.k_sliced() ? "k_first" : "0");
     emit_halo_rows(e, p);
+    e.comment("the k-tile's window, loaded a k-tile ahead (an indexed load of the tap table,");
+    e.comment("before the wait instead of between it and the k-tile's wgmma)");
+    e.line("int h_off = conv.tap[h_tap].offset;");
   }
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));
@@ -608,18 +611,18 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   if (a_in_panels(w) && halo) {
     e.line(format(
         "const unsigned long long a_desc = conv.im2col == 3 ? wgmma_desc(a_base + (h_block - "
-        "h_first) * conv.halo_region_bytes + conv.tap[h_tap].offset, %du, %du) : a_desc0 + stage * "
+        "h_first) * conv.halo_region_bytes + h_off, %du, %du) : a_desc0 + stage * "
         "%du;",
         w.a.lbo_bytes, w.a.sbo_bytes, w.a.stage_bytes / 16));
     e.line(format("const unsigned sb = b_base + stage * %du;", w.b.stage_bytes));
   } else if (halo) {
     e.comment(format("halo: the k-tile's %d panels are its block's, a panel's phase images apart",
                      w.a.panels()));
-    e.line(format(
-        "const unsigned sa = conv.im2col == 3 ? a_base + (h_block - h_first) * %du * "
-        "conv.halo_region_bytes + conv.tap[h_tap].offset : a_base + stage * %du, sb = b_base + "
-        "stage * %du;",
-        w.a.panels(), w.a.stage_bytes, w.b.stage_bytes));
+    e.line(
+        format("const unsigned sa = conv.im2col == 3 ? a_base + (h_block - h_first) * %du * "
+               "conv.halo_region_bytes + h_off : a_base + stage * %du, sb = b_base + "
+               "stage * %du;",
+               w.a.panels(), w.a.stage_bytes, w.b.stage_bytes));
     e.line(format(
         "const unsigned a_pstep = conv.im2col == 3 ? (unsigned)conv.halo_region_bytes : %du;",
         w.a.panel_bytes()));
@@ -635,7 +638,10 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     emit_wgmma_tf32_k_steps(e, p);
   else
     emit_descriptor_k_steps(e, p);
-  if (halo) emit_halo_k_next(e);
+  if (halo) {
+    emit_halo_k_next(e);
+    e.line("h_off = conv.tap[h_tap].offset;  // the next k-tile's");
+  }
   e.close_scope("k_tile");
   if (w.pingpong) {
     e.comment("every wgmma of this tile issued: the other consumer's turn (tile t + 1)");
