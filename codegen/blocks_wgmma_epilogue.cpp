@@ -25,19 +25,12 @@ bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
 
-// A convolution's quads take a second copy of their loop for alpha 1 and
-// beta 0 at run time (`plain`), storing the accumulators as they are, where
-// the schedule's epilogue has nothing else (no bias, relu, requantize): a
-// convolution kernel runs a few microseconds with one consumer warp a
-// scheduler, so the epilogue's instructions are latency on the kernel's
-// critical path, not hidden. H100, the halo candidate at res5 3x3 batch 8:
+// WgmmaPlan::plain_quads: H100, the halo candidate at res5 3x3 batch 8,
 // 5.37 us with epilogue_value's alpha product and beta test in every quad,
 // 5.07-5.12 with the product alone, 4.95-4.99 with neither (hand edits,
-// bench/NOTES.md session 45). The GEMM kernels keep one loop: their
-// epilogue is a small part of a longer kernel.
+// bench/NOTES.md session 45).
 bool plain_quads(const KernelPlan& p) {
-  const compiler::Epilogue& epi = p.schedule.epilogue;
-  return p.wgmma->conv && p.wgmma->direct_quads() && !epi.bias && !epi.relu && !epi.requantize;
+  return p.wgmma->plain_quads(p.schedule.epilogue);
 }
 
 // store_quad: four adjacent columns of one row as one 16-byte store (4-byte

@@ -333,7 +333,8 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
 // (or, for a convolution's A, the producer's cp.async) writes the stages and
 // wgmma reads them by descriptor, both in the 128-byte swizzle, so no bank
 // model applies and the shared roofline is left out.
-void wgmma_notes(Explanation& e, const WgmmaPlan& w, bool halo) {
+void wgmma_notes(Explanation& e, const WgmmaPlan& w, const Schedule& schedule) {
+  const bool halo = schedule.halo;
   if (w.conv) {
     // A convolution's A: its input, by TMA's im2col mode or the producer's
     // threads (docs/convolution.md), each chunk where the swizzle puts it.
@@ -409,7 +410,12 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w, bool halo) {
                 "tile's columns lie inside C or N is a multiple of 4, with aligned rows (past M "
                 "or N skipped store by store), else " +
                 std::to_string(2 * w.c_elem_bytes) +
-                "-byte pair stores, straight from the accumulators"
+                "-byte pair stores, straight from the accumulators" +
+                (w.plain_quads(schedule.epilogue)
+                     ? std::string("; with alpha 1 and beta 0 the quads' own copy of the loop "
+                                   "stores the accumulators as they are (a convolution's "
+                                   "epilogue is latency on its critical path)")
+                     : std::string())
           : std::to_string(2 * w.c_elem_bytes) + "-byte pair stores straight from the accumulators";
   e.notes.push_back("wgmma epilogue: " + epilogue);
   if (w.pingpong)
@@ -503,7 +509,7 @@ Explanation explain(const KernelPlan& plan, int registers, const Shape& shape) {
   } else if (plan.mma) {
     mma_accesses(e, plan, shape);
   } else if (plan.wgmma) {
-    wgmma_notes(e, *plan.wgmma, plan.schedule.halo);
+    wgmma_notes(e, *plan.wgmma, plan.schedule);
     if (plan.split_k > 1) {
       const int64_t tiles = ((shape.m + plan.block_m - 1) / plan.block_m) *
                             ((shape.n + plan.block_n - 1) / plan.block_n);

@@ -412,6 +412,16 @@ struct WgmmaPlan {
   // stores 16 of them at once, whole sectors. Four such column groups a
   // step: the instruction's N is a multiple of 32.
   bool direct_sixteens() const { return direct_quads() && c_elem_bytes == 1 && inst_n % 32 == 0; }
+  // A convolution's quads whose epilogue has nothing but alpha and beta take
+  // a second copy of their loop for alpha 1 and beta 0 at run time, storing
+  // the accumulators as they are: a conv kernel runs a few microseconds with
+  // one consumer warp a scheduler, so the epilogue's per-element
+  // instructions are latency on its critical path (codegen/
+  // blocks_wgmma_epilogue.cpp; docs/convolution.md, "The epilogue's
+  // latency"). GEMM kernels keep one loop.
+  bool plain_quads(const Epilogue& epi) const {
+    return conv.has_value() && direct_quads() && !epi.bias && !epi.relu && !epi.requantize;
+  }
   // Sector-staged stores (the swapped tf32 kernel, row-major C, cooperative
   // consumers side by side along N): where the tile lies inside C, beta is 0
   // and C's rows are off 32-byte sectors (ldc·4 not a multiple of 32, or C
