@@ -190,6 +190,10 @@ void emit_wgmma_conv_producer(Emitter& e, const compiler::KernelPlan& plan);
 // the step to the next k-tile.
 void emit_halo_k_order(Emitter& e, const std::string& first);
 void emit_halo_k_next(Emitter& e);
+// The first accumulator row of this consumer thread within its block's tile
+// (non-pingpong consumers): its warpgroup's rows, then 16 a warp, lane / 4.
+// The epilogue's row0 is tile_m0 plus it; a halo's h_rows start from it.
+std::string consumer_row_in_tile(const compiler::WgmmaPlan& w);
 // `halo`: h_rows, each of the consumer thread's accumulator rows' output row
 // (M where junk), computed before the k loop; the epilogue's stores use it.
 void emit_halo_rows(Emitter& e, const compiler::KernelPlan& plan);

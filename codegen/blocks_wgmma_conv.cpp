@@ -293,8 +293,8 @@ void emit_halo_k_next(Emitter& e) {
 // Each of this thread's accumulator rows' output row, before the k loop
 // (its divisions then overlap the first copies' wait instead of delaying the
 // epilogue, bench/NOTES.md session 45): row x is the tile's row
-// (consumer / consumers_n) * wg_m + 16 * warp + lane / 4 + 64 * (x / 2) +
-// 8 * (x % 2), as the epilogue's row0 + 64 i + 8 h.
+// consumer_row_in_tile + 64 * (x / 2) + 8 * (x % 2), as the epilogue's
+// row0 + 64 i + 8 h.
 void emit_halo_rows(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("halo: each of this thread's rows' output row where the launch took the halo");
@@ -302,10 +302,7 @@ void emit_halo_rows(Emitter& e, const KernelPlan& p) {
   e.line(format("int h_rows[%d];", 2 * w.m_insts));
   e.line("#pragma unroll");
   e.open_scope(format("for (int x = 0; x < %d; ++x)", 2 * w.m_insts));
-  e.line(
-      format("const int v = (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + threadIdx.x %% "
-             "32 / 4 + x / 2 * 64 + x %% 2 * 8;",
-             w.consumers_n, w.wg_m));
+  e.line("const int v = " + consumer_row_in_tile(w) + " + x / 2 * 64 + x % 2 * 8;");
   e.line("h_rows[x] = conv.im2col == 3 ? halo_out_row(conv, tile_m0 / BM, v, M) : tile_m0 + v;");
   e.close_scope();
 }

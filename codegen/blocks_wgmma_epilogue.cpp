@@ -25,17 +25,9 @@ bool nchw32_c(const WgmmaPlan& w) {
   return w.conv && w.conv->nchw32;
 }
 
-// WgmmaPlan::plain_quads: H100, the halo candidate at res5 3x3 batch 8,
-// 5.37 us with epilogue_value's alpha product and beta test in every quad,
-// 5.07-5.12 with the product alone, 4.95-4.99 with neither (hand edits,
-// bench/NOTES.md session 45).
-bool plain_quads(const KernelPlan& p) {
-  return p.wgmma->plain_quads(p.schedule.epilogue);
-}
-
 // store_quad: four adjacent columns of one row as one 16-byte store (4-byte
 // for an int8 C; see emit_quad_stores); store_quad_plain the same of the
-// values as they are (plain_quads).
+// values as they are (WgmmaPlan::plain_quads).
 void emit_store_quad(Emitter& e, const KernelPlan& p) {
   const std::string TC = c_t(p), V = accumulator_type(p.dtype);
   const int bytes = 4 * p.wgmma->c_elem_bytes;
@@ -59,7 +51,7 @@ void emit_store_quad(Emitter& e, const KernelPlan& p) {
     e.line("*reinterpret_cast<float4*>(dst) = make_float4(r0, r1, r2, r3);");
   e.close_scope();
   e.line();
-  if (!plain_quads(p)) return;
+  if (!p.wgmma->plain_quads(p.schedule.epilogue)) return;
   e.comment("store_quad where alpha is 1 and beta 0 (`plain`): the values as they are");
   e.open_scope("__device__ __forceinline__ void store_quad_plain(" + TC + "* dst, bool in_c, " + V +
                " v0, " + V + " v1, " + V + " v2, " + V + " v3)");
@@ -299,7 +291,7 @@ void emit_quad_stores(Emitter& e, const KernelPlan& p) {
       format("const bool quads = %sreinterpret_cast<unsigned long long>(C) %% %d == 0 && "
              "(cols_in || N %% 4 == 0);",
              nchw32_c(w) ? "" : "ldc % 4 == 0 && ", bytes));
-  if (plain_quads(p)) {
+  if (w.plain_quads(p.schedule.epilogue)) {
     e.comment("alpha 1 and beta 0: the accumulators as they are (plain_quads)");
     e.open_scope("if (quads && alpha == 1.0f && beta == 0.0f)");
     e.line("const bool odd = threadIdx.x % 2;");
@@ -581,6 +573,11 @@ void emit_chunked_stores(Emitter& e, const KernelPlan& p) {
 
 }  // namespace
 
+std::string consumer_row_in_tile(const WgmmaPlan& w) {
+  return format("(consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + threadIdx.x %% 32 / 4",
+                w.consumers_n, w.wg_m);
+}
+
 void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   if (w.swapped) return emit_wgmma_tf32_stores(e, p);
@@ -592,10 +589,7 @@ void emit_wgmma_tile_stores(Emitter& e, const KernelPlan& p) {
     e.line("const int col0 = tile_n0 + 2 * (threadIdx.x % 4);");
   } else {
     if (!p.schedule.halo)  // halo: the rows are h_rows (emit_halo_rows)
-      e.line(
-          format("const int row0 = tile_m0 + (consumer / %d) * %d + 16 * (threadIdx.x / 32 %% 4) + "
-                 "threadIdx.x %% 32 / 4;",
-                 w.consumers_n, w.wg_m));
+      e.line("const int row0 = tile_m0 + " + consumer_row_in_tile(w) + ";");
     e.line(format("const int col0 = tile_n0 + (consumer %% %d) * %d + 2 * (threadIdx.x %% 4);",
                   w.consumers_n, w.wg_n));
   }
