@@ -34,6 +34,11 @@
 // 3x3 at batch 8 4.36 us (2.31x of im2col + cuBLAS, against schedc's 1.63x in the same call),
 // its 3x3/2 4.98-5.02 (2.02x), batch 1 3.03-3.16 us (2.15-2.25x); four ring stages as fast as
 // all taps at once.
+// Session 46 (H100): F & 16 copies each stride-2 phase image by a 5-D view of the input with no
+// element strides (view5 in input_map): res5/2 b8 5.39 / 5.34 us against 5.43 / 5.35 strided (two
+// runs; 4 stages 5.56-5.57 against 5.60), res5/2 b1 3.10-3.11 against 3.11-3.12: the strides are
+// not what stride 2 costs. In the first of those runs both res5/2 b1 rows (4 slices) read WRONG
+// (1532-1633 of 25088 outputs), exact in the second: this probe's 4-slice sums are suspect.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o build-gpu/probe_halo
 // bench/probe_halo.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -53,6 +58,9 @@ struct Geometry {
   int phase_h[4], phase_w[4];  // each one's TMA start (input row, column)
   int tap_phase[kTaps], tap_shift[kTaps];
   int max_shift;
+  // The same starts in the phase view (F & 16, even H and W): (f * C, b, e, a) of the
+  // 5-D map (stride * C, W / stride, stride, H / stride, N)
+  int view_c[4], view_w[4], view_e[4], view_h[4];
 };
 
 static int floor_div(int a, int b) {
@@ -81,6 +89,7 @@ static Geometry geometry(const Conv& cv) {
         ph = g.phases++;
         g.phase_h[ph] = cv.stride * a_min + e[r];
         g.phase_w[ph] = cv.stride * a_min + e[s];
+        g.view_c[ph] = e[s] * cv.c, g.view_w[ph] = a_min, g.view_e[ph] = e[r], g.view_h[ph] = a_min;
       }
       const int t = r * kR + s;
       g.tap_phase[t] = ph;
@@ -231,6 +240,15 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
                    : "memory");
     for (int p = 0; p < panels && threadIdx.x == 0; ++p)
       for (int ph = 0; ph < geo.phases; ++ph)
+        if constexpr ((F & 16) != 0)
+          asm volatile(
+              "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+              "[%0], [%1, {%3, %4, %5, %6, %7}], [%2];" ::"r"(halo + p * halo_bytes +
+                                                              ph * box_rows * 128),
+              "l"(&mx), "r"(bars), "r"(geo.view_c[ph] + c0 + p * 128), "r"(geo.view_w[ph]),
+              "r"(geo.view_e[ph]), "r"(geo.view_h[ph]), "r"(m_tile * a.g)
+              : "memory");
+        else
         asm volatile(
             "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
             "[%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(halo + p * halo_bytes +
@@ -364,8 +382,31 @@ __global__ void direct_conv(Conv cv, const signed char* x, const signed char* wt
 
 // The input as a 4-D map (C, W, H, N): boxes of one panel x WP x RP x G pixels taken every
 // `stride` columns and rows, 128-byte swizzle, zero outside the tensor (the padding).
-static Map input_map(void* x, const Conv& cv, const Geometry& geo, int g) {
+// view5 (F & 16; H and W multiples of the stride): the input as the 5-D map (stride * C,
+// W / stride, stride, H / stride, N), whose phase (e, f) is one box with no element strides:
+// 128 bytes from channel f * C, WP x 1 x RP x G (zeros outside, as above).
+static Map input_map(void* x, const Conv& cv, const Geometry& geo, int g, bool view5 = false) {
   CUtensorMap m;
+  if (view5) {
+    const cuuint64_t st = cuuint64_t(cv.stride);
+    const cuuint64_t dims[5] = {st * cv.c, cuuint64_t(cv.w) / st, st, cuuint64_t(cv.h) / st,
+                                cuuint64_t(cv.n)};
+    const cuuint64_t strides[4] = {st * cv.c, cuuint64_t(cv.w) * cv.c,
+                                   st * cv.w * cv.c, cuuint64_t(cv.h) * cv.w * cv.c};
+    const cuuint32_t box[5] = {128, cuuint32_t(geo.wp), 1, cuuint32_t(geo.rp), cuuint32_t(g)};
+    const cuuint32_t es[5] = {1, 1, 1, 1, 1};
+    const CUresult r =
+        cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 5, x, dims, strides, box, es,
+                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      std::printf("cuTensorMapEncodeTiled (input, 5-D view): error %d\n", static_cast<int>(r));
+      std::exit(1);
+    }
+    Map out;
+    std::memcpy(&out, &m, sizeof m);
+    return out;
+  }
   const cuuint64_t dims[4] = {cuuint64_t(cv.c), cuuint64_t(cv.w), cuuint64_t(cv.h),
                               cuuint64_t(cv.n)};
   const cuuint64_t strides[3] = {cuuint64_t(cv.c), cuuint64_t(cv.w) * cv.c,
@@ -406,7 +447,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
                       size_t((4 * WGS + SLICES - 1) / SLICES) * (SLICES - 1) * BN * 64 + 32 * 8;
   const int m_tiles = (cv.n + v.g - 1) / v.g, n_tiles = cv.k / BN;
   HArgs a{cv, geo, v.g, halo_rows, y, nullptr};
-  const Map mx = input_map(const_cast<signed char*>(x), cv, geo, v.g);
+  const Map mx = input_map(const_cast<signed char*>(x), cv, geo, v.g, (F & 16) != 0);
   const Map mw = make_map(const_cast<signed char*>(wt), cv.k, 1ull * kTaps * cv.c, BN);
   auto kernel = halo_conv<WGS, PANELS, BN, SLICES, STAGES, F>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -493,8 +534,12 @@ int main() {
       {"res5 b8: 4 stages, fence a k-tile, syncwarp", b8, 1, 2, 64, 4, 8},
       {"res5 b8: 4 stages, all four of schedc's ways", b8, 1, 2, 64, 4, 15},
       {"res5/2 b8: 1 image, n64, 2 slices", b8s2, 1, 2, 64},
+      {"res5/2 b8: the same, 5-D phase view", b8s2, 1, 2, 64, kTaps, 16},
+      {"res5/2 b8: 4 stages", b8s2, 1, 2, 64, 4},
+      {"res5/2 b8: 4 stages, 5-D phase view", b8s2, 1, 2, 64, 4, 16},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
+      {"res5/2 b1: the same, 5-D phase view", b1s2, 1, 4, 32, kTaps, 16},
   };
 
   cudaStream_t stream;
@@ -535,6 +580,9 @@ int main() {
     HALO_TRY(1, 2, 64, 2, 4, 4)
     HALO_TRY(1, 2, 64, 2, 4, 8)
     HALO_TRY(1, 2, 64, 2, 4, 15)
+    HALO_TRY(1, 2, 64, 2, 9, 16)
+    HALO_TRY(1, 2, 64, 2, 4, 16)
+    HALO_TRY(1, 1, 32, 4, 9, 16)
     HALO_TRY(1, 2, 64, 2, 3, 0)
     HALO_TRY(1, 2, 64, 2, 2, 0)
     HALO_TRY(1, 2, 32, 2, 9, 0)
