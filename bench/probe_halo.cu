@@ -193,7 +193,7 @@ __device__ __forceinline__ void wait_parity_cluster(unsigned bar, unsigned parit
 // stage's `full` (129 arrivals), 8 a wgmma.fence at each k-tile and a __syncwarp after the
 // release.
 template <int WGS, int PANELS, int BN, int SLICES, int STAGES, int F = 0>
-__global__ void __launch_bounds__(128 * (WGS + 1), 1)
+__global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
     halo_conv(HArgs a, const __grid_constant__ Map mx, const __grid_constant__ Map mw) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
@@ -204,6 +204,9 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
   const int wp = geo.wp, img = geo.img, out_p = cv.p(), out_q = cv.q();
   constexpr int panels = PANELS, kBox = BN * 128, kPart = BN * 64;  // a warp's sums: 32 x BN/2
   constexpr int kOwned = (4 * WGS + SLICES - 1) / SLICES;           // parts a slice sums, at most
+  // F & 64 (timing only): the slices are no cluster and exchange nothing; each stores its own
+  // partial sums over the others' (wrong results): what the k loop costs without the split's sums
+  constexpr bool kCluster = SLICES > 1 && (F & 64) == 0;
   const unsigned halo = base, halo_bytes = a.halo_rows * 128;
   const unsigned bbuf = halo + panels * halo_bytes;     // 9 x panels k-tiles of kBox bytes
   const unsigned recv = bbuf + STAGES * panels * kBox;  // [owned part][other slice] kPart bytes
@@ -225,7 +228,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
   }
   const int box_rows = a.g * img;  // a phase image's box
   __syncthreads();
-  if (SLICES > 1) asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
+  if (kCluster) asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
   asm volatile("griddepcontrol.wait;" ::: "memory");
   if constexpr ((F & 1) != 0) {
     if (threadIdx.x < 128)
@@ -279,7 +282,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
   }
   const int wg = threadIdx.x / 128 - 1;  // -1: the producer
   if (wg < 0) {
-    if (SLICES > 1) asm volatile("barrier.cluster.wait;" ::: "memory");
+    if (kCluster) asm volatile("barrier.cluster.wait;" ::: "memory");
     return;
   }
   int acc[BN / 2];
@@ -316,7 +319,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), 1)
   stamp(a, 3);
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   const int part = 4 * wg + warp, owner = part % SLICES, owned = part / SLICES;
-  if (SLICES > 1) {
+  if (kCluster) {
     asm volatile("barrier.cluster.wait;" ::: "memory");  // every slice's barriers initialized
     stamp(a, 4);
     if (slice != owner) {  // push this warp's sums to the owner, in fragment order
@@ -459,7 +462,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   cfg.stream = stream;
   cudaLaunchAttribute attrs[2];
   attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = SLICES;
+  attrs[0].val.clusterDim.x = (F & 64) ? 1 : SLICES;
   attrs[0].val.clusterDim.y = 1;
   attrs[0].val.clusterDim.z = 1;
   attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -537,6 +540,14 @@ int main() {
       {"res5/2 b8: the same, 5-D phase view", b8s2, 1, 2, 64, kTaps, 16},
       {"res5/2 b8: 4 stages", b8s2, 1, 2, 64, 4},
       {"res5/2 b8: 4 stages, 5-D phase view", b8s2, 1, 2, 64, 4, 16},
+      {"res5/2 b8: 2 images, n64, 4 slices, 2 stages", b8s2, 2, 4, 64, 2},
+      {"res5/2 b8: 2 images, n64, 4 slices, 4 stages", b8s2, 2, 4, 64, 4},
+      {"res5/2 b8: 2 images, n64, 4 slices, 2 stages, 2 CTAs an SM", b8s2, 2, 4, 64, 2, 32},
+      {"res5/2 b8: 3 images, n64, 4 slices, 4 stages", b8s2, 3, 4, 64, 4},
+      {"res5/2 b8: 3 images, n64, 4 slices, 6 stages", b8s2, 3, 4, 64, 6},
+      {"res5/2 b8: 1 image, n64, 2 slices, no sums (timing only)", b8s2, 1, 2, 64, kTaps, 64},
+      {"res5/2 b8: 2 images, n64, 4 slices, 4 stages, no sums (timing only)", b8s2, 2, 4, 64, 4, 64},
+      {"res5/2 b8: 2 images, n64, 4 slices, 6 stages, no sums (timing only)", b8s2, 2, 4, 64, 6, 64},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
       {"res5/2 b1: the same, 5-D phase view", b1s2, 1, 4, 32, kTaps, 16},
@@ -583,6 +594,14 @@ int main() {
     HALO_TRY(1, 2, 64, 2, 9, 16)
     HALO_TRY(1, 2, 64, 2, 4, 16)
     HALO_TRY(1, 1, 32, 4, 9, 16)
+    HALO_TRY(2, 1, 64, 4, 2, 0)
+    HALO_TRY(2, 1, 64, 4, 4, 0)
+    HALO_TRY(2, 1, 64, 4, 2, 32)
+    HALO_TRY(3, 1, 64, 4, 4, 0)
+    HALO_TRY(3, 1, 64, 4, 6, 0)
+    HALO_TRY(1, 2, 64, 2, 9, 64)
+    HALO_TRY(2, 1, 64, 4, 4, 64)
+    HALO_TRY(2, 1, 64, 4, 6, 64)
     HALO_TRY(1, 2, 64, 2, 3, 0)
     HALO_TRY(1, 2, 64, 2, 2, 0)
     HALO_TRY(1, 2, 32, 2, 9, 0)
