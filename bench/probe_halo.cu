@@ -252,13 +252,13 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
               "r"(geo.view_e[ph]), "r"(geo.view_h[ph]), "r"(m_tile * a.g)
               : "memory");
         else
-        asm volatile(
-            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-            "[%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(halo + p * halo_bytes +
-                                                        ph * box_rows * 128),
-            "l"(&mx), "r"(bars), "r"(c0 + p * 128), "r"(geo.phase_w[ph]), "r"(geo.phase_h[ph]),
-            "r"(m_tile * a.g)
-            : "memory");
+          asm volatile(
+              "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+              "[%0], [%1, {%3, %4, %5, %6}], [%2];" ::"r"(halo + p * halo_bytes +
+                                                          ph * box_rows * 128),
+              "l"(&mx), "r"(bars), "r"(c0 + p * 128), "r"(geo.phase_w[ph]), "r"(geo.phase_h[ph]),
+              "r"(m_tile * a.g)
+              : "memory");
     for (int t = 0; t < kTaps; ++t) {  // a tap's filters a stage
       const int st = t % STAGES;
       if (t >= STAGES) wait_parity(empty + 8 * st, (t / STAGES - 1) & 1);
@@ -389,26 +389,15 @@ __global__ void direct_conv(Conv cv, const signed char* x, const signed char* wt
 // W / stride, stride, H / stride, N), whose phase (e, f) is one box with no element strides:
 // 128 bytes from channel f * C, WP x 1 x RP x G (zeros outside, as above).
 static Map input_map(void* x, const Conv& cv, const Geometry& geo, int g, bool view5 = false) {
-  CUtensorMap m;
   if (view5) {
     const cuuint64_t st = cuuint64_t(cv.stride);
     const cuuint64_t dims[5] = {st * cv.c, cuuint64_t(cv.w) / st, st, cuuint64_t(cv.h) / st,
                                 cuuint64_t(cv.n)};
-    const cuuint64_t strides[4] = {st * cv.c, cuuint64_t(cv.w) * cv.c,
-                                   st * cv.w * cv.c, cuuint64_t(cv.h) * cv.w * cv.c};
+    const cuuint64_t strides[4] = {st * cv.c, cuuint64_t(cv.w) * cv.c, st * cv.w * cv.c,
+                                   cuuint64_t(cv.h) * cv.w * cv.c};
     const cuuint32_t box[5] = {128, cuuint32_t(geo.wp), 1, cuuint32_t(geo.rp), cuuint32_t(g)};
     const cuuint32_t es[5] = {1, 1, 1, 1, 1};
-    const CUresult r =
-        cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 5, x, dims, strides, box, es,
-                               CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                               CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-      std::printf("cuTensorMapEncodeTiled (input, 5-D view): error %d\n", static_cast<int>(r));
-      std::exit(1);
-    }
-    Map out;
-    std::memcpy(&out, &m, sizeof m);
-    return out;
+    return encode_map("input, 5-D view", x, 5, dims, strides, box, es);
   }
   const cuuint64_t dims[4] = {cuuint64_t(cv.c), cuuint64_t(cv.w), cuuint64_t(cv.h),
                               cuuint64_t(cv.n)};
@@ -417,17 +406,7 @@ static Map input_map(void* x, const Conv& cv, const Geometry& geo, int g, bool v
   const cuuint32_t st = cuuint32_t(cv.stride);
   const cuuint32_t box[4] = {128, cuuint32_t(geo.wp) * st, cuuint32_t(geo.rp) * st, cuuint32_t(g)};
   const cuuint32_t es[4] = {1, st, st, 1};
-  const CUresult r =
-      cuTensorMapEncodeTiled(&m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 4, x, dims, strides, box, es,
-                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    std::printf("cuTensorMapEncodeTiled (input): error %d\n", static_cast<int>(r));
-    std::exit(1);
-  }
-  Map out;
-  std::memcpy(&out, &m, sizeof m);
-  return out;
+  return encode_map("input", x, 4, dims, strides, box, es);
 }
 
 struct Variant {
@@ -546,8 +525,10 @@ int main() {
       {"res5/2 b8: 3 images, n64, 4 slices, 4 stages", b8s2, 3, 4, 64, 4},
       {"res5/2 b8: 3 images, n64, 4 slices, 6 stages", b8s2, 3, 4, 64, 6},
       {"res5/2 b8: 1 image, n64, 2 slices, no sums (timing only)", b8s2, 1, 2, 64, kTaps, 64},
-      {"res5/2 b8: 2 images, n64, 4 slices, 4 stages, no sums (timing only)", b8s2, 2, 4, 64, 4, 64},
-      {"res5/2 b8: 2 images, n64, 4 slices, 6 stages, no sums (timing only)", b8s2, 2, 4, 64, 6, 64},
+      {"res5/2 b8: 2 images, n64, 4 slices, 4 stages, no sums (timing only)", b8s2, 2, 4, 64, 4,
+       64},
+      {"res5/2 b8: 2 images, n64, 4 slices, 6 stages, no sums (timing only)", b8s2, 2, 4, 64, 6,
+       64},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
       {"res5/2 b1: the same, 5-D phase view", b1s2, 1, 4, 32, kTaps, 16},

@@ -1,6 +1,7 @@
-// What the standalone nvcc probes (bench/probe_graph_floor.cu, bench/probe_multicast.cu) share:
-// a CUDA call checked, an int8 K-major matrix as a 2-D tensor map (the bare driver call, as the
-// probes use no schedc code), an mbarrier wait, and a launch timed inside a CUDA graph.
+// What the standalone nvcc probes (bench/probe_graph_floor.cu, probe_multicast.cu and
+// probe_halo.cu) share: a CUDA call checked, int8 tensor maps (an int8 K-major matrix as a 2-D
+// one; the bare driver call, as the probes use no schedc code), an mbarrier wait, and a launch
+// timed inside a CUDA graph.
 #pragma once
 
 #include <cuda.h>
@@ -26,23 +27,32 @@ struct __align__(64) Map {
   unsigned long long opaque[16];
 };
 
-// A K-major int8 matrix of `rows` x `cols` as a 2-D tensor map: boxes of 128 bytes x box_rows,
-// 128-byte swizzle.
-inline Map make_map(void* p, unsigned long long rows, unsigned long long cols, unsigned box_rows) {
+// An int8 tensor of `rank` dimensions (innermost first; `strides` in bytes, rank - 1 of them)
+// as a tile-mode tensor map, 128-byte swizzle, zeros outside; exits naming `what` if the
+// driver refuses it.
+inline Map encode_map(const char* what, void* p, unsigned rank, const cuuint64_t* dims,
+                      const cuuint64_t* strides, const cuuint32_t* box,
+                      const cuuint32_t* elem_strides) {
   CUtensorMap m;
-  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols};
-  const cuuint32_t box[2] = {128, box_rows}, elem_strides[2] = {1, 1};
   const CUresult r = cuTensorMapEncodeTiled(
-      &m, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, p, dims, strides, box, elem_strides,
+      &m, CU_TENSOR_MAP_DATA_TYPE_UINT8, rank, p, dims, strides, box, elem_strides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
-    std::printf("cuTensorMapEncodeTiled: error %d\n", static_cast<int>(r));
+    std::printf("cuTensorMapEncodeTiled (%s): error %d\n", what, static_cast<int>(r));
     std::exit(1);
   }
   Map out;
   std::memcpy(&out, &m, sizeof m);
   return out;
+}
+
+// A K-major int8 matrix of `rows` x `cols` as a 2-D tensor map: boxes of 128 bytes x box_rows,
+// 128-byte swizzle.
+inline Map make_map(void* p, unsigned long long rows, unsigned long long cols, unsigned box_rows) {
+  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {cols};
+  const cuuint32_t box[2] = {128, box_rows}, elem_strides[2] = {1, 1};
+  return encode_map("matrix", p, 2, dims, strides, box, elem_strides);
 }
 
 // Waits until the mbarrier at shared address `bar` has completed the phase of `parity`.
