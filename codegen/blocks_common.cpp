@@ -291,7 +291,8 @@ void emit_conv_args(Emitter& e, bool nchw32, bool halo) {
                      "s * dil_w)"
                    : "tap[r * S + s] = {dh * W * C + dw * C, dh, dw} for (dh, dw) = (r * dil_h, "
                      "s * dil_w)");
-  e.lines(format(R"(struct ConvTapArg {
+  e.lines(
+      format(R"(struct ConvTapArg {
   int offset;
   short dh, dw;
 };
@@ -301,11 +302,11 @@ struct ConvArgs {
   int im2col;  // 1, 2: A by tma_a in im2col mode, copies a k-tile (the Hopper kernel)%s
   ConvTapArg tap[%lld];%s
 };)",
-                 halo ? "; 3: the tile's\n  // input once, as phase images (halo); tap[t].offset "
-                        "is then tap t's window, in bytes"
-                      : "",
-                 static_cast<long long>(compiler::kMaxConvTaps),
-                 halo ? R"(
+             halo ? "; 3: the tile's\n  // input once, as phase images (halo; 4: in 64-byte "
+                    "rows, two taps a k-tile);\n  // tap[t].offset is then tap t's window, in bytes"
+                  : "",
+             static_cast<long long>(compiler::kMaxConvTaps),
+             halo ? R"(
   // halo (compiler/conv_halo.h's HaloGeometry): a tile's G images or band of output rows
   int halo_pitch, halo_block, halo_images, halo_out_rows, halo_bands;
   int halo_row_min, halo_col_min;  // the phase images' first row and column (a_min)
@@ -313,7 +314,7 @@ struct ConvArgs {
   int halo_bytes;  // a panel's phase images: what its copies land
   int halo_phases;
   short halo_phase_h[4], halo_phase_w[4];  // each phase's first input row and column (e))"
-                      : ""));
+                  : ""));
 }
 
 // C(m, k) of an NCHW32 convolution, [N][K/32][P][Q][32], with row m =

@@ -228,6 +228,16 @@ __device__ __forceinline__ void stmatrix_x4_trans(unsigned addr, unsigned r0, un
 
 namespace {
 
+// conv.im2col == 4's second tap of a k-tile (h_tap + 1), or past the last
+// tap the last (its filters' columns lie past K: zeros, whatever A holds).
+std::string halo_second_tap() {
+  return "h_off2 = conv.tap[h_tap + 1 < conv.taps ? h_tap + 1 : h_tap].offset;";
+}
+
+}  // namespace
+
+namespace {
+
 // One stage of an operand as its boxes lie: "(BM, BK)" or "P panels of (BK, P)".
 std::string stage_text(const compiler::WgmmaOperand& o) {
   return o.mn_major || o.panels() > 1
@@ -277,9 +287,9 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int s = 0; s < %d; ++s)", w.stages));
   if (w.conv && p.schedule.halo)
     e.line(format(
-        "mbar_init(full_bar + 8 * s, conv.im2col == 3 ? 1 : %d);  // the filters' expect_tx and "
+        "mbar_init(full_bar + 8 * s, conv.im2col %s 3 ? 1 : %d);  // the filters' expect_tx and "
         "the bytes (with the halo thread 0 alone loops), else also the producer's 128 threads",
-        w.full_arrivals()));
+        halo_64b(p) ? ">=" : "==", w.full_arrivals()));
   else if (w.conv)
     e.line(
         format("mbar_init(full_bar + 8 * s, %d);  // the filters' expect_tx, the bytes, and the "
@@ -424,7 +434,11 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int kk = 0; kk < %d; ++kk)", w.k_steps));
   e.line("#pragma unroll");
   e.open_scope(format("for (int i = 0; i < %d; ++i)", w.m_insts));
-  if (a_in_panels(w))  // from the stage's first k-step's descriptor (a_desc, in the consumer)
+  if (halo_64b(p))  // the k-tile's halves from a_desc and a_desc_k2 (the consumer's k loop)
+    e.line(
+        "const unsigned long long da = (kk / 2 ? a_desc_k2 : a_desc) + i * a_step_i + (kk % 2) * "
+        "2u;");
+  else if (a_in_panels(w))  // from the stage's first k-step's descriptor (a_desc, in the consumer)
     e.line(
         "const unsigned long long da = a_desc + i * a_step_i + (kk / 2) * a_step_k2 + (kk % 2) "
         "* 2u;");
@@ -535,8 +549,12 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
         "const unsigned a_base = sA_u32, b_base = sB_u32;  // whole stages: the tile is its own");
   } else {
     if (a_in_panels(w)) {
-      e.comment("conv.im2col == 2: A's stage is two panels of 64-byte rows (64-byte swizzle)");
-      e.line("const bool a_panels = conv.im2col == 2;");
+      e.comment(halo_64b(p) ? "conv.im2col == 2: A's stage is two panels of 64-byte rows, 4: a "
+                              "halo of 64-byte rows (64-byte swizzle)"
+                            : "conv.im2col == 2: A's stage is two panels of 64-byte rows (64-byte "
+                              "swizzle)");
+      e.line(halo_64b(p) ? "const bool a_panels = conv.im2col == 2 || conv.im2col == 4;"
+                         : "const bool a_panels = conv.im2col == 2;");
       e.line(
           format("const unsigned a_base = sA_u32 + (consumer / %d) * (a_panels ? %du : %du);  "
                  "// its rows of A, stage 0",
@@ -599,11 +617,16 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
     e.comment(
         "halo (conv.im2col == 3): A of a k-tile is its tap's window (conv.tap[h_tap].offset)");
     e.comment("in its channel block's panel of the tile's phase images");
-    emit_halo_k_order(e, p.k_sliced() ? "k_first" : "0");
+    emit_halo_k_order(e, p.k_sliced() ? "k_first" : "0", halo_64b(p));
     emit_halo_rows(e, p);
     e.comment("the k-tile's window, loaded a k-tile ahead (an indexed load of the tap table,");
     e.comment("before the wait instead of between it and the k-tile's wgmma)");
     e.line("int h_off = conv.tap[h_tap].offset;");
+    if (halo_64b(p)) {
+      e.comment("conv.im2col == 4: the k-tile's second tap's window (past the last tap, the");
+      e.comment("last's: its filters' columns are past K, zeros)");
+      e.line("int " + halo_second_tap());
+    }
   }
   e.open_scope("for (int k_tile = 0; k_tile < num_k_tiles; ++k_tile, ++it)");
   e.line(format("const int stage = it %% %d;", S));
@@ -611,9 +634,14 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   if (a_in_panels(w) && halo) {
     e.line(format(
         "const unsigned long long a_desc = conv.im2col == 3 ? wgmma_desc(a_base + (h_block - "
-        "h_first) * conv.halo_region_bytes + h_off, %du, %du) : a_desc0 + stage * "
-        "%du;",
+        "h_first) * conv.halo_region_bytes + h_off, %du, %du) : conv.im2col == 4 ? "
+        "wgmma_desc_64b(a_base + h_off) : a_desc0 + stage * %du;",
         w.a.lbo_bytes, w.a.sbo_bytes, w.a.stage_bytes / 16));
+    e.comment("k-steps 2 and 3: the k-tile's second 64 bytes (conv.im2col == 4: the next tap's");
+    e.comment("window; else 64 bytes on, or the stage's second panel)");
+    e.line(
+        "const unsigned long long a_desc_k2 = conv.im2col == 4 ? wgmma_desc_64b(a_base + h_off2) "
+        ": a_desc + a_step_k2;");
     e.line(format("const unsigned sb = b_base + stage * %du;", w.b.stage_bytes));
   } else if (halo) {
     e.comment(format("halo: the k-tile's %d panels are its block's, a panel's phase images apart",
@@ -639,8 +667,9 @@ void emit_wgmma_consumer(Emitter& e, const KernelPlan& p) {
   else
     emit_descriptor_k_steps(e, p);
   if (halo) {
-    emit_halo_k_next(e);
+    emit_halo_k_next(e, halo_64b(p));
     e.line("h_off = conv.tap[h_tap].offset;  // the next k-tile's");
+    if (halo_64b(p)) e.line(halo_second_tap() + "  // and its second tap's");
   }
   e.close_scope("k_tile");
   if (w.pingpong) {

@@ -187,9 +187,16 @@ void emit_wgmma_conv_helpers(Emitter& e, const compiler::KernelPlan& plan);
 void emit_wgmma_conv_producer(Emitter& e, const compiler::KernelPlan& plan);
 // `halo`: the k-tiles' order, channel block by block (each block's taps in
 // turn), from the slice's first k-tile `first`: h_first, h_block, h_tap; and
-// the step to the next k-tile.
-void emit_halo_k_order(Emitter& e, const std::string& first);
-void emit_halo_k_next(Emitter& e);
+// the step to the next k-tile. `two_taps` (halo_64b): the launch may set
+// conv.im2col = 4, where a k-tile is two taps (h_step) of 64-byte pixels.
+void emit_halo_k_order(Emitter& e, const std::string& first, bool two_taps);
+void emit_halo_k_next(Emitter& e, bool two_taps);
+// `halo` on a kernel whose k-tile is one 128-byte panel (a_in_panels): it also
+// takes 64-byte pixels, two taps a k-tile (conv.im2col = 4: compiler/
+// conv_halo.h, halo_row_bytes; KernelEntry::a_halo_64b).
+inline bool halo_64b(const compiler::KernelPlan& p) {
+  return p.schedule.halo && a_in_panels(*p.wgmma);
+}
 // The first accumulator row of this consumer thread within its block's tile
 // (non-pingpong consumers): its warpgroup's rows, then 16 a warp, lane / 4.
 // The epilogue's row0 is tile_m0 plus it; a halo's h_rows start from it.

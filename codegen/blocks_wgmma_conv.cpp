@@ -32,9 +32,10 @@ namespace {
 // halo: the tile's input copy and the output row of a tile's row.
 void emit_halo_helpers(Emitter& e, const KernelPlan& p) {
   const int panel_cols = 128 / p.wgmma->elem_bytes;
+  const bool two = halo_64b(p);
   e.lines(format(
-      R"(// halo %s (conv.im2col == 3; compiler/conv_halo.h, docs/convolution.md): tile `tile`'s
-// input, `panels` 128-byte panels of channels (%d each) from panel `first`, each as
+      R"(// halo %s (conv.im2col == 3%s; compiler/conv_halo.h, docs/convolution.md): tile `tile`'s
+// input, `panels` 128-byte panels of channels (%d each%s) from panel `first`, each as
 // conv.halo_phases phase images, one TMA box of tma_a each (tile mode, element strides the
 // convolution's: zeros outside the input are the padding) -> a panel's region of shared memory
 // at dst (conv.halo_region_bytes apart), the bytes completing on `bar`
@@ -44,7 +45,7 @@ __device__ __forceinline__ void halo_copy(const TmaMap& map, unsigned dst, unsig
   const int n0 = bands ? tile / conv.halo_bands : tile * conv.halo_images;
   const int p0 = bands ? (tile %% conv.halo_bands) * conv.halo_out_rows : 0;
   const int h0 = conv.stride_h * (p0 + conv.halo_row_min), w0 = conv.stride_w * conv.halo_col_min;
-  const unsigned per_phase = conv.halo_images * conv.halo_block * 128u;
+  const unsigned per_phase = conv.halo_images * conv.halo_block * %s;
   for (int c = first * %d; c < (first + panels) * %d; c += %d, dst += conv.halo_region_bytes)
     for (int ph = 0; ph < conv.halo_phases; ++ph)
       asm volatile(
@@ -67,8 +68,9 @@ __device__ __forceinline__ int halo_out_row(const ConvArgs& conv, int tile, int 
     return M;
   return (n * conv.p + p) * conv.q + q;
 })",
-      origin_note(p.schedule, p.schedule.halo_at).c_str(), panel_cols, panel_cols, panel_cols,
-      panel_cols));
+      origin_note(p.schedule, p.schedule.halo_at).c_str(), two ? " or 4" : "", panel_cols,
+      two ? "; with conv.im2col == 4, C's 64 bytes a pixel: one panel of 64-byte rows" : "",
+      two ? "(conv.im2col == 4 ? 64u : 128u)" : "128u", panel_cols, panel_cols, panel_cols));
   e.line();
 }
 
@@ -277,14 +279,21 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
 // block kt / taps, whose filters are B's column tap * C + block * BK. So a
 // `split_k` slice's k-tiles span few blocks, and its copy of the input only
 // those panels. `first`: the expression of the slice's first k-tile.
-void emit_halo_k_order(Emitter& e, const std::string& first) {
+void emit_halo_k_order(Emitter& e, const std::string& first, bool two_taps) {
   e.comment("the k-tiles channel block by channel block, each block's taps in turn (halo's order)");
-  e.line("const int h_first = (" + first + ") / conv.taps;  // the first block, its panel in A");
-  e.line("int h_block = h_first, h_tap = (" + first + ") - h_first * conv.taps;");
+  if (!two_taps) {
+    e.line("const int h_first = (" + first + ") / conv.taps;  // the first block, its panel in A");
+    e.line("int h_block = h_first, h_tap = (" + first + ") - h_first * conv.taps;");
+    return;
+  }
+  e.line("const int h_step = conv.im2col == 4 ? 2 : 1;  // taps a k-tile (64-byte pixels: two)");
+  e.line("const int h_first = (" + first +
+         ") * h_step / conv.taps;  // the first block, its panel in A");
+  e.line("int h_block = h_first, h_tap = (" + first + ") * h_step - h_first * conv.taps;");
 }
 
-void emit_halo_k_next(Emitter& e) {
-  e.open_scope("if (++h_tap == conv.taps)");
+void emit_halo_k_next(Emitter& e, bool two_taps) {
+  e.open_scope(two_taps ? "if ((h_tap += h_step) >= conv.taps)" : "if (++h_tap == conv.taps)");
   e.line("h_tap = 0;");
   e.line("++h_block;");
   e.close_scope();
@@ -298,12 +307,13 @@ void emit_halo_k_next(Emitter& e) {
 void emit_halo_rows(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("halo: each of this thread's rows' output row where the launch took the halo");
-  e.comment("(conv.im2col == 3: the tile's rows are windows of its images), M where junk");
+  const std::string mode = halo_64b(p) ? "conv.im2col >= 3" : "conv.im2col == 3";
+  e.comment("(" + mode + ": the tile's rows are windows of its images), M where junk");
   e.line(format("int h_rows[%d];", 2 * w.m_insts));
   e.line("#pragma unroll");
   e.open_scope(format("for (int x = 0; x < %d; ++x)", 2 * w.m_insts));
   e.line("const int v = " + consumer_row_in_tile(w) + " + x / 2 * 64 + x % 2 * 8;");
-  e.line("h_rows[x] = conv.im2col == 3 ? halo_out_row(conv, tile_m0 / BM, v, M) : tile_m0 + v;");
+  e.line("h_rows[x] = " + mode + " ? halo_out_row(conv, tile_m0 / BM, v, M) : tile_m0 + v;");
   e.close_scope();
 }
 
@@ -323,10 +333,11 @@ void emit_halo_producer(Emitter& e, const KernelPlan& p) {
   const std::string first = p.k_sliced() ? "k_first" : "0";
   e.comment(format("halo %s: the tile's input once (halo_copy), then the filters a k-tile",
                    origin_note(p.schedule, p.schedule.halo_at).c_str()));
+  const bool two = halo_64b(p);
   e.open_scope("if (threadIdx.x == 0)");
-  emit_halo_k_order(e, first);
-  e.line("const int h_blocks = (" + first +
-         " + num_k_tiles - 1) / conv.taps - h_first + 1;  // its k-tiles span");
+  emit_halo_k_order(e, first, two);
+  e.line("const int h_blocks = (" + first + " + num_k_tiles - 1)" + (two ? " * h_step" : "") +
+         " / conv.taps - h_first + 1;  // its k-tiles span");
   emit_producer_loop_open(e, p);
   const int ppb = w.a.panels();  // 128-byte panels a channel block (a k-tile)
   e.line(
@@ -338,7 +349,7 @@ void emit_halo_producer(Emitter& e, const KernelPlan& p) {
              "%s, %s);",
              ppb > 1 ? format("%d * h_first", ppb).c_str() : "h_first",
              ppb > 1 ? format("%d * h_blocks", ppb).c_str() : "h_blocks"));
-  emit_halo_k_next(e);
+  emit_halo_k_next(e, two);
   e.close_scope("it");
   e.close_scope();
 }
@@ -352,7 +363,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line(w.setmaxnreg_line(w.producer_regs));
   e.line("const int pq = conv.p * conv.q;");
   if (p.schedule.halo) {
-    e.open_scope("if (conv.im2col == 3)");
+    e.open_scope(halo_64b(p) ? "if (conv.im2col >= 3)" : "if (conv.im2col == 3)");
     emit_halo_producer(e, p);
     e.close_scope();
   }

@@ -257,7 +257,10 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   // The NHWC kernel's producer reads A by TMA's im2col mode when the launch
   // can (codegen/blocks_wgmma_conv.cpp; compiler/conv_im2col.h).
   k.main.a_im2col = w.conv && !w.conv->nchw32;
-  if (w.conv && p.schedule.halo) k.main.a_halo_bytes = uint32_t(w.stages * w.a.stage_bytes);
+  if (w.conv && p.schedule.halo) {
+    k.main.a_halo_bytes = uint32_t(w.stages * w.a.stage_bytes);
+    k.main.a_halo_64b = a_in_panels(w);  // its consumers' two-tap k-tiles: blocks_wgmma.cpp
+  }
   if (w.conv)
     k.conv = compiler::layout_word(w.conv->nchw32 ? compiler::ConvLayout::nchw32
                                                   : compiler::ConvLayout::nhwc);

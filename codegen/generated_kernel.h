@@ -178,6 +178,9 @@ struct KernelEntry {
   // ConvArgs::im2col = 3 with the geometry (compiler/conv_halo.h; the launch
   // then counts M as the halo tiles' rows: runtime/launch.cpp).
   uint32_t a_halo_bytes = 0;
+  // And takes it in 64-byte rows where C is 64 bytes a pixel (ConvArgs::im2col
+  // = 4): its k-tile one 128-byte panel, two taps' windows a k-tile.
+  bool a_halo_64b = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
   // The launch shape of this entry's stream_k tail: this entry with the

@@ -40,13 +40,17 @@ HaloAxis halo_axis(int64_t taps, int64_t dil, int64_t pad, int64_t stride) {
   return a;
 }
 
+int64_t halo_row_bytes(const Conv2d& conv, int elem_bytes) {
+  return conv.c * elem_bytes == kPanelBytes / 2 ? kPanelBytes / 2 : kPanelBytes;
+}
+
 std::string halo_error(const Conv2d& conv, int64_t block_m, int elem_bytes) {
   if (conv.layout != ConvLayout::nhwc)
     return std::string("the input is ") + to_string(conv.layout) +
            ": the copy takes NHWC pixels of 128-byte panels of channels";
-  if ((conv.c * elem_bytes) % kPanelBytes != 0)
+  if ((conv.c * elem_bytes) % kPanelBytes != 0 && conv.c * elem_bytes != kPanelBytes / 2)
     return "C = " + std::to_string(conv.c) + " channels are " +
-           std::to_string(conv.c * elem_bytes) + " bytes a pixel, not a multiple of a " +
+           std::to_string(conv.c * elem_bytes) + " bytes a pixel, neither 64 nor a multiple of a " +
            std::to_string(kPanelBytes) + "-byte panel";
   if (conv.stride_h > kMaxElementStride || conv.stride_w > kMaxElementStride)
     return "a stride past " + std::to_string(kMaxElementStride) + " (TMA's element strides)";
@@ -117,7 +121,12 @@ int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices) {
 std::string halo_fit_error(const Conv2d& conv, int64_t block_m, int64_t block_k, int elem_bytes,
                            int64_t a_bytes, int64_t slices, int64_t* bytes) {
   if (std::string err = halo_error(conv, block_m, elem_bytes); !err.empty()) return err;
-  if (conv.c % block_k != 0)
+  const int64_t row_bytes = halo_row_bytes(conv, elem_bytes);
+  if (row_bytes < kPanelBytes && block_k * elem_bytes != kPanelBytes)
+    return "C = " + std::to_string(conv.c) +
+           " is 64 bytes a pixel, and BK = " + std::to_string(block_k) +
+           " is not one 128-byte panel (a k-tile of two taps)";
+  if (row_bytes == kPanelBytes && conv.c % block_k != 0)
     return "C = " + std::to_string(conv.c) +
            " is not a multiple of BK = " + std::to_string(block_k) +
            " (a k-tile's channels would span two taps)";
@@ -126,12 +135,16 @@ std::string halo_fit_error(const Conv2d& conv, int64_t block_m, int64_t block_k,
     return std::to_string(g.phases.size()) + " phase images (strides " +
            std::to_string(conv.stride_h) + "x" + std::to_string(conv.stride_w) + "); at most " +
            std::to_string(kMaxHaloPhases);
-  // A slice's blocks, each BK channels: that many 128-byte panels of phase images.
+  // A slice's blocks, each BK channels: that many 128-byte panels of phase
+  // images; with 64-byte pixels the one block of C channels, one region of
+  // 64-byte rows.
   const int64_t taps = conv.r * conv.s,
                 panels = slices == 0 ? 0
-                                     : halo_blocks_a_slice(taps * conv.c / block_k, taps, slices) *
-                                           (block_k * elem_bytes / 128),
-                need = panels * g.region_rows * 128;
+                         : row_bytes < kPanelBytes
+                             ? 1
+                             : halo_blocks_a_slice(taps * conv.c / block_k, taps, slices) *
+                                   (block_k * elem_bytes / kPanelBytes),
+                need = panels * g.region_rows * row_bytes;
   if (bytes) *bytes = need;
   if (need > a_bytes)
     return "the phase images take " + std::to_string(need) + " bytes (" + std::to_string(panels) +

@@ -26,6 +26,12 @@
 //
 // A tile is G whole images where one image's (P − 1)·WP + Q rows fit in BM
 // (as many as fit), else a band of Pt output rows of one image.
+//
+// A pixel's channels are a 128-byte panel (or several), or, where C is 64
+// bytes a pixel, one 64-byte row (the 64-byte swizzle): a kernel whose
+// k-tile is one 128-byte panel (BK·elem = 128) then reads two taps a k-tile,
+// each k-tile's first half from tap 2j's window and its second from tap
+// 2j + 1's (halo_row_bytes).
 
 #include <cstdint>
 #include <optional>
@@ -73,9 +79,13 @@ struct HaloGeometry {
   std::vector<HaloTap> taps;  // r·S + s
 };
 
+// The bytes of one pixel's row in a phase image: 64 where C is 64 bytes a
+// pixel, else 128 (a panel; C a multiple of it, or halo_error says why not).
+int64_t halo_row_bytes(const Conv2d& conv, int elem_bytes);
+
 // Why a kernel with BM-row tiles (`block_m`) and `elem_bytes`-byte elements
 // cannot take `conv`'s input this way ("" when it can): NHWC only, C a
-// multiple of a 128-byte panel, strides up to 8 (TMA's element strides),
+// multiple of a 128-byte panel or 64 bytes a pixel, strides up to 8 (TMA's element strides),
 // an output row (Q pixels) inside BM rows, boxes of at most 256 elements a
 // side (WP·σ_w and box_rows·σ_h).
 std::string halo_error(const Conv2d& conv, int64_t block_m, int elem_bytes);
@@ -91,7 +101,8 @@ int64_t halo_blocks_a_slice(int64_t k_tiles, int64_t taps, int64_t slices);
 // Why a kernel with BM x BK tiles and `a_bytes` of A's stages cannot take
 // `conv`'s input once a tile when its k-tiles are cut in `slices` (0: not
 // known yet, the bytes unchecked), "" when it can: halo_error, C not a
-// multiple of BK (a k-tile's channels one tap's), more than kMaxHaloPhases
+// multiple of BK (a k-tile's channels one tap's; with 64-byte pixels, BK
+// not one 128-byte panel: a k-tile two taps'), more than kMaxHaloPhases
 // phase images, or a slice's panels of phase images past A's stages. `bytes`,
 // when given, is set to those panels' bytes.
 std::string halo_fit_error(const Conv2d& conv, int64_t block_m, int64_t block_k, int elem_bytes,

@@ -37,7 +37,8 @@ std::string halo_copies(const Schedule& s) {
   }
   return "halo: the filters by TMA, A's rows windows of the tile's input copied once (zero-padded "
          "phase images by TMA, into A's stages) where the launch finds the convolution fits "
-         "(NHWC, C a multiple of BK and of a 128-byte panel, at most 4 phase images, a slice's "
+         "(NHWC, C a multiple of BK and of a 128-byte panel or, with BK one panel, 64 bytes a "
+         "pixel (two taps a k-tile), at most 4 phase images, a slice's "
          "panels within A's stages); this file's conv: " +
          mine;
 }

@@ -23,10 +23,12 @@ struct ConvArgs {
   // 1 or 2: A comes by TMA's im2col mode through the entry's tma_a, in that
   // many copies a k-tile (set by the launch: compiler/conv_im2col.h,
   // im2col_copies); 3: the tile's input once, as phase images through
-  // tma_a (a `halo` entry, below); 0: the producer's threads copy it.
+  // tma_a (a `halo` entry, below), in rows of a 128-byte panel; 4: the same
+  // in 64-byte rows, C being 64 bytes a pixel (two taps a k-tile:
+  // compiler/conv_halo.h, halo_row_bytes); 0: the producer's threads copy it.
   int32_t im2col = 0;
-  // With im2col 3, tap[t].offset is tap t's window in a panel's phase images
-  // ((phase·images·block + shift)·128 bytes), not an input offset.
+  // With im2col 3 or 4, tap[t].offset is tap t's window in a panel's phase
+  // images ((phase·images·block + shift)·row bytes), not an input offset.
   ConvTapArg tap[compiler::kMaxConvTaps];
   // After the table, read only by `halo` entries (whose ConvArgs declares
   // them; the others' parameter ends at the table, and a launch copies a

@@ -114,31 +114,37 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
           compiler::halo_fit_error(v, e.tile_m, e.tile_k, elem_bytes, e.a_halo_bytes, slices);
       !err.empty())
     return no(err);
+  if (compiler::halo_row_bytes(v, elem_bytes) < 128 && !e.a_halo_64b)
+    return no("C = " + std::to_string(conv.c) +
+              " is 64 bytes a pixel, which this kernel's A (not one 128-byte panel a k-tile) "
+              "cannot read two taps a k-tile of");
   compiler::HaloGeometry g = compiler::halo_geometry(v, e.tile_m);
   if (why) why->clear();
   return g;
 }
 
-void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g) {
-  conv.im2col = 3;
+void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes) {
+  const int64_t row = compiler::halo_row_bytes(conv_of_args(conv), elem_bytes);
+  conv.im2col = row < 128 ? 4 : 3;
   conv.halo_pitch = int32_t(g.pitch), conv.halo_block = int32_t(g.block);
   conv.halo_images = int32_t(g.images), conv.halo_out_rows = int32_t(g.out_rows);
   conv.halo_bands = int32_t(g.bands);
   conv.halo_row_min = int32_t(g.rows.min), conv.halo_col_min = int32_t(g.cols.min);
-  conv.halo_region_bytes = int32_t(g.region_rows * 128);
+  conv.halo_region_bytes = int32_t(g.region_rows * row);
   const int64_t per_phase = g.images * g.block;
-  conv.halo_bytes = int32_t(int64_t(g.phases.size()) * per_phase * 128);
+  conv.halo_bytes = int32_t(int64_t(g.phases.size()) * per_phase * row);
   conv.halo_phases = int32_t(g.phases.size());
   for (size_t i = 0; i < g.phases.size(); ++i) {
     conv.halo_phase_h[i] = int16_t(g.phases[i].e_h);
     conv.halo_phase_w[i] = int16_t(g.phases[i].e_w);
   }
   for (size_t t = 0; t < g.taps.size(); ++t)
-    conv.tap[t].offset = int32_t((g.taps[t].phase * per_phase + g.taps[t].shift) * 128);
+    conv.tap[t].offset = int32_t((g.taps[t].phase * per_phase + g.taps[t].shift) * row);
 }
 
-HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g) {
+HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes) {
   HaloBox b;
+  b.row_bytes = compiler::halo_row_bytes(conv_of_args(conv), elem_bytes);
   b.n = conv.n, b.h = conv.h, b.w = conv.w, b.c = conv.c;
   b.box_w = g.pitch * conv.stride_w, b.box_h = g.box_rows * conv.stride_h, b.box_n = g.images;
   b.stride_h = conv.stride_h, b.stride_w = conv.stride_w;

@@ -76,13 +76,14 @@ int conv_copies_in_one_wave(int copies, int64_t blocks, int64_t slots, int chann
 std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry& e,
                                                      const ConvArgs& conv, int elem_bytes,
                                                      int64_t slices, std::string* why = nullptr);
-// ConvArgs::im2col = 3 and the halo fields of `g` (halo_bytes: one panel's
-// phase images); each tap's offset its window in a panel's phase images, in
-// bytes.
-void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g);
+// ConvArgs::im2col = 3 (4 where C is 64 bytes a pixel of `elem_bytes`-byte
+// elements: compiler::halo_row_bytes) and the halo fields of `g` (halo_bytes:
+// one panel's phase images); each tap's offset its window in a panel's phase
+// images, in bytes.
+void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes);
 // The tensor map's geometry for `g` (runtime/tma_map.h).
 struct HaloBox;
-HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g);
+HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes);
 // How a launch of `e` with `g` takes the input, for people: "the input once a
 // tile (halo): ...".
 std::string halo_note(const compiler::HaloGeometry& g);

@@ -610,8 +610,9 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
     if (!args.conv) {
       map_a = maps_.tiled(kernel_.dtype, a, a_rows, a_row_len, lda, e.tma_a, map_batch, stride_a);
     } else if (halo) {
-      map_a = maps_.halo(kernel_.dtype, a, halo_box(conv_args, *halo));
-      set_conv_halo(conv_args, *halo);
+      const int elem = operand_bytes(kernel_.dtype);
+      map_a = maps_.halo(kernel_.dtype, a, halo_box(conv_args, *halo, elem));
+      set_conv_halo(conv_args, *halo, elem);
     } else if (const int copies = conv_a_copies(choice, p, conv_args); copies > 0) {
       codegen::TmaBox box = e.tma_a;  // BM pixels x BK / copies channels
       box.box_cols /= uint32_t(copies);

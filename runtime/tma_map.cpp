@@ -124,15 +124,16 @@ TmaMap encode_halo_map(const std::string& dtype, const void* base, const HaloBox
   const cuuint64_t dims[4] = {cuuint64_t(b.c), cuuint64_t(b.w), cuuint64_t(b.h), cuuint64_t(b.n)};
   const cuuint64_t pitch[3] = {cuuint64_t(b.c * elem), cuuint64_t(b.w * b.c * elem),
                                cuuint64_t(b.h * b.w * b.c * elem)};
-  const cuuint32_t box[4] = {cuuint32_t(128 / elem), cuuint32_t(b.box_w), cuuint32_t(b.box_h),
-                             cuuint32_t(b.box_n)};
+  const cuuint32_t box[4] = {cuuint32_t(b.row_bytes / elem), cuuint32_t(b.box_w),
+                             cuuint32_t(b.box_h), cuuint32_t(b.box_n)};
   const cuuint32_t element_strides[4] = {1, cuuint32_t(b.stride_w), cuuint32_t(b.stride_h), 1};
   CUtensorMap map;
   static const auto encode =
       driver_function<EncodeTiled>("cuTensorMapEncodeTiled", "TMA needs a CUDA 12 driver");
   const CUresult r =
       encode(&map, type, 4, const_cast<void*>(base), dims, pitch, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_INTERLEAVE_NONE,
+             b.row_bytes < 128 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
@@ -219,7 +220,8 @@ TmaMap TmaMapMemo::halo(const std::string& dtype, const void* base, const HaloBo
                    b.box_h,
                    b.box_n,
                    b.stride_h,
-                   b.stride_w};
+                   b.stride_w,
+                   b.row_bytes};
   return find_or_encode(key, [&] { return encode_halo_map(dtype, base, b); });
 }
 

@@ -43,14 +43,16 @@ TmaMap encode_im2col_map(const std::string& dtype, const void* base,
 
 // The NHWC input of a convolution (`n` x `h` x `w` x `c` at `base`) for a
 // `halo` launch (compiler/conv_halo.h): tile-mode boxes of one 128-byte
-// panel of channels x `box_w` x `box_h` pixels x `box_n` images, taken every
-// `stride_w` columns and `stride_h` rows (the box's sides count the
-// elements walked: box_w / stride_w pixels land a row), 128-byte swizzle,
-// zeros outside the tensor (the padding). Throws Error(cuda) when the
+// panel of channels (or, `row_bytes` 64, a pixel's 64 bytes) x `box_w` x
+// `box_h` pixels x `box_n` images, taken every `stride_w` columns and
+// `stride_h` rows (the box's sides count the elements walked: box_w /
+// stride_w pixels land a row), the 128-byte swizzle (64-byte with 64-byte
+// rows), zeros outside the tensor (the padding). Throws Error(cuda) when the
 // driver rejects it.
 struct HaloBox {
   int64_t n = 1, h = 1, w = 1, c = 1;
   int64_t box_w = 1, box_h = 1, box_n = 1, stride_h = 1, stride_w = 1;
+  int64_t row_bytes = 128;
 };
 TmaMap encode_halo_map(const std::string& dtype, const void* base, const HaloBox& b);
 

@@ -508,14 +508,15 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
             "the input once a tile (halo): one image a tile, 1 phase image(s) a panel of "
             "channels, 8 tiles");
   runtime::ConvArgs a = res5;
-  runtime::set_conv_halo(a, *g);
+  runtime::set_conv_halo(a, *g, 1);
   EXPECT_EQ(a.im2col, 3);
   EXPECT_EQ(a.halo_pitch, 9);
   EXPECT_EQ(a.halo_region_bytes, 88 * 128);  // 64 + 20 rows, to a multiple of 8
   EXPECT_EQ(a.halo_bytes, 81 * 128);         // a panel's one 9x9 image
   EXPECT_EQ(a.tap[0].offset, 0);
   EXPECT_EQ(a.tap[8].offset, (2 * 9 + 2) * 128);
-  const runtime::HaloBox b = runtime::halo_box(a, *g);
+  const runtime::HaloBox b = runtime::halo_box(a, *g, 1);
+  EXPECT_EQ(b.row_bytes, 128);
   EXPECT_EQ(b.box_w, 9);
   EXPECT_EQ(b.box_h, 9);
   EXPECT_EQ(b.box_n, 1);
@@ -530,17 +531,47 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
   const std::optional<compiler::HaloGeometry> g2 = runtime::conv_halo_plan(e, res5s2, 1, 2);
   ASSERT_TRUE(g2);
   EXPECT_EQ(g2->phases.size(), 4u);
-  EXPECT_EQ(runtime::halo_box(res5s2, *g2).box_w, 16);
+  EXPECT_EQ(runtime::halo_box(res5s2, *g2, 1).box_w, 16);
   EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 1), 4);
   EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 2), 2);
   EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 3), 2);  // 12 k-tiles: blocks 1 and 2
   EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 4), 1);
   EXPECT_EQ(compiler::halo_blocks_a_slice(36, 9, 5), 2);
   e.a_halo_bytes = 6 * 64 * 128;
-  // NHWC C = 64 of s8 is half a panel; C a multiple of BK or not.
+  // NHWC C = 64 of s8 is 64 bytes a pixel, half a panel: an entry whose
+  // k-tile is one 128-byte panel (a_halo_64b) takes it in 64-byte rows, two
+  // taps a k-tile (ConvArgs::im2col 4); another entry does not. res2 at
+  // batch 1: one output row a tile (a band), 3 input rows of pitch 58.
+  const runtime::ConvArgs res2 = runtime::make_conv_args(conv2d(1, 56, 56, 64, 64, 3, 3, 1, 1));
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res2, 1, 1, &why));
+  EXPECT_NE(why.find("64 bytes a pixel"), std::string::npos) << why;
+  e.a_halo_64b = true;
+  const std::optional<compiler::HaloGeometry> g3 = runtime::conv_halo_plan(e, res2, 1, 1, &why);
+  ASSERT_TRUE(g3) << why;
+  EXPECT_EQ(g3->bands, 56);
+  EXPECT_EQ(g3->pitch, 58);
+  runtime::ConvArgs a3 = res2;
+  runtime::set_conv_halo(a3, *g3, 1);
+  EXPECT_EQ(a3.im2col, 4);
+  EXPECT_EQ(a3.halo_bytes, 3 * 58 * 64);      // one phase image of 3 rows of 58 pixels
+  EXPECT_EQ(a3.halo_region_bytes, 184 * 64);  // 64 + 118 rows of reach, to a multiple of 8
+  EXPECT_EQ(a3.tap[1].offset, 64);
+  EXPECT_EQ(a3.tap[8].offset, (2 * 58 + 2) * 64);
+  EXPECT_EQ(runtime::halo_box(a3, *g3, 1).row_bytes, 64);
+  EXPECT_EQ(runtime::halo_box(a3, *g3, 1).box_w, 58);
+  // f16: C = 32 is 64 bytes a pixel, C = 64 a panel (a_halo_64b or not).
+  EXPECT_EQ(compiler::halo_row_bytes(conv2d(1, 56, 56, 32, 64, 3, 3, 1, 1), 2), 64);
+  EXPECT_EQ(compiler::halo_row_bytes(conv2d(1, 56, 56, 64, 64, 3, 3, 1, 1), 2), 128);
+  // A k-tile of two panels would be four taps of 64-byte pixels: not taken.
+  e.tile_k = 256;
+  EXPECT_FALSE(runtime::conv_halo_plan(e, res2, 1, 1, &why));
+  EXPECT_NE(why.find("not one 128-byte panel"), std::string::npos) << why;
+  e.tile_k = 128;
+  e.a_halo_64b = false;
+  // C = 48 of s8 is neither 64 bytes nor a multiple of a panel.
   EXPECT_FALSE(runtime::conv_halo_plan(
-      e, runtime::make_conv_args(conv2d(8, 56, 56, 64, 64, 3, 3, 1, 1)), 1, 1, &why));
-  EXPECT_NE(why.find("128-byte panel"), std::string::npos);
+      e, runtime::make_conv_args(conv2d(8, 56, 56, 48, 64, 3, 3, 1, 1)), 1, 1, &why));
+  EXPECT_NE(why.find("neither 64 nor a multiple of a 128-byte panel"), std::string::npos) << why;
   EXPECT_TRUE(runtime::conv_halo_plan(
       e, runtime::make_conv_args(conv2d(8, 7, 7, 384, 64, 3, 3, 1, 1)), 1, 1, &why));
   EXPECT_EQ(why, "");

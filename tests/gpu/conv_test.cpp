@@ -521,14 +521,26 @@ TEST_P(HaloScheduleTest, HaloAndOtherCopiesBothCorrect) {
   convs.push_back(conv2d(3, 7, 7, 2 * cbk, 40, 3, 3, 1, 1));
   convs.push_back(conv2d(2, 29, 27, cbk, 72, 3, 3, 1, 1));
   convs.push_back(conv2d(1, 61, 9, cbk, 24, 3, 3, 1, 1));
-  int taken = 0;
-  for (const compiler::Conv2d& v : convs) {
+  // 64 bytes a pixel (C = cbk / 2; ResNet-50's res2 above is one too): an
+  // entry whose k-tile is one 128-byte panel (a_halo_64b) takes them in
+  // 64-byte rows, two taps a k-tile (an odd tap count's last k-tile half past
+  // K); strided, dilated, 1x1 and 5x5.
+  const size_t first_half = convs.size();
+  convs.push_back(conv2d(2, 11, 9, cbk / 2, 40, 3, 3, 1, 1));
+  convs.push_back(conv2d(2, 13, 11, cbk / 2, 24, 3, 3, 2, 1));
+  convs.push_back(conv2d(1, 15, 17, cbk / 2, 40, 3, 3, 1, 2, 2));
+  convs.push_back(conv2d(3, 5, 6, cbk / 2, 16, 1, 1, 1, 0));
+  convs.push_back(conv2d(1, 9, 7, cbk / 2, 40, 5, 5, 1, 2));
+  int taken = 0, halves_taken = 0;
+  for (size_t i = 0; i < convs.size(); ++i) {
+    const compiler::Conv2d& v = convs[i];
     const std::string what = compiler::conv_text(v);
     const runtime::ConvReport r =
         run_validated(s, *prepared_, GetParam() + " " + what, v, c_->schedule.epilogue);
     expect_ok(r, c_->kernel.dtype, GetParam() + " " + what);
     if (r.a_copy.rfind("the input once a tile (halo): ", 0) == 0) {
       ++taken;
+      if (i >= first_half) ++halves_taken;
       ScopedEnv off("SCHEDC_CONV_HALO", "0");
       const runtime::ConvReport o = run_validated(
           s, *prepared_, GetParam() + " " + what + ", no halo", v, c_->schedule.epilogue);
@@ -541,6 +553,8 @@ TEST_P(HaloScheduleTest, HaloAndOtherCopiesBothCorrect) {
     }
   }
   EXPECT_GE(taken, 8) << "the launches that took the halo";
+  if (c_->kernel.main.a_halo_64b)
+    EXPECT_EQ(halves_taken, int(convs.size() - first_half)) << "64-byte pixels in 64-byte rows";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedules()),

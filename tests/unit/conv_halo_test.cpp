@@ -116,7 +116,16 @@ TEST(ConvHalo, WhichConvolutionsItTakes) {
   Conv2d nchw32 = conv_of(1, 7, 7, 128, 3, 3, 1, 1);
   nchw32.layout = compiler::ConvLayout::nchw32;
   EXPECT_NE(compiler::halo_error(nchw32, 64, 1).find("NCHW32"), std::string::npos);
-  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 64, 1).find("128-byte panel"),
+  // 64 bytes a pixel: taken, in 64-byte rows (two taps a k-tile of one panel).
+  EXPECT_EQ(compiler::halo_error(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 64, 1), "");
+  EXPECT_EQ(compiler::halo_row_bytes(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 1), 64);
+  EXPECT_EQ(compiler::halo_row_bytes(conv_of(1, 7, 7, 128, 3, 3, 1, 1), 1), 128);
+  EXPECT_EQ(compiler::halo_fit_error(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 64, 128, 1, 64 * 128, 1),
+            "");
+  EXPECT_NE(compiler::halo_fit_error(conv_of(1, 7, 7, 64, 3, 3, 1, 1), 64, 256, 1, 64 * 256, 1)
+                .find("not one 128-byte panel"),
+            std::string::npos);
+  EXPECT_NE(compiler::halo_error(conv_of(1, 7, 7, 32, 3, 3, 1, 1), 64, 1).find("128-byte panel"),
             std::string::npos);
   EXPECT_NE(compiler::halo_error(conv_of(1, 7, 7, 128, 3, 3, 9, 1), 64, 1).find("stride past 8"),
             std::string::npos);
