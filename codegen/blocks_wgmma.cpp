@@ -234,10 +234,6 @@ std::string halo_second_tap() {
   return "h_off2 = conv.tap[h_tap + 1 < conv.taps ? h_tap + 1 : h_tap].offset;";
 }
 
-}  // namespace
-
-namespace {
-
 // One stage of an operand as its boxes lie: "(BM, BK)" or "P panels of (BK, P)".
 std::string stage_text(const compiler::WgmmaOperand& o) {
   return o.mn_major || o.panels() > 1
