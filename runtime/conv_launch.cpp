@@ -151,12 +151,14 @@ HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g, int elem
   return b;
 }
 
-std::string halo_note(const compiler::HaloGeometry& g) {
+std::string halo_note(const compiler::HaloGeometry& g, int64_t row_bytes) {
   const std::string tile = g.bands > 1 ? std::to_string(g.out_rows) + " output row(s) of an image"
                            : g.images > 1 ? std::to_string(g.images) + " images"
                                           : "one image";
   return "the input once a tile (halo): " + tile + " a tile, " + std::to_string(g.phases.size()) +
-         " phase image(s) a panel of channels, " + std::to_string(g.tiles) + " tiles";
+         (row_bytes < 128 ? " phase image(s) of 64-byte pixels (two taps a k-tile), "
+                          : " phase image(s) a panel of channels, ") +
+         std::to_string(g.tiles) + " tiles";
 }
 
 }  // namespace schedc::runtime

@@ -85,7 +85,8 @@ void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_byt
 struct HaloBox;
 HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes);
 // How a launch of `e` with `g` takes the input, for people: "the input once a
-// tile (halo): ...".
-std::string halo_note(const compiler::HaloGeometry& g);
+// tile (halo): ...", its phase images "of 64-byte pixels" where `row_bytes`
+// (compiler::halo_row_bytes) is 64.
+std::string halo_note(const compiler::HaloGeometry& g, int64_t row_bytes);
 
 }  // namespace schedc::runtime

@@ -504,7 +504,7 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
   ASSERT_TRUE(g);  // four panels of 84 rows: 43 KB
   EXPECT_EQ(why, "");
   EXPECT_EQ(g->tiles, 8);
-  EXPECT_EQ(runtime::halo_note(*g),
+  EXPECT_EQ(runtime::halo_note(*g, 128),
             "the input once a tile (halo): one image a tile, 1 phase image(s) a panel of "
             "channels, 8 tiles");
   runtime::ConvArgs a = res5;
@@ -559,6 +559,9 @@ TEST(ConvLaunch, HaloPlanWhereItFits) {
   EXPECT_EQ(a3.tap[8].offset, (2 * 58 + 2) * 64);
   EXPECT_EQ(runtime::halo_box(a3, *g3, 1).row_bytes, 64);
   EXPECT_EQ(runtime::halo_box(a3, *g3, 1).box_w, 58);
+  EXPECT_EQ(runtime::halo_note(*g3, 64),
+            "the input once a tile (halo): 1 output row(s) of an image a tile, 1 phase image(s) "
+            "of 64-byte pixels (two taps a k-tile), 56 tiles");
   // f16: C = 32 is 64 bytes a pixel, C = 64 a panel (a_halo_64b or not).
   EXPECT_EQ(compiler::halo_row_bytes(conv2d(1, 56, 56, 32, 64, 3, 3, 1, 1), 2), 64);
   EXPECT_EQ(compiler::halo_row_bytes(conv2d(1, 56, 56, 64, 64, 3, 3, 1, 1), 2), 128);
