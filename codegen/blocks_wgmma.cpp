@@ -283,9 +283,9 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   e.open_scope(format("for (int s = 0; s < %d; ++s)", w.stages));
   if (w.conv && p.schedule.halo)
     e.line(format(
-        "mbar_init(full_bar + 8 * s, conv.im2col %s 3 ? 1 : %d);  // the filters' expect_tx and "
+        "mbar_init(full_bar + 8 * s, %s ? 1 : %d);  // the filters' expect_tx and "
         "the bytes (with the halo thread 0 alone loops), else also the producer's 128 threads",
-        halo_64b(p) ? ">=" : "==", w.full_arrivals()));
+        halo_taken(p).c_str(), w.full_arrivals()));
   else if (w.conv)
     e.line(
         format("mbar_init(full_bar + 8 * s, %d);  // the filters' expect_tx, the bytes, and the "

@@ -15,6 +15,8 @@
 // blocks_wgmma_copies.cpp (TMA copies of a k-tile, repack), _epilogue, _tf32
 // (an operand in registers), _cluster, _stream_k, _split_k.
 
+#include <string>
+
 #include "codegen/emitter.h"
 #include "compiler/kernel_plan.h"
 
@@ -196,6 +198,11 @@ void emit_halo_k_next(Emitter& e, bool two_taps);
 // conv_halo.h, halo_row_bytes; KernelEntry::a_halo_64b).
 inline bool halo_64b(const compiler::KernelPlan& p) {
   return p.schedule.halo && a_in_panels(*p.wgmma);
+}
+// The kernel's test that the launch took the halo: conv.im2col 3, or 3 or 4
+// where halo_64b.
+inline std::string halo_taken(const compiler::KernelPlan& p) {
+  return halo_64b(p) ? "conv.im2col >= 3" : "conv.im2col == 3";
 }
 // The first accumulator row of this consumer thread within its block's tile
 // (non-pingpong consumers): its warpgroup's rows, then 16 a warp, lane / 4.

@@ -307,7 +307,7 @@ void emit_halo_k_next(Emitter& e, bool two_taps) {
 void emit_halo_rows(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.comment("halo: each of this thread's rows' output row where the launch took the halo");
-  const std::string mode = halo_64b(p) ? "conv.im2col >= 3" : "conv.im2col == 3";
+  const std::string mode = halo_taken(p);
   e.comment("(" + mode + ": the tile's rows are windows of its images), M where junk");
   e.line(format("int h_rows[%d];", 2 * w.m_insts));
   e.line("#pragma unroll");
@@ -363,7 +363,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line(w.setmaxnreg_line(w.producer_regs));
   e.line("const int pq = conv.p * conv.q;");
   if (p.schedule.halo) {
-    e.open_scope(halo_64b(p) ? "if (conv.im2col >= 3)" : "if (conv.im2col == 3)");
+    e.open_scope("if (" + halo_taken(p) + ")");
     emit_halo_producer(e, p);
     e.close_scope();
   }

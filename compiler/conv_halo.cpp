@@ -15,7 +15,7 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 // TMA's limits (CUDA 13.0's cuda.h, tile mode): box sides of at most 256
 // elements, element strides 1 to 8.
-constexpr int64_t kMaxBoxSide = 256, kMaxElementStride = 8, kPanelBytes = 128;
+constexpr int64_t kMaxBoxSide = 256, kMaxElementStride = 8, kPanelBytes = kHaloPanelBytes;
 
 // Virtual rows the output pixels of `out_rows` output rows take: the last
 // row's Q pixels after (out_rows − 1) pitches.

@@ -79,8 +79,11 @@ struct HaloGeometry {
   std::vector<HaloTap> taps;  // r·S + s
 };
 
+// A panel of channels: a phase image's row where C is a multiple of it.
+constexpr int64_t kHaloPanelBytes = 128;
 // The bytes of one pixel's row in a phase image: 64 where C is 64 bytes a
-// pixel, else 128 (a panel; C a multiple of it, or halo_error says why not).
+// pixel, else kHaloPanelBytes (C a multiple of it, or halo_error says why
+// not).
 int64_t halo_row_bytes(const Conv2d& conv, int elem_bytes);
 
 // Why a kernel with BM-row tiles (`block_m`) and `elem_bytes`-byte elements

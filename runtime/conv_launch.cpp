@@ -114,7 +114,7 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
           compiler::halo_fit_error(v, e.tile_m, e.tile_k, elem_bytes, e.a_halo_bytes, slices);
       !err.empty())
     return no(err);
-  if (compiler::halo_row_bytes(v, elem_bytes) < 128 && !e.a_halo_64b)
+  if (compiler::halo_row_bytes(v, elem_bytes) < compiler::kHaloPanelBytes && !e.a_halo_64b)
     return no("C = " + std::to_string(conv.c) +
               " is 64 bytes a pixel, which this kernel's A (not one 128-byte panel a k-tile) "
               "cannot read two taps a k-tile of");
@@ -125,7 +125,7 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
 
 void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes) {
   const int64_t row = compiler::halo_row_bytes(conv_of_args(conv), elem_bytes);
-  conv.im2col = row < 128 ? 4 : 3;
+  conv.im2col = row < compiler::kHaloPanelBytes ? 4 : 3;
   conv.halo_pitch = int32_t(g.pitch), conv.halo_block = int32_t(g.block);
   conv.halo_images = int32_t(g.images), conv.halo_out_rows = int32_t(g.out_rows);
   conv.halo_bands = int32_t(g.bands);
@@ -156,8 +156,9 @@ std::string halo_note(const compiler::HaloGeometry& g, int64_t row_bytes) {
                            : g.images > 1 ? std::to_string(g.images) + " images"
                                           : "one image";
   return "the input once a tile (halo): " + tile + " a tile, " + std::to_string(g.phases.size()) +
-         (row_bytes < 128 ? " phase image(s) of 64-byte pixels (two taps a k-tile), "
-                          : " phase image(s) a panel of channels, ") +
+         (row_bytes < compiler::kHaloPanelBytes
+              ? " phase image(s) of 64-byte pixels (two taps a k-tile), "
+              : " phase image(s) a panel of channels, ") +
          std::to_string(g.tiles) + " tiles";
 }
 

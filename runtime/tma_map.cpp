@@ -7,6 +7,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "compiler/conv_halo.h"
 #include "runtime/driver_api.h"
 #include "runtime/error.h"
 
@@ -130,11 +131,11 @@ TmaMap encode_halo_map(const std::string& dtype, const void* base, const HaloBox
   CUtensorMap map;
   static const auto encode =
       driver_function<EncodeTiled>("cuTensorMapEncodeTiled", "TMA needs a CUDA 12 driver");
-  const CUresult r =
-      encode(&map, type, 4, const_cast<void*>(base), dims, pitch, box, element_strides,
-             CU_TENSOR_MAP_INTERLEAVE_NONE,
-             b.row_bytes < 128 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult r = encode(&map, type, 4, const_cast<void*>(base), dims, pitch, box,
+                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                            b.row_bytes < compiler::kHaloPanelBytes ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                                    : CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(Error::Kind::cuda,
                 "cuTensorMapEncodeTiled(NHWC " + std::to_string(b.n) + "x" + std::to_string(b.h) +
