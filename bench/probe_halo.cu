@@ -39,6 +39,10 @@
 // runs; 4 stages 5.56-5.57 against 5.60), res5/2 b1 3.10-3.11 against 3.11-3.12: the strides are
 // not what stride 2 costs. In the first of those runs both res5/2 b1 rows (4 slices) read WRONG
 // (1532-1633 of 25088 outputs), exact in the second: this probe's 4-slice sums are suspect.
+// Session 47 (H100): F & 128 sums the slices without a cluster, by TMA reduce-add of s32 into y
+// (slice 0 zeroes the tile first): exact, res5/2 b8 two images 4 slices 5.50-5.63 us against the
+// one-image cluster tile's 5.43-5.46: the zeroes' release and the counter's polls wait behind the
+// CTA's copies (bench/NOTES.md session 47). PROBE_ONLY=<text> runs only the variants naming it.
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o build-gpu/probe_halo
 // bench/probe_halo.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -105,15 +109,17 @@ struct HArgs {
   int g;          // images a tile
   int halo_rows;  // rows of a panel's phase images (phases x G x IMG) and the windows' reach
   int* y;         // N x P x Q x K, s32
+  int* cnt;       // F & 128: a counter a tile (zero between launches)
   unsigned long long* tl;  // when not null: kStamps %globaltimer stamps a CTA (see stamp())
 };
 
-constexpr int kStamps = 7;
+constexpr int kStamps = 8;
 
 // The first consumer thread's clock at the CTA's landmarks: start, halo landed, last filters
-// landed, wgmma done, the cluster's start barrier passed, sums received, end.
-__device__ __forceinline__ void stamp(const HArgs& a, int i) {
-  if (a.tl == nullptr || threadIdx.x != 128) return;
+// landed, wgmma done, the cluster's start barrier passed, sums received, end; with F & 128
+// thread 32's "tile zeroed" (its arrival on zbar) as the eighth.
+__device__ __forceinline__ void stamp(const HArgs& a, int i, unsigned tid = 128) {
+  if (a.tl == nullptr || threadIdx.x != tid) return;
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   const int cta = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
@@ -192,9 +198,15 @@ __device__ __forceinline__ void wait_parity_cluster(unsigned bar, unsigned parit
 // tables by a run-time index), 4 the producer's 128 threads all in its loop, each arriving on a
 // stage's `full` (129 arrivals), 8 a wgmma.fence at each k-tile and a __syncwarp after the
 // release.
+// F & 128: the slices are no cluster; each adds its partial sums into y with one TMA reduce
+// (cp.reduce.async.bulk.tensor .add, s32: exact) from a staging copy in shared memory. Slice 0
+// zeroes the tile's outputs at the start (producer warps 1-3) and releases the tile's counter;
+// each other slice's producer thread 32 acquires it before its consumers' reduce (the last one
+// back resets it for the next launch). Every CTA of the grid must be resident at once.
 template <int WGS, int PANELS, int BN, int SLICES, int STAGES, int F = 0>
 __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
-    halo_conv(HArgs a, const __grid_constant__ Map mx, const __grid_constant__ Map mw) {
+    halo_conv(HArgs a, const __grid_constant__ Map mx, const __grid_constant__ Map mw,
+              const __grid_constant__ Map my) {
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const unsigned raw = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw));
   const unsigned base = (raw + 1023) & ~1023u;
@@ -206,20 +218,26 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
   constexpr int kOwned = (4 * WGS + SLICES - 1) / SLICES;           // parts a slice sums, at most
   // F & 64 (timing only): the slices are no cluster and exchange nothing; each stores its own
   // partial sums over the others' (wrong results): what the k loop costs without the split's sums
-  constexpr bool kCluster = SLICES > 1 && (F & 64) == 0;
+  constexpr bool kReduce = (F & 128) != 0;
+  constexpr bool kCluster = SLICES > 1 && (F & (64 | 128)) == 0;
   const unsigned halo = base, halo_bytes = a.halo_rows * 128;
   const unsigned bbuf = halo + panels * halo_bytes;     // 9 x panels k-tiles of kBox bytes
   const unsigned recv = bbuf + STAGES * panels * kBox;  // [owned part][other slice] kPart bytes
   // mbarriers: the halo's, each stage's full and empty, the owned parts' received sums
   const unsigned bars = recv + kOwned * (SLICES - 1) * kPart, empty = bars + 8 * (1 + STAGES);
   const unsigned recv_bar = bars + 8 * (1 + 2 * STAGES);
+  const unsigned zbar = recv_bar + 8 * kOwned;  // F & 128: the tile's outputs zeroed
+  // F & 128: the partial sums (s32) staged in BN / 32 column blocks of 128-byte rows, 128-byte
+  // swizzle (conflict-free fragment stores), one TMA reduce a block
+  const unsigned out_stage = (bars + 32 * 8 + 1023) & ~1023u;
+  const unsigned stage_block = (max(64 * WGS, a.g * img) * 128 + 1023) & ~1023u;
   const int slice = blockIdx.x, n_tile = blockIdx.y, m_tile = blockIdx.z;
   const int c0 = slice * panels * 128;
   stamp(a, 0);
   if (threadIdx.x == 0) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(&mx));
     asm volatile("prefetch.tensormap [%0];" ::"l"(&mw));
-    for (int i = 0; i < 1 + 2 * STAGES + kOwned; ++i)
+    for (int i = 0; i < 2 + 2 * STAGES + kOwned; ++i)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bars + 8 * i),
                    "r"(i > STAGES && i <= 2 * STAGES      ? 4 * WGS
                        : (F & 4) && i >= 1 && i <= STAGES ? 129
@@ -235,6 +253,31 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
       asm volatile("setmaxnreg.dec.sync.aligned.u32 56;");
     else
       asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");
+  }
+  if (kReduce && threadIdx.x >= 32 && threadIdx.x < 128) {
+    int* cnt = a.cnt + m_tile * gridDim.y + n_tile;
+    if (slice == 0) {  // zero this tile's outputs, then release the counter
+      const int quads = a.g * out_p * out_q * (BN / 4);
+      for (int i = threadIdx.x - 32; i < quads; i += 96) {
+        const int c4 = i % (BN / 4), px = i / (BN / 4), n = m_tile * a.g + px / (out_p * out_q);
+        if (n < cv.n)
+          *reinterpret_cast<int4*>(a.y + ((size_t)n * out_p * out_q + px % (out_p * out_q)) * cv.k +
+                                   n_tile * BN + 4 * c4) = make_int4(0, 0, 0, 0);
+      }
+      asm volatile("bar.sync 1, 96;" ::: "memory");
+      if (threadIdx.x == 32) {
+        __threadfence();
+        asm volatile("red.release.gpu.global.add.s32 [%0], 1;" ::"l"(cnt) : "memory");
+      }
+    } else if (threadIdx.x == 32) {  // slice 0 has zeroed the tile
+      int seen = 0;
+      do asm volatile("ld.acquire.gpu.global.s32 %0, [%1];" : "=r"(seen) : "l"(cnt) : "memory");
+      while (seen < 1);
+      if (atomicAdd(cnt, 1) == SLICES - 1) atomicExch(cnt, 0);  // the last one back
+    }
+    stamp(a, 7, 32);
+    if (threadIdx.x == 32)
+      asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(zbar) : "memory");
   }
   if (threadIdx.x < ((F & 4) ? 128 : 1)) {
     const unsigned hb = panels * geo.phases * box_rows * 128;
@@ -319,6 +362,40 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
   stamp(a, 3);
   const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
   const int part = 4 * wg + warp, owner = part % SLICES, owned = part / SLICES;
+  if constexpr (kReduce) {  // stage the sums [block][row][32 channels], then TMA reduces into y
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int v = wg * 64 + warp * 16 + lane / 4 + 8 * h;
+#pragma unroll
+      for (int j = 0; j < BN / 8; ++j) {
+        const int c = 8 * j + 2 * (lane % 4), cc = c % 32;
+        const unsigned addr = out_stage + (c / 32) * stage_block + v * 128 +
+                              (((cc / 4) ^ (v % 8)) * 16) + (cc % 4) * 4;
+        asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(addr), "r"(acc[j * 4 + 2 * h]),
+                     "r"(acc[j * 4 + 2 * h + 1])
+                     : "memory");
+      }
+    }
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("bar.sync 2, %0;" ::"r"(128 * WGS) : "memory");
+    stamp(a, 4);
+    if (threadIdx.x == 128) {
+      wait_parity(zbar, 0);
+      stamp(a, 5);
+      asm volatile("fence.proxy.async.global;" ::: "memory");
+      for (int b = 0; b < BN / 32; ++b)
+        asm volatile(
+            "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group "
+            "[%0, {%1, %2, %3, %4}], [%5];" ::"l"(&my),
+            "r"(n_tile * BN + 32 * b), "r"(0), "r"(0), "r"(m_tile * a.g),
+            "r"(out_stage + b * stage_block)
+            : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    }
+    stamp(a, 6);
+    return;
+  }
   if (kCluster) {
     asm volatile("barrier.cluster.wait;" ::: "memory");  // every slice's barriers initialized
     stamp(a, 4);
@@ -425,12 +502,30 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   const int box_rows = v.g * geo.img;
   const int halo_rows =
       std::max(geo.phases * box_rows, (geo.phases - 1) * box_rows + 64 * WGS + geo.max_shift);
+  const size_t stage_block = (size_t(std::max(64 * WGS, box_rows)) * 128 + 1023) / 1024 * 1024;
   const size_t smem = 1024 + size_t(PANELS) * halo_rows * 128 + STAGES * PANELS * BN * 128 +
-                      size_t((4 * WGS + SLICES - 1) / SLICES) * (SLICES - 1) * BN * 64 + 32 * 8;
+                      size_t((4 * WGS + SLICES - 1) / SLICES) * (SLICES - 1) * BN * 64 + 32 * 8 +
+                      ((F & 128) ? 1024 + BN / 32 * stage_block : 0);
   const int m_tiles = (cv.n + v.g - 1) / v.g, n_tiles = cv.k / BN;
-  HArgs a{cv, geo, v.g, halo_rows, y, nullptr};
+  if (smem > 227 * 1024) {
+    std::printf("%-50s %zu KB of shared memory: not run\n", v.name, smem / 1024);
+    return;
+  }
+  int* cnt;
+  CHECK(cudaMalloc(&cnt, m_tiles * n_tiles * sizeof(int)));
+  CHECK(cudaMemset(cnt, 0, m_tiles * n_tiles * sizeof(int)));
+  HArgs a{cv, geo, v.g, halo_rows, y, cnt, nullptr};
   const Map mx = input_map(const_cast<signed char*>(x), cv, geo, v.g, (F & 16) != 0);
   const Map mw = make_map(const_cast<signed char*>(wt), cv.k, 1ull * kTaps * cv.c, BN);
+  // y (K, Q, P, N) s32 in boxes of 32 channels x WP x RP x G, 128-byte swizzle: a column block of
+  // the staged virtual rows; rows past P or Q are outside and not written
+  const cuuint64_t ydims[4] = {cuuint64_t(cv.k), cuuint64_t(cv.q()), cuuint64_t(cv.p()),
+                               cuuint64_t(cv.n)};
+  const cuuint64_t ystrides[3] = {4ull * cv.k, 4ull * cv.q() * cv.k, 4ull * cv.p() * cv.q() * cv.k};
+  const cuuint32_t ybox[4] = {32, cuuint32_t(geo.wp), cuuint32_t(geo.rp), cuuint32_t(v.g)};
+  const cuuint32_t yes[4] = {1, 1, 1, 1};
+  const Map my = encode_map("output", y, 4, ydims, ystrides, ybox, yes,
+                            CU_TENSOR_MAP_DATA_TYPE_INT32, CU_TENSOR_MAP_SWIZZLE_128B);
   auto kernel = halo_conv<WGS, PANELS, BN, SLICES, STAGES, F>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(smem)));
@@ -441,7 +536,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   cfg.stream = stream;
   cudaLaunchAttribute attrs[2];
   attrs[0].id = cudaLaunchAttributeClusterDimension;
-  attrs[0].val.clusterDim.x = (F & 64) ? 1 : SLICES;
+  attrs[0].val.clusterDim.x = (F & (64 | 128)) ? 1 : SLICES;
   attrs[0].val.clusterDim.y = 1;
   attrs[0].val.clusterDim.z = 1;
   attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -452,7 +547,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg));
   const size_t outs = size_t(cv.n) * cv.p() * cv.q() * cv.k;
   CHECK(cudaMemset(y, 0x7f, outs * sizeof(int)));
-  CHECK(cudaLaunchKernelEx(&cfg, kernel, a, mx, mw));
+  CHECK(cudaLaunchKernelEx(&cfg, kernel, a, mx, mw, my));
   CHECK(cudaStreamSynchronize(stream));
   std::vector<int> got(outs), want(outs);
   CHECK(cudaMemcpy(got.data(), y, outs * sizeof(int), cudaMemcpyDeviceToHost));
@@ -464,7 +559,7 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
       ++bad;
     }
   const GraphTime t =
-      time_in_graph(stream, 20, [&] { CHECK(cudaLaunchKernelEx(&cfg, kernel, a, mx, mw)); });
+      time_in_graph(stream, 20, [&] { CHECK(cudaLaunchKernelEx(&cfg, kernel, a, mx, mw, my)); });
   const double ops = 2.0 * outs * kTaps * cv.c;
   std::printf("%-50s %3d CTAs (%3d at once) %4zu KB  %6.2f us (min %6.2f) %6.1f TOPS  %s", v.name,
               m_tiles * n_tiles * SLICES, clusters * SLICES, smem / 1024, t.median_us, t.min_us,
@@ -478,17 +573,19 @@ static void run(const Variant& v, cudaStream_t stream, const signed char* x, con
   unsigned long long* tl;
   CHECK(cudaMalloc(&tl, ctas * kStamps * sizeof(unsigned long long)));
   CHECK(cudaMemset(tl, 0, ctas * kStamps * sizeof(unsigned long long)));
-  HArgs b = a;
+  HArgs b = a;  // (the counters are back to zero after every launch)
   b.tl = tl;
-  CHECK(cudaLaunchKernelEx(&cfg, kernel, b, mx, mw));
+  CHECK(cudaLaunchKernelEx(&cfg, kernel, b, mx, mw, my));
   CHECK(cudaStreamSynchronize(stream));
   std::vector<unsigned long long> h(ctas * kStamps);
   CHECK(cudaMemcpy(h.data(), tl, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   CHECK(cudaFree(tl));
+  CHECK(cudaFree(cnt));
   unsigned long long t0 = ~0ull;
   for (int c = 0; c < ctas; ++c) t0 = std::min(t0, h[c * kStamps]);
   std::printf("    ns after the first start (mean / latest):");
-  const char* names[kStamps] = {"start", "halo", "filters", "wgmma", "cluster", "summed", "end"};
+  const char* names[kStamps] = {"start",   "halo",   "filters", "wgmma",
+                                "cluster", "summed", "end",     "zeroed"};
   for (int i = 0; i < kStamps; ++i) {
     double mean = 0;
     unsigned long long late = 0;
@@ -529,6 +626,13 @@ int main() {
        64},
       {"res5/2 b8: 2 images, n64, 4 slices, 6 stages, no sums (timing only)", b8s2, 2, 4, 64, 6,
        64},
+      {"res5/2 b8: 1 image, n64, 2 slices, TMA-reduce sums", b8s2, 1, 2, 64, kTaps, 128},
+      {"res5/2 b8: 1 image, 4 stages, TMA-reduce sums", b8s2, 1, 2, 64, 4, 128},
+      {"res5/2 b8: 2 images, 4 slices, 4 stages, TMA-reduce sums", b8s2, 2, 4, 64, 4, 128},
+      {"res5/2 b8: 2 images, 4 slices, 6 stages, TMA-reduce sums", b8s2, 2, 4, 64, 6, 128},
+      {"res5 b8: 1 image, 4 stages, TMA-reduce sums", b8, 1, 2, 64, 4, 128},
+      {"res5 b8: 2 images, 4 slices, 4 stages, TMA-reduce sums", b8, 2, 4, 64, 4, 128},
+      {"res5/2 b1: 1 image, n32, 4 slices, TMA-reduce sums", b1s2, 1, 4, 32, kTaps, 128},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
       {"res5/2 b1: the same, 5-D phase view", b1s2, 1, 4, 32, kTaps, 16},
@@ -536,7 +640,9 @@ int main() {
 
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const char* only = std::getenv("PROBE_ONLY");  // run only the variants naming this
   for (const Variant& v : variants) {
+    if (only != nullptr && std::strstr(v.name, only) == nullptr) continue;
     const Conv& cv = v.cv;
     const size_t xs = size_t(cv.n) * cv.h * cv.w * cv.c, ws = size_t(cv.k) * kTaps * cv.c,
                  outs = size_t(cv.n) * cv.p() * cv.q() * cv.k;
@@ -590,6 +696,12 @@ int main() {
     HALO_TRY(1, 1, 32, 4, 9, 0)
     HALO_TRY(1, 1, 32, 4, 4, 0)
     HALO_TRY(2, 1, 32, 4, 9, 0)
+    HALO_TRY(1, 2, 64, 2, 9, 128)
+    HALO_TRY(1, 2, 64, 2, 4, 128)
+    HALO_TRY(2, 1, 64, 4, 4, 128)
+    HALO_TRY(2, 1, 64, 4, 6, 128)
+    HALO_TRY(3, 1, 64, 4, 4, 128)
+    HALO_TRY(1, 1, 32, 4, 9, 128)
 #undef HALO_TRY
     if (!ran) std::printf("%s: %d warpgroups, %d panels: not built\n", v.name, wgs, panels);
     CHECK(cudaFree(x));

@@ -30,14 +30,16 @@ struct __align__(64) Map {
 // An int8 tensor of `rank` dimensions (innermost first; `strides` in bytes, rank - 1 of them)
 // as a tile-mode tensor map, 128-byte swizzle, zeros outside; exits naming `what` if the
 // driver refuses it.
+// (`type` and `swizzle` name another element type and swizzle where given.)
 inline Map encode_map(const char* what, void* p, unsigned rank, const cuuint64_t* dims,
                       const cuuint64_t* strides, const cuuint32_t* box,
-                      const cuuint32_t* elem_strides) {
+                      const cuuint32_t* elem_strides,
+                      CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                      CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   CUtensorMap m;
   const CUresult r = cuTensorMapEncodeTiled(
-      &m, CU_TENSOR_MAP_DATA_TYPE_UINT8, rank, p, dims, strides, box, elem_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      &m, type, rank, p, dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     std::printf("cuTensorMapEncodeTiled (%s): error %d\n", what, static_cast<int>(r));
     std::exit(1);
