@@ -43,6 +43,7 @@
 // (slice 0 zeroes the tile first): exact, res5/2 b8 two images 4 slices 5.50-5.63 us against the
 // one-image cluster tile's 5.43-5.46: the zeroes' release and the counter's polls wait behind the
 // CTA's copies (bench/NOTES.md session 47). PROBE_ONLY=<text> runs only the variants naming it.
+// F & 256 (taps in turns a M tile) was slower on an H200 (5.35 against 5.07 us at res5/2 b8).
 // Build here: nvcc -gencode arch=compute_90a,code=sm_90a -O2 -o build-gpu/probe_halo
 // bench/probe_halo.cu -lcuda; run on the GPU machine.
 #include "probe_util.h"
@@ -198,6 +199,7 @@ __device__ __forceinline__ void wait_parity_cluster(unsigned bar, unsigned parit
 // tables by a run-time index), 4 the producer's 128 threads all in its loop, each arriving on a
 // stage's `full` (129 arrivals), 8 a wgmma.fence at each k-tile and a __syncwarp after the
 // release.
+// F & 256: each M tile starts its taps at a different one (rot below).
 // F & 128: the slices are no cluster; each adds its partial sums into y with one TMA reduce
 // (cp.reduce.async.bulk.tensor .add, s32: exact) from a staging copy in shared memory. Slice 0
 // zeroes the tile's outputs at the start (producer warps 1-3) and releases the tile's counter;
@@ -233,6 +235,10 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
   const unsigned stage_block = (max(64 * WGS, a.g * img) * 128 + 1023) & ~1023u;
   const int slice = blockIdx.x, n_tile = blockIdx.y, m_tile = blockIdx.z;
   const int c0 = slice * panels * 128;
+  // F & 256: the M tiles of one N tile and slice take the taps in turns from different ones
+  // (tap (t + m_tile) % 9 at step t), so their filter copies do not ask for the same lines at once
+  const int rot = (F & 256) ? m_tile % kTaps : 0;
+  const auto tap_of = [rot](int t) { return (F & 256) ? (t + rot) % kTaps : t; };
   stamp(a, 0);
   if (threadIdx.x == 0) {
     asm volatile("prefetch.tensormap [%0];" ::"l"(&mx));
@@ -318,7 +324,7 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
         asm volatile(
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
             "[%0], [%1, {%3, %4}], [%2];" ::"r"(bbuf + (st * panels + p) * kBox),
-            "l"(&mw), "r"(bar), "r"(t * cv.c + c0 + p * 128), "r"(n_tile * BN)
+            "l"(&mw), "r"(bar), "r"(tap_of(t) * cv.c + c0 + p * 128), "r"(n_tile * BN)
             : "memory");
     }
     if (threadIdx.x == 0) asm volatile("griddepcontrol.launch_dependents;");
@@ -339,7 +345,9 @@ __global__ void __launch_bounds__(128 * (WGS + 1), (F & 32) ? 2 : 1)
     wait_parity(bars + 8 * (1 + st), (t / STAGES) & 1);
     if (t == kTaps - 1) stamp(a, 2);
     if (F & 8) asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-    const unsigned window = (a.geo.tap_phase[t] * box_rows + wg * 64 + a.geo.tap_shift[t]) * 128;
+    const int tap = tap_of(t);
+    const unsigned window =
+        (a.geo.tap_phase[tap] * box_rows + wg * 64 + a.geo.tap_shift[tap]) * 128;
 #pragma unroll
     for (int p = 0; p < panels; ++p) {
       const unsigned a_addr = halo + p * halo_bytes + window;
@@ -633,6 +641,10 @@ int main() {
       {"res5 b8: 1 image, 4 stages, TMA-reduce sums", b8, 1, 2, 64, 4, 128},
       {"res5 b8: 2 images, 4 slices, 4 stages, TMA-reduce sums", b8, 2, 4, 64, 4, 128},
       {"res5/2 b1: 1 image, n32, 4 slices, TMA-reduce sums", b1s2, 1, 4, 32, kTaps, 128},
+      {"res5/2 b8: 1 image, 2 slices, taps rotated", b8s2, 1, 2, 64, kTaps, 256},
+      {"res5/2 b8: 1 image, 2 slices, 4 stages, taps rotated", b8s2, 1, 2, 64, 4, 256},
+      {"res5 b8: 1 image, 2 slices, taps rotated", b8, 1, 2, 64, kTaps, 256},
+      {"res5 b8: 1 image, 2 slices, 4 stages, taps rotated", b8, 1, 2, 64, 4, 256},
       {"res5 b1: 1 image, n32, 4 slices", b1, 1, 4, 32},
       {"res5/2 b1: 1 image, n32, 4 slices", b1s2, 1, 4, 32},
       {"res5/2 b1: the same, 5-D phase view", b1s2, 1, 4, 32, kTaps, 16},
@@ -697,6 +709,8 @@ int main() {
     HALO_TRY(1, 1, 32, 4, 4, 0)
     HALO_TRY(2, 1, 32, 4, 9, 0)
     HALO_TRY(1, 2, 64, 2, 9, 128)
+    HALO_TRY(1, 2, 64, 2, 9, 256)
+    HALO_TRY(1, 2, 64, 2, 4, 256)
     HALO_TRY(1, 2, 64, 2, 4, 128)
     HALO_TRY(2, 1, 64, 4, 4, 128)
     HALO_TRY(2, 1, 64, 4, 6, 128)
