@@ -151,7 +151,13 @@ section_tests() {
     LD_LIBRARY_PATH="$BIN:$BIN/api${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$(left)" "$api" \
       --gtest_color=no --gtest_filter="${API_FILTER:-*}" >"$alog" 2>&1
     arc=$?
-    note "$name" "rc $arc: $(grep -c '^\[       OK \]' "$alog") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$alog") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$alog") skipped"
+    local as="rc $arc: $(grep -c '^\[       OK \]' "$alog") passed, $(grep -c '^\[  FAILED  \] [A-Za-z].*(' "$alog") failed, $(grep -c '^\[  SKIPPED \] [A-Za-z].*(' "$alog") skipped"
+    # timeout's 124: BUDGET_S ran out, in the tests or in the process's exit after them
+    if [ $arc -eq 124 ]; then
+      if grep -q '^\[==========\] .* ran\.' "$alog"; then as="$as (TIMED OUT after its tests ended)"
+      else as="$as (TIMED OUT before its tests ended)"; fi
+    fi
+    note "$name" "$as"
   done
 }
 
