@@ -103,7 +103,8 @@ std::string schedule_text(const Schedule& s) {
     const std::string shape = s.mma->api == compiler::MmaApi::wgmma
                                   ? "m" + std::to_string(s.mma->m) + "n" +
                                         std::to_string(s.mma->n) + "k" + std::to_string(s.mma->k)
-                                  : x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k);
+                                  : x(s.mma->m, s.mma->n) + "x" + std::to_string(s.mma->k) +
+                                        (s.mma->s8_m8n8k16 ? " (four m8n8k16 a step)" : "");
     put(std::string(api) + compiler::to_string(s.mma->type) + " " + shape +
             (truncate ? " truncate" : ""),
         s.mma_at);

@@ -25,6 +25,9 @@ const MmaInstr kTable[] = {
   // int8: s32 accumulators, exact (no .satfinite: the sum wraps as the wgmma path's does).
   {"SM80_16x8x32_S32S8S8S32_TN",     MmaApi::mma_sync, MmaType::s8,   16, 8, 32,
    "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32",     4, 2, 4, 80},
+  // `mma s8 m8n8k16`: four of these compute one m16n8k32 step (emit_mma_in_quarters_helper).
+  {"SM75_8x8x16_S32S8S8S32_TN",      MmaApi::mma_sync, MmaType::s8,   8, 8, 16,
+   "mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32",      1, 1, 2, 75},
   // WMMA (<mma.h>): fragments opaque; ptx holds the fragment element type.
   {"WMMA_16x16x16_F32F16",  MmaApi::wmma, MmaType::f16,  16, 16, 16, "half",  0, 0, 0, 70},
   {"WMMA_32x8x16_F32F16",   MmaApi::wmma, MmaType::f16,  32, 8, 16,  "half",  0, 0, 0, 70},
@@ -81,6 +84,28 @@ void emit_mma_sync_helper(Emitter& e, const MmaInstr& in) {
   e.line(format("             : \"=%s\"(d[0]), \"=%s\"(d[1]), \"=%s\"(d[2]), \"=%s\"(d[3])", reg,
                 reg, reg, reg));
   e.line(format("             : %s);", ins.c_str()));
+  e.close_scope();
+  e.line();
+}
+
+void emit_mma_in_quarters_helper(Emitter& e, const MmaInstr& step, const MmaInstr& quarter) {
+  // Each m8n8k16 reads one (row half, k half) of the step's registers
+  // (compiler::s8_m8n8k16_quarter, from PTX's two layouts).
+  e.comment(format("%s x4: one %dx%dx%d step, A row-major, B col-major, s32 accumulate (sm_%d+);",
+                   quarter.name, step.m, step.n, step.k, quarter.min_sm));
+  e.comment("rows g and g + 8 each take k 0-15 and 16-31: the step's sum, exact in any order");
+  e.open_scope(
+      format("__device__ __forceinline__ void mma_%dx%dx%d(int (&d)[%d], const unsigned (&a)[%d], "
+             "const unsigned (&b)[%d])",
+             step.m, step.n, step.k, step.regs_c, step.regs_a, step.regs_b));
+  for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < 2; ++q) {
+      const compiler::S8Quarter r = compiler::s8_m8n8k16_quarter(h, q);
+      e.line(
+          format("asm(\"%s {%%0, %%1}, {%%2}, {%%3}, {%%0, %%1};\\n\" : \"+r\"(d[%d]), "
+                 "\"+r\"(d[%d]) : \"r\"(a[%d]), \"r\"(b[%d]));",
+                 quarter.ptx, r.d, r.d + 1, r.a, r.b));
+    }
   e.close_scope();
   e.line();
 }

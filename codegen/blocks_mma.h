@@ -30,6 +30,9 @@ const MmaInstr* mma_instr_table(int& count);
 // `mma_<name>(float (&d)[4], const unsigned (&a)[..], const unsigned (&b)[..])`:
 // d += a * b through inline PTX.
 void emit_mma_sync_helper(Emitter& e, const MmaInstr& in);
+// `mma s8 m8n8k16`: the helper `step` names (mma_16x8x32, its fragments) computed as four
+// `quarter` (m8n8k16) instructions on the step's registers.
+void emit_mma_in_quarters_helper(Emitter& e, const MmaInstr& step, const MmaInstr& quarter);
 // `f32_to_tf32(float)`: the bits the tensor core reads, rounded to nearest
 // (ties away, as cvt.rna) or left to its truncation.
 void emit_tf32_convert_helper(Emitter& e, compiler::Tf32Rounding rounding);

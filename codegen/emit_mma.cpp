@@ -41,6 +41,12 @@ MmaContext::MmaContext(const KernelPlan& plan, std::string entry_name)
     SCHEDC_INTERNAL_ASSERT(instr, "no mma.sync instruction for this type and shape");
     SCHEDC_INTERNAL_ASSERT(instr->regs_a == m.regs_a && instr->regs_b == m.regs_b,
                            "plan and instruction table disagree on fragment registers");
+    if (m.s8_m8n8k16) {
+      quarter = find_mma_instr(m.api, m.type, 8, 8, 16);
+      SCHEDC_INTERNAL_ASSERT(
+          quarter && m.type == MmaType::s8 && m.inst_m == 16 && m.inst_n == 8 && m.inst_k == 32,
+          "mma s8 m8n8k16 computes m16n8k32 steps");
+    }
   } else {
     instr = find_mma_instr(m.api, m.type, m.inst_m, m.inst_n, m.inst_k);
     SCHEDC_INTERNAL_ASSERT(instr, "no WMMA fragment for this type and shape");
@@ -60,6 +66,8 @@ void header(MmaContext& cx) {
                       cx.m.warp_n, cx.m.warps_m, cx.m.warps_n, cx.threads()));
   cx.e.comment(format("per warp: %dx%d %s instructions (%s), %d k-steps per tile", cx.m.frags_m,
                       cx.m.frags_n, cx.sync ? "mma.sync" : "WMMA", cx.instr->name, cx.m.k_steps));
+  if (cx.quarter)
+    cx.e.comment(format("(mma s8 m8n8k16: each %s as four %s)", cx.instr->name, cx.quarter->name));
   cx.e.comment(format("shared: %d stage(s) x (%d + %d) bytes = %d bytes (dynamic)", cx.m.stages,
                       cx.m.a.stage_bytes, cx.m.b.stage_bytes, cx.p.smem_bytes));
   if (!cx.sync) {
@@ -97,7 +105,10 @@ void helpers(MmaContext& cx) {
   if (cx.tf32) emit_tf32_convert_helper(cx.e, cx.m.tf32_rounding);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_b) emit_lds_helper(cx);
   if (cx.tf32 && cx.m.stages >= 2 && !cx.m.ldmatrix_a) emit_lds_a_helper(cx);
-  emit_mma_sync_helper(cx.e, *cx.instr);
+  if (cx.quarter)
+    emit_mma_in_quarters_helper(cx.e, *cx.instr, *cx.quarter);
+  else
+    emit_mma_sync_helper(cx.e, *cx.instr);
 }
 
 void entries(MmaContext& cx) {

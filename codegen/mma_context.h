@@ -64,6 +64,7 @@ struct MmaContext {
   std::string T;  // the element type's CUDA name
   bool sync = true, tf32 = false;
   const MmaInstr* instr = nullptr;
+  const MmaInstr* quarter = nullptr;  // `mma s8 m8n8k16`: what computes each `instr` step
   Emitter e;
   FragmentAddresses frag;
 

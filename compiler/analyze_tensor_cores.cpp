@@ -63,12 +63,13 @@ void Analyzer::read_mma(const Directive& d) {
       }
     }
   } else {
-    // s8: m16n8k32 only (its fragments hold the bytes of f16's m16n8k16;
-    // m8n8k16 would do a quarter of the work an instruction).
+    // s8: m16n8k32 (its fragments hold the bytes of f16's m16n8k16), or
+    // m8n8k16, Turing's shape: the same m16n8k32 fragments, each step four
+    // m8n8k16 instructions (a quarter of the work an instruction).
     const bool s8 = m.type == MmaType::s8;
     m.m = 16, m.n = 8, m.k = tf32 ? 8 : s8 ? 32 : 16;
     std::vector<std::string> valid = tf32 ? std::vector<std::string>{"m16n8k8", "m16n8k4"}
-                                     : s8 ? std::vector<std::string>{"m16n8k32"}
+                                     : s8 ? std::vector<std::string>{"m16n8k32", "m8n8k16"}
                                           : std::vector<std::string>{"m16n8k16", "m16n8k8"};
     // `mma tf32 truncate`: the grammar reads the word after the type as
     // the shape; the rounding is only ever the word after the shape.
@@ -98,6 +99,8 @@ void Analyzer::read_mma(const Directive& d) {
         std::string guess = dsl::closest_spelling(sh.text, valid);
         if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
         bad_value(sh.span, msg + " (valid: " + join(valid) + ")");
+      } else if (sh.text == "m8n8k16") {
+        m.s8_m8n8k16 = true;  // the step stays m16n8k32
       } else {
         m.k = sh.text == "m16n8k32"   ? 32
               : sh.text == "m16n8k16" ? 16

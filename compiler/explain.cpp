@@ -239,6 +239,11 @@ void mma_accesses(Explanation& e, const KernelPlan& p, const Shape& shape) {
         "unspecified): its shared reads are not modeled");
     return;
   }
+  if (m.s8_m8n8k16)
+    e.notes.push_back(
+        "mma s8 m8n8k16: the fragments and shared reads are m16n8k32's; each such step is four "
+        "m8n8k16 instructions (rows g and g + 8, k 0-15 and 16-31), a quarter of the work an "
+        "instruction");
   const int warps = m.warps_m * m.warps_n, v = m.a.chunk_elems();
   std::vector<WarpRequest> a_reqs, b_reqs;
   int b_width = 16;

@@ -63,6 +63,7 @@ KernelPlan lower_mma(const Schedule& s, const Target& t) {
   m.inst_m = spec.m;
   m.inst_n = spec.n;
   m.inst_k = spec.k;
+  m.s8_m8n8k16 = spec.s8_m8n8k16;
   m.min_sm = 80;
   m.elem_bytes = size_of(s.dtype);
   m.warp_m = wt.m;

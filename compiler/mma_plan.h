@@ -95,6 +95,9 @@ struct MmaPlan {
   MmaType type = MmaType::f16;
   Tf32Rounding tf32_rounding = Tf32Rounding::nearest;  // tf32 only
   int inst_m = 16, inst_n = 8, inst_k = 16;            // one instruction
+  // `mma s8 m8n8k16`: inst_* stay m16n8k32 (fragments, k-steps, ldmatrix), and
+  // each such step is four mma.sync m8n8k16 on its registers (codegen/blocks_mma)
+  bool s8_m8n8k16 = false;
   int min_sm = 80;  // cp.async, tf32, bf16, m16n8k16; 90 with tma
 
   int warp_m = 64, warp_n = 64;  // C tile of one warp
@@ -196,6 +199,18 @@ void mma_tf32_b_coord(int lane, int i, int& k, int& n);
 // (tests/unit/mma_s8_test.cpp).
 void mma_s8_a_coord(int lane, int i, int byte, int& m, int& k);
 void mma_s8_b_coord(int lane, int i, int byte, int& k, int& n);
+
+// `mma s8 m8n8k16`: an m16n8k32 step as four m8n8k16, quarter (row half h, k half q) on
+// the step's A register a, B register b and D registers d, d + 1. m8n8k16 (.s8, PTX
+// ISA) gives lane (g, t) A row g at k 4 t .. 4 t + 3, B column g at the same k, D row g
+// at columns 2 t, 2 t + 1: with the coordinates above, rows g + 8 h and k 16 q .. 16 q +
+// 15 of the step (tests/unit/mma_s8_test.cpp checks the sum).
+struct S8Quarter {
+  int a, b, d;
+};
+inline S8Quarter s8_m8n8k16_quarter(int h, int q) {
+  return {h + 2 * q, q, 2 * h};
+}
 
 // tf32 A element i (0..regs-1) of `lane`: m = g + 8 (i % 2), k = t + 4 (i / 2)
 // (a column-major tf32 A is read with one 4-byte shared load per element).

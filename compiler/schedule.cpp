@@ -121,7 +121,10 @@ std::string to_sched_text(const Schedule& s) {
                   : std::string())
           << "\n";
       else
-        o << "mma " << to_string(m.type) << " m" << m.m << "n" << m.n << "k" << m.k
+        o << "mma " << to_string(m.type)
+          << (m.s8_m8n8k16 ? std::string(" m8n8k16")
+                           : " m" + std::to_string(m.m) + "n" + std::to_string(m.n) + "k" +
+                                 std::to_string(m.k))
           << (m.tf32_rounding == Tf32Rounding::truncate ? " truncate" : "") << "\n";
     } else {
       o << "# tensor cores: none (SIMT, f32 FMA)\n";

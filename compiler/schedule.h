@@ -68,6 +68,9 @@ struct MmaSpec {  // `wmma …` / `mma …` / `wgmma …`
   MmaApi api = MmaApi::wmma;
   MmaType type = MmaType::tf32;
   int m = 16, n = 16, k = 8;  // instruction shape (wgmma: n 0 = the warpgroup tile's WN, up to 256)
+  // `mma s8 m8n8k16` (sm_75's int8 shape): (m, n, k) stays m16n8k32, the fragment
+  // step, and the kernel computes each step as four m8n8k16 instructions
+  bool s8_m8n8k16 = false;
   Tf32Rounding tf32_rounding = Tf32Rounding::nearest;
   Origin tf32_rounding_at;  // the `truncate` word, when written
 };

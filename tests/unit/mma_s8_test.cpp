@@ -140,3 +140,75 @@ TEST(MmaS8, PtxCoordinatesCoverEachFragmentOnce) {
   for (int h : a) EXPECT_EQ(h, 1);
   for (int h : b) EXPECT_EQ(h, 1);
 }
+
+// `mma s8 m8n8k16`: the four quarters (compiler::s8_m8n8k16_quarter), each an m8n8k16 on
+// PTX's m8n8k16 layout (lane g, t: A row g at k 4 t + byte, B column g at the same k, D row g
+// at columns 2 t, 2 t + 1), sum to the m16n8k32 product on the step's registers (PTX's
+// m16n8k32 layout: mma_s8_a_coord, mma_s8_b_coord; D row g + 8 (i / 2), column 2 t + i % 2).
+TEST(MmaS8, M8n8k16QuartersSumToTheM16n8k32Step) {
+  signed char a[16][32], b[32][8];
+  unsigned seed = 7;
+  auto next = [&] { return static_cast<signed char>((seed = seed * 1103515245u + 12345u) >> 24); };
+  for (auto& row : a)
+    for (signed char& x : row) x = next();
+  for (auto& row : b)
+    for (signed char& x : row) x = next();
+  // Each lane's registers, byte by byte, as the step's loads leave them.
+  signed char ra[32][4][4], rb[32][2][4];
+  for (int lane = 0; lane < 32; ++lane)
+    for (int byte = 0; byte < 4; ++byte) {
+      for (int i = 0; i < 4; ++i) {
+        int m = 0, k = 0;
+        mma_s8_a_coord(lane, i, byte, m, k);
+        ra[lane][i][byte] = a[m][k];
+      }
+      for (int i = 0; i < 2; ++i) {
+        int k = 0, n = 0;
+        mma_s8_b_coord(lane, i, byte, k, n);
+        rb[lane][i][byte] = b[k][n];
+      }
+    }
+  int d[32][4] = {};
+  for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < 2; ++q) {
+      const S8Quarter r = s8_m8n8k16_quarter(h, q);
+      // The 8x8x16 operands this m8n8k16 sees, then its product into each lane's D.
+      int a8[8][16], b8[16][8];
+      for (int lane = 0; lane < 32; ++lane)
+        for (int byte = 0; byte < 4; ++byte) {
+          a8[lane / 4][4 * (lane % 4) + byte] = ra[lane][r.a][byte];
+          b8[4 * (lane % 4) + byte][lane / 4] = rb[lane][r.b][byte];
+        }
+      for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 2; ++i)
+          for (int k = 0; k < 16; ++k)
+            d[lane][r.d + i] += a8[lane / 4][k] * b8[k][2 * (lane % 4) + i];
+    }
+  for (int lane = 0; lane < 32; ++lane)
+    for (int i = 0; i < 4; ++i) {
+      const int row = lane / 4 + 8 * (i / 2), col = 2 * (lane % 4) + i % 2;
+      int want = 0;
+      for (int k = 0; k < 32; ++k) want += a[row][k] * b[k][col];
+      EXPECT_EQ(d[lane][i], want) << "lane " << lane << " D register " << i;
+    }
+  // A quarter mapping off by one register reads other rows or k: the test can fail.
+  EXPECT_NE(s8_m8n8k16_quarter(1, 0).a, s8_m8n8k16_quarter(0, 1).a);
+}
+
+// The schedule's `mma s8 m8n8k16` keeps m16n8k32's plan (fragments, k-steps, ldmatrix) and
+// marks its steps as four m8n8k16 (tests/lit/emit/mma_s8.test: the emitted helper).
+TEST(MmaS8, M8n8k16KeepsTheM16n8k32Plan) {
+  std::string diags;
+  auto p = plantest::plan_of_text(
+      "dtype s8\nlayout B col\ntile 128x128x64\nwarp 64x64\nmma s8 m8n8k16\nstages 3\n", &diags);
+  ASSERT_TRUE(p) << diags;
+  const MmaPlan& m = *p->mma;
+  EXPECT_TRUE(m.s8_m8n8k16);
+  EXPECT_EQ(m.inst_m, 16);
+  EXPECT_EQ(m.inst_n, 8);
+  EXPECT_EQ(m.inst_k, 32);
+  EXPECT_EQ(m.k_steps, 2);
+  EXPECT_EQ(m.regs_a, 4);
+  EXPECT_EQ(m.regs_b, 2);
+  EXPECT_FALSE(s8_plan("layout B col\n").mma->s8_m8n8k16);
+}

@@ -578,7 +578,8 @@ TEST(WgmmaPlan, S8RulesAreLocated) {
   refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nwmma s8\n",
           "'wmma s8' is not offered");
   refused("dtype s8\nlayout B col\ntile 128x128x32\nwarp 64x64\nmma s8 m16n8k16\n",
-          "mma s8 has no shape 'm16n8k16'; did you mean 'm16n8k32'? (valid: m16n8k32)");
+          "mma s8 has no shape 'm16n8k16'; did you mean 'm16n8k32'? (valid: m16n8k32 or "
+          "m8n8k16)");
   refused(wg + "layout C col\nwarp_specialize\npersistent\ntma_store\n",
           "'tma_store' with 'wgmma s8' and 'layout C col' is not implemented yet");
   refused(
