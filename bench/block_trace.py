@@ -22,20 +22,15 @@ distance) rather than at the block's tile.
 """
 import argparse
 import collections
-import re
 import statistics
 import sys
+
+from kernel_entry import main_entry
 
 
 def write(src_path, out_path):
     src = open(src_path).read()
-    m = re.search(r'extern "C" __global__ void(?: __launch_bounds__\([^)]*\))?\s+(\w+)\(', src)
-    if not m:
-        sys.exit("block_trace.py: no extern \"C\" __global__ entry in " + src_path)
-    name = m.group(1)
-    end_marker = "} // " + name + "\n"
-    if end_marker not in src:
-        sys.exit(f"block_trace.py: the entry's closing line '{end_marker.strip()}' is missing")
+    m, name, end_marker = main_entry(src, src_path, "block_trace.py")
     tid_line = "  const int tid = threadIdx.x;\n"
     if src.find(tid_line, m.start()) < 0:
         sys.exit(f"block_trace.py: {name} has no line '{tid_line.strip()}' to start the trace after")

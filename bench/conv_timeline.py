@@ -22,6 +22,8 @@ import argparse
 import re
 import sys
 
+from kernel_entry import main_entry
+
 NAMES = ["start", "first k-tile", "last k-tile", "wgmma done", "sums", "end"]
 
 
@@ -34,13 +36,8 @@ def insert_after(src, anchor, text, what, name):
 
 def write(src_path, out_path):
     src = open(src_path).read()
-    m = re.search(r'extern "C" __global__ void(?: __launch_bounds__\([^)]*\))?\s+(\w+)\(', src)
-    if not m:
-        sys.exit("conv_timeline.py: no extern \"C\" __global__ entry in " + src_path)
-    name = m.group(1)
-    end_marker = "\n} // " + name + "\n"
-    if end_marker not in src:
-        sys.exit(f"conv_timeline.py: the entry's closing line '}} // {name}' is missing")
+    m, name, end_marker = main_entry(src, src_path, "conv_timeline.py")
+    end_marker = "\n" + end_marker  # the entry's own closing line, at a line's start
     wait = re.search(r"\n( +)mbar_wait\(full_bar \+ 8 \* stage, \(it / (\d+)\) & 1\);"
                      r"  // its bytes have landed\n", src)
     if not wait:
