@@ -156,9 +156,11 @@ void Analyzer::read_tf32_rounding(const Arg& w, MmaSpec& m) {
     return;
   }
   if (m.type != MmaType::tf32) {
-    bad_value(w.span,
-              "truncate applies to tf32 only: f16/bf16 inputs are already in the multiplier's "
-              "type");
+    bad_value(w.span, m.type == MmaType::s8
+                          ? "truncate applies to tf32 only: s8 inputs are integers, multiplied "
+                            "exactly"
+                          : "truncate applies to tf32 only: f16/bf16 inputs are already in the "
+                            "multiplier's type");
     return;
   }
   m.tf32_rounding = Tf32Rounding::truncate;
