@@ -62,16 +62,14 @@ def write(src_path, out_path):
                        f"{pad}if (k_tile == 0) stamp[1] = conv_timeline_now();\n"
                        f"{pad}if (k_tile == num_k_tiles - 1) stamp[2] = conv_timeline_now();\n",
                        "the consumer's k loop", name)
+    split = "      #undef SPLIT_ACC\n" in src  # split_k: the sums have a stamp of their own
     src = insert_after(src, "} // k_tile\n      wgmma_wait<0>();\n",
-                       "      stamp[3] = conv_timeline_now();\n", "the k loop's end", name)
-    if "      #undef SPLIT_ACC\n" in src:
+                       "      stamp[3] = conv_timeline_now();\n" if split else
+                       "      stamp[3] = stamp[4] = conv_timeline_now();\n", "the k loop's end", name)
+    if split:
         src = insert_after(src, "      #undef SPLIT_ACC\n", "      stamp[4] = conv_timeline_now();\n",
                            "the split's sums", name)
-        rank = "split_rank"
-    else:
-        src = src.replace("      stamp[3] = conv_timeline_now();\n",
-                          "      stamp[3] = stamp[4] = conv_timeline_now();\n")
-        rank = "0"
+    rank = "split_rank" if split else "0"
     end = ("  if (threadIdx.x == 128) {  // conv_timeline: the first launch's CTAs, a line each\n"
            "    stamp[5] = conv_timeline_now();\n"
            "    if (atomicAdd(&conv_timeline_prints, 1u) < gridDim.x * gridDim.y * gridDim.z)\n"

@@ -259,7 +259,7 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   k.main.a_im2col = w.conv && !w.conv->nchw32;
   if (w.conv && p.schedule.halo) {
     k.main.a_halo_bytes = uint32_t(w.stages * w.a.stage_bytes);
-    k.main.a_halo_64b = a_in_panels(w);  // its consumers' two-tap k-tiles: blocks_wgmma.cpp
+    k.main.a_halo_64b = halo_64b(p);  // its consumers' two-tap k-tiles: blocks_wgmma.cpp
   }
   if (w.conv)
     k.conv = compiler::layout_word(w.conv->nchw32 ? compiler::ConvLayout::nchw32
