@@ -2,11 +2,15 @@
 // Without a GPU it still checks and emits (and compiles with NVRTC for the
 // default target), prints what would run, and exits 3 with "no CUDA device".
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "cli/batch_options.h"
 #include "cli/commands.h"
@@ -35,6 +39,7 @@ struct RunArgs {
   TimingFlags timing;  // --flush-l2, --graph
   std::string save_dir;
   std::string kernel_source;  // a CUDA file run in place of the emitted source
+  std::string print_global;   // a __device__ variable printed after the run
   Scalars scalars;            // --alpha, --beta
   bool tuned = false;         // run the tuning database's best for the shape (cli/tuned.h)
   std::string db;             // --db: that database
@@ -167,6 +172,36 @@ bool use_kernel_source(const std::string& path, const std::string& sched,
   return true;
 }
 
+// --print-global: the module's `__device__` variable `name` after the run,
+// as 64-bit words, eight a line ("name[i]: w_i .. w_i+7"), the lines of
+// zeros left out (a trace buffer is mostly unwritten). False, the error
+// printed, where the module has none or its size is not whole words.
+bool print_global(std::ostream& os, const runtime::Module& module, const std::string& name) {
+  std::optional<std::vector<char>> bytes = module.read_global(name);
+  if (!bytes) {
+    std::cerr << "schedc run: error: --print-global: the module has no __device__ variable '"
+              << name << "'\n";
+    return false;
+  }
+  if (bytes->size() % 8) {
+    std::cerr << "schedc run: error: --print-global: '" << name << "' is " << bytes->size()
+              << " bytes, not a whole number of 64-bit words\n";
+    return false;
+  }
+  std::vector<uint64_t> w(bytes->size() / 8);
+  std::memcpy(w.data(), bytes->data(), bytes->size());
+  os << "global " << name << ": " << w.size() << " 64-bit words, eight a line, lines of zeros "
+     << "left out\n";
+  for (size_t i = 0; i < w.size(); i += 8) {
+    const size_t end = std::min(w.size(), i + 8);
+    if (std::all_of(w.begin() + i, w.begin() + end, [](uint64_t x) { return x == 0; })) continue;
+    os << name << "[" << i << "]:";
+    for (size_t j = i; j < end; ++j) os << " " << w[j];
+    os << "\n";
+  }
+  return true;
+}
+
 // The GEMM `run` computes: --shape (else the schedule's), the leading
 // dimensions, the batch; nothing on bad input, the error printed.
 std::optional<compiler::Problem> gemm_problem(const RunArgs& a, const Compiled& c) {
@@ -228,6 +263,11 @@ int run_command(const RunArgs& a) {
   }
   if (std::string why = a.timing.error(); !why.empty()) {
     std::cerr << "schedc run: error: " << why << "\n";
+    return kBadInput;
+  }
+  if (!a.print_global.empty() && a.json) {
+    std::cerr << "schedc run: error: --print-global prints lines after the run's; choose one of "
+                 "it and --json\n";
     return kBadInput;
   }
   std::optional<Compiled> c;
@@ -365,6 +405,8 @@ int run_command(const RunArgs& a) {
       for (const std::string& f : r.saved) std::cerr << "schedc: wrote " << f << "\n";
     }
     const runtime::RunReport& r = *report;
+    if (!a.print_global.empty() && !print_global(std::cout, *prepared->module, a.print_global))
+      return kBadInput;
     double total_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_start).count();
     if (a.verbose) {
       std::ostream& v = std::cerr;
@@ -466,6 +508,10 @@ Command add_run_command(CLI::App& root) {
   sub->add_option("--kernel-source", a->kernel_source,
                   "run this CUDA file (e.g. an edited `schedc emit` output) in place of the "
                   "emitted source; the schedule still gives entry names and launch");
+  sub->add_option("--print-global", a->print_global,
+                  "after the run, print the module's __device__ variable of this name as 64-bit "
+                  "words, eight a line, lines of zeros left out (numbers a --kernel-source edit "
+                  "leaves there, as bench/conv_timeline.py's stamps)");
   return {sub, [a] { return run_command(*a); }};
 }
 

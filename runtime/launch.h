@@ -137,6 +137,12 @@ class Module {
                                                   const compiler::Problem& p, const ConvArgs& conv,
                                                   std::string* why = nullptr) const;
 
+  // The bytes of the `__device__` variable `name` of the loaded CUBINs (a
+  // person's --kernel-source may leave numbers there: `schedc run
+  // --print-global`), copied once the device has finished its work; nothing
+  // where no loaded CUBIN has one of that name.
+  std::optional<std::vector<char>> read_global(const std::string& name) const;
+
   // How `choice` would be launched for `p`: its grid, or for a stream_k
   // entry the split on this device.
   std::string launch_note(const EntryChoice& choice, const compiler::Problem& p) const;

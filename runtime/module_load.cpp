@@ -32,6 +32,24 @@ Module::~Module() {
   for (void* lib : libraries_) cudaLibraryUnload(static_cast<cudaLibrary_t>(lib));
 }
 
+std::optional<std::vector<char>> Module::read_global(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (void* lib : libraries_) {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+    if (cudaLibraryGetGlobal(&ptr, &bytes, static_cast<cudaLibrary_t>(lib), name.c_str()) !=
+        cudaSuccess) {
+      cudaGetLastError();  // not in this CUBIN: clear the error, try the next
+      continue;
+    }
+    std::vector<char> out(bytes);
+    check_cuda(cudaMemcpy(out.data(), ptr, bytes, cudaMemcpyDeviceToHost),
+               ("cudaMemcpy (reading the module's variable " + name + ")").c_str());
+    return out;
+  }
+  return std::nullopt;
+}
+
 void Module::load(const std::vector<char>& cubin, const std::vector<std::string>& names) const {
   cudaLibrary_t lib = nullptr;
   check_cuda(cudaLibraryLoadData(&lib, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0),
