@@ -7,8 +7,9 @@
 #
 # Sections (default: all, in this order):
 #   tests     schedc_gpu_tests (planted kernels, every example x shapes x lds)
-#   lit       lit tests (REQUIRES: cuda ones run only with a device), if lit
-#             and FileCheck exist on this machine
+#   lit       lit tests (REQUIRES: cuda ones run only with a device), with
+#             this machine's lit and FileCheck, else bench/stage_gpu.sh's
+#             copies in $BIN/lit-tools
 #   run       schedc run on every example at ragged shapes (127x129x65, 4095x4097x1023)
 #   hang      schedc run of a GEMM and a conv module whose main entry spins
 #             forever (--kernel-source): the hang reported, exit 3
@@ -165,8 +166,15 @@ section_lit() {
   local lit filecheck
   lit=$(command -v lit || command -v llvm-lit || true)
   [ -z "$lit" ] && [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] && lit="python3 /usr/lib/llvm-14/build/utils/lit/lit.py"
+  local tools  # bench/stage_gpu.sh's copy, where this machine has neither
+  tools=$(cd "$BIN/lit-tools" 2>/dev/null && pwd)
+  [ -z "$lit" ] && [ -f "$tools/lit.py" ] && lit="python3 $tools/lit.py"
   filecheck=$(command -v FileCheck || command -v FileCheck-14 || command -v filecheck || true)
   [ -z "$filecheck" ] && [ -x /usr/lib/llvm-14/bin/FileCheck ] && filecheck=/usr/lib/llvm-14/bin/FileCheck
+  if [ -z "$filecheck" ] && [ -x "$tools/FileCheck" ]; then  # with the libraries it needs
+    filecheck=$tools/FileCheck
+    export LD_LIBRARY_PATH="$tools/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
   local n_cuda
   n_cuda=$(grep -rl 'REQUIRES:.*cuda' tests/lit 2>/dev/null | wc -l)
   if [ -z "$lit" ] || [ -z "$filecheck" ]; then

@@ -22,5 +22,18 @@ rm -rf build-gpu/deps && mkdir -p build-gpu/deps/include build-gpu/deps/share/cm
 cp -r /usr/include/tao /usr/include/CLI /usr/include/nlohmann build-gpu/deps/include/
 cp -r /usr/share/pegtl build-gpu/deps/share/
 cp -r /usr/share/cmake/CLI11 /usr/share/cmake/nlohmann_json build-gpu/deps/share/cmake/
+# lit and FileCheck (llvm-14-tools) with the two libraries FileCheck needs, so
+# that gpu_check.sh lit runs the lit tests that REQUIRE cuda there (that
+# machine has neither; ~24 MB of the 64 MiB the device tool carries).
+rm -rf build-gpu/lit-tools
+if [ -x /usr/lib/llvm-14/bin/FileCheck ] && [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ]; then
+  mkdir -p build-gpu/lit-tools/lib
+  cp /usr/lib/llvm-14/bin/FileCheck build-gpu/lit-tools/
+  cp -r /usr/lib/llvm-14/build/utils/lit/lit /usr/lib/llvm-14/build/utils/lit/lit.py build-gpu/lit-tools/
+  for l in $(ldd /usr/lib/llvm-14/bin/FileCheck | awk '/libz3|libtinfo/ {print $3}'); do
+    cp -L "$l" build-gpu/lit-tools/lib/
+  done
+  strip build-gpu/lit-tools/lib/* 2>/dev/null || true
+fi
 git rev-parse HEAD > build-gpu/COMMIT 2>/dev/null || true
 ls -la build-gpu
