@@ -11,7 +11,11 @@ each block reads %globaltimer and %smid at entry, and after the epilogue a
 barrier and one printf line `TRACE block sm t_start t_end` (nanoseconds).
 The printf adds a small stack frame and, between blocks, a gap of up to
 ~100 us while the SM drains it, so the kernel's elapsed time is not
-representative; the block durations (taken before the printf) are.
+representative; the block durations (taken before the printf) are, as far
+as the call site leaves the kernel's code alone: it did not in a
+warp-specialized wgmma kernel (res5 3x3's halo kernel ran 55% slower with
+a printf at its end), which bench/conv_timeline.py stamps into a
+`__device__` array that `schedc run --print-global` prints instead.
 
 `analyze` splits the lines into launches (512 lines each for a 512-block grid:
 launches do not overlap on a stream, so start times sort them apart) and
