@@ -11,21 +11,24 @@
 or GEMM with `warp_specialize`): the first consumer thread (threadIdx.x
 128) reads %globaltimer at the kernel's start, when its first and its last
 k-tile have landed (the stage's `full` wait passed; a persistent kernel's
-last tile's), when its last wgmma has finished, after the split's sums (where the kernel has `split_k`) and at the
-end. The CTAs of launch N (counted from 0; default 3, a warm one: the
-first launch finds the input, the filters and the instructions cold, which
-puts its first k-tile microseconds late) write a row each of the
-`__device__` array conv_timeline_stamps (cta, split rank, t0 .. t5 in
-nanoseconds; at most 2048 CTAs), which `schedc run --print-global` prints
-after the run. A CTA knows its launch by a ticket it takes from a device
-counter at its end, past its griddepcontrol.wait (which returns once the
-grid ahead has completed, even where programmatic dependent launch started
-it early), so launch N's CTAs draw tickets N * grid .. (N + 1) * grid - 1. No printf: a kernel that calls it
-ran 55% slower (ptxas's code for the call, not the printing), where these
-stamps cost ~6% (res5 3x3 b8's halo kernel on an H100, graph-timed: 4.87 us
-as emitted, 5.1-5.2 stamped, 7.6 with a printf; bench/NOTES.md, session 48).
-The start is stamped before the kernel's griddepcontrol.wait: with
-programmatic dependent launch it includes the wait for the grid ahead.
+last tile's), when its last wgmma has finished, after the split's sums
+(where the kernel has `split_k`) and at the end. The CTAs of launch N
+(counted from 0; default 3, a warm one: the first launch finds the input,
+the filters and the instructions cold, which puts its first k-tile
+microseconds late) write a row each of the `__device__` array
+conv_timeline_stamps (cta, split rank, t0 .. t5 in nanoseconds; at most
+2048 CTAs), which `schedc run --print-global` prints after the run. A CTA
+knows its launch by a ticket it takes from a device counter at its end,
+past its griddepcontrol.wait (which returns once the grid ahead has
+completed, even where programmatic dependent launch started it early), so
+launch N's CTAs draw tickets N * grid .. (N + 1) * grid - 1.
+
+No printf: a kernel that calls it ran 55% slower (ptxas's code for the
+call, not the printing), where these stamps cost ~6% (res5 3x3 b8's halo
+kernel on an H100, graph-timed: 4.87 us as emitted, 5.1-5.2 stamped, 7.6
+with a printf; bench/NOTES.md, session 48). The start is stamped before
+the kernel's griddepcontrol.wait: with programmatic dependent launch it
+includes the wait for the grid ahead.
 
 `analyze` prints each landmark's mean and latest time over the CTAs, in
 nanoseconds after the earliest start.
@@ -69,18 +72,21 @@ def write(src_path, out_path, launch):
                  "start the stamps after")
     line_end = src.index("\n", src.index("  constexpr int THREADS = ")) + 1
     src = (src[:line_end] +
-           "  unsigned long long stamp[6] = {conv_timeline_now(), 0, 0, 0, 0, 0};  // conv_timeline\n" +
+           "  unsigned long long stamp[6] = {conv_timeline_now(), 0, 0, 0, 0, 0};"
+           "  // conv_timeline\n" +
            src[line_end:])
     pad = wait.group(1)
     src = insert_after(src, wait.group(0),
-                       f"{pad}if (threadIdx.x == 128 && k_tile == 0) stamp[1] = conv_timeline_now();\n"
+                       f"{pad}if (threadIdx.x == 128 && k_tile == 0)\n"
+                       f"{pad}  stamp[1] = conv_timeline_now();\n"
                        f"{pad}if (threadIdx.x == 128 && k_tile == num_k_tiles - 1)\n"
                        f"{pad}  stamp[2] = conv_timeline_now();\n",
                        "the consumer's k loop", name)
     split = "      #undef SPLIT_ACC\n" in src  # split_k: the sums have a stamp of their own
+    done = "stamp[3]" if split else "stamp[3] = stamp[4]"  # without a split, no sums
     src = insert_after(src, "} // k_tile\n      wgmma_wait<0>();\n",
-                       "      if (threadIdx.x == 128) stamp[3] = conv_timeline_now();\n" if split else
-                       "      if (threadIdx.x == 128) stamp[3] = stamp[4] = conv_timeline_now();\n", "the k loop's end", name)
+                       f"      if (threadIdx.x == 128) {done} = conv_timeline_now();\n",
+                       "the k loop's end", name)
     if split:
         src = insert_after(src, "      #undef SPLIT_ACC\n",
                            "      if (threadIdx.x == 128) stamp[4] = conv_timeline_now();\n",
