@@ -102,6 +102,7 @@ export SCHEDC_NVRTC_ALL_ARCHES=1               # examples_test compiles tests/gp
 if [ -n "${SCHEDC_BIN_DIR:-}" ]; then BIN=$SCHEDC_BIN_DIR
 elif [ -x build-gpu/schedc ]; then BIN=build-gpu
 else BIN=build; fi
+case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac  # absolute: the lit and python sections leave the tree
 SCHEDC=$BIN/schedc; GPU_TESTS=$BIN/schedc_gpu_tests
 [ -x "$SCHEDC" ] || SCHEDC=$BIN/cli/schedc
 [ -x "$GPU_TESTS" ] || GPU_TESTS=$BIN/tests/schedc_gpu_tests
@@ -184,7 +185,7 @@ section_lit() {
   local site=$LOGS/lit-site
   mkdir -p "$site" "$LOGS/litbin/cli"
   # lit.cfg.py puts its outputs beside the binary's folder: keep them out of the tree.
-  ln -sf "$ROOT/$SCHEDC" "$LOGS/litbin/cli/schedc"
+  ln -sf "$SCHEDC" "$LOGS/litbin/cli/schedc"
   sed -e "s|@CMAKE_BINARY_DIR@/cli/schedc|$LOGS/litbin/cli/schedc|" -e "s|@FILECHECK_EXECUTABLE@|$filecheck|" \
       -e "s|@PROJECT_SOURCE_DIR@|$ROOT|" -e "s|@CMAKE_CURRENT_SOURCE_DIR@|$ROOT/tests|" \
       tests/lit/lit.site.cfg.py.in >"$site/lit.site.cfg.py"
@@ -405,7 +406,7 @@ bench_files() {
 section_python() {
   local site=/tmp/schedc_site shape=${PYTHON_SHAPE:-4096} rc
   rm -rf "$site"
-  CMAKE_PREFIX_PATH="$ROOT/$BIN/deps" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) timeout "$(left)" \
+  CMAKE_PREFIX_PATH="$BIN/deps" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) timeout "$(left)" \
     python3 -m pip install --no-build-isolation --no-deps --no-index --target "$site" . \
     >"$LOGS/python-build.log" 2>&1
   rc=$?
