@@ -59,6 +59,10 @@ Json schedule_json(const Schedule& s) {
       if (s.warp_specialize) o["blocks_per_sm"] = s.blocks_per_sm;
       o["tma_store"] = s.tma_store;
       o["split_k"] = s.split_k;
+      if (s.halo) {  // the input once a tile; `halo only`: A's region its phase images
+        o["halo"] = true;
+        o["halo_only"] = s.halo_only;
+      }
     }
     if (s.mma) {
       const compiler::MmaSpec& m = *s.mma;
@@ -83,13 +87,15 @@ Json schedule_json(const Schedule& s) {
 }
 
 Json resources_json(const Resources& r) {
-  return {{"threads_per_block", r.threads_per_block},
-          {"smem_bytes", r.smem_bytes},
-          {"a_tile_bytes", r.a_tile_bytes},
-          {"b_tile_bytes", r.b_tile_bytes},
-          {"buffers", r.buffers},
-          {"blocks_per_sm", r.blocks_per_sm},
-          {"limited_by", r.limited_by}};
+  Json o = {{"threads_per_block", r.threads_per_block},
+            {"smem_bytes", r.smem_bytes},
+            {"a_tile_bytes", r.a_tile_bytes},
+            {"b_tile_bytes", r.b_tile_bytes},
+            {"buffers", r.buffers},
+            {"blocks_per_sm", r.blocks_per_sm},
+            {"limited_by", r.limited_by}};
+  if (r.a_region_bytes) o["a_region_bytes"] = r.a_region_bytes;  // halo only
+  return o;
 }
 
 // The resources as comments under the schedule, so the output stays a .sched file.
@@ -102,6 +108,15 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
       o << " (WMMA epilogue: " << r.epilogue_bytes / 1024 << " warps x 1024; pipeline " << r.buffers
         << (r.buffers == 1 ? " buffer" : " buffers") << " x (A " << r.a_tile_bytes << " + B "
         << r.b_tile_bytes << "))";
+    else if (r.a_region_bytes)  // halo only: A's region, then the stages of B
+      o << " (A " << r.a_region_bytes << " (halo only: the phase images) + " << r.buffers
+        << (r.buffers == 1 ? " buffer" : " buffers") << " x B " << r.b_tile_bytes
+        << (r.barrier_bytes ? " + " + std::to_string(r.barrier_bytes) + " mbarrier bytes" : "")
+        << (r.split_recv_bytes
+                ? " + " + std::to_string(r.split_recv_bytes) +
+                      " bytes for split_k's sums (received by the CTA that stores each part)"
+                : "")
+        << ")";
     else
       o << " (" << r.buffers << (r.buffers == 1 ? " buffer" : " buffers") << " x (A "
         << r.a_tile_bytes << " + B " << r.b_tile_bytes << ")"

@@ -246,8 +246,14 @@ std::string stage_text(const compiler::WgmmaOperand& o) {
 void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   e.line("extern __shared__ __align__(1024) unsigned char smem[];");
-  e.line(format("const unsigned sA_u32 = smem_u32(smem);  // [%d stages] %s A%s", w.stages,
-                stage_text(w.a).c_str(), w.a.mn_major ? ", m-major" : ", k-major"));
+  if (p.schedule.halo_only)
+    e.line(
+        format("const unsigned sA_u32 = smem_u32(smem);  // A: %d bytes, the phase images "
+               "(halo only)",
+               w.b.offset_bytes));
+  else
+    e.line(format("const unsigned sA_u32 = smem_u32(smem);  // [%d stages] %s A%s", w.stages,
+                  stage_text(w.a).c_str(), w.a.mn_major ? ", m-major" : ", k-major"));
   e.line(format("const unsigned sB_u32 = sA_u32 + %du;  // [%d stages] %s B%s", w.b.offset_bytes,
                 w.stages, stage_text(w.b).c_str(), w.b.mn_major ? "" : ", k-major"));
   e.line(format("const unsigned full_bar = sA_u32 + %du, empty_bar = full_bar + %du;",

@@ -49,10 +49,13 @@ void emit_header(Emitter& e, const KernelPlan& p) {
           ? format(" + %d bytes for split_k's sums (received by the CTA that stores each part)",
                    p.smem_bytes - w.split_recv_offset_bytes)
           : "";
-  e.comment(
-      format("shared: %d stages x (%d + %d) bytes%s + %d mbarrier bytes%s = %d bytes (dynamic)",
-             w.stages, w.a.stage_bytes, w.b.stage_bytes, c_staging.c_str(), 16 * w.stages,
-             split_recv.c_str(), p.smem_bytes));
+  const std::string pipeline =
+      p.schedule.halo_only  // A's region, the phase images, then B's stages
+          ? format("A %d bytes (halo only: the phase images) + %d stages x %d bytes",
+                   w.b.offset_bytes, w.stages, w.b.stage_bytes)
+          : format("%d stages x (%d + %d) bytes", w.stages, w.a.stage_bytes, w.b.stage_bytes);
+  e.comment(format("shared: %s%s + %d mbarrier bytes%s = %d bytes (dynamic)", pipeline.c_str(),
+                   c_staging.c_str(), 16 * w.stages, split_recv.c_str(), p.smem_bytes));
   e.line();
   e.line(format("typedef %s T;", element_type(p.dtype)));
   e.line();
@@ -258,7 +261,8 @@ GeneratedKernel emit_wgmma(const KernelPlan& p) {
   // can (codegen/blocks_wgmma_conv.cpp; compiler/conv_im2col.h).
   k.main.a_im2col = w.conv && !w.conv->nchw32;
   if (w.conv && p.schedule.halo) {
-    k.main.a_halo_bytes = uint32_t(w.stages * w.a.stage_bytes);
+    k.main.a_halo_bytes = uint32_t(w.b.offset_bytes);  // A's region: its stages, or halo only's
+    k.main.halo_only = p.schedule.halo_only;
     k.main.a_halo_64b = halo_64b(p);  // its consumers' two-tap k-tiles: blocks_wgmma.cpp
   }
   if (w.conv)

@@ -181,6 +181,10 @@ struct KernelEntry {
   // And takes it in 64-byte rows where C is 64 bytes a pixel (ConvArgs::im2col
   // = 4): its k-tile one 128-byte panel, two taps' windows a k-tile.
   bool a_halo_64b = false;
+  // `halo only`: a_halo_bytes is all of A's shared memory (the file's
+  // convolution's phase images), so the entry reads A only as phase images:
+  // a launch that cannot take the convolution's input once a tile is refused.
+  bool halo_only = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
   // The launch shape of this entry's stream_k tail: this entry with the

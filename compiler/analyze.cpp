@@ -185,6 +185,7 @@ void Analyzer::read(const Directive& d) {
     if (!first_time(k, d)) return;
     s_.halo = true;
     s_.halo_at = at(d);
+    if (!a.empty()) choice<bool>(a[0], "halo form", {{"only", true}}, s_.halo_only);
   } else if (k == "warp_specialize") {
     if (!first_time(k, d)) return;
     s_.warp_specialize = true;
@@ -626,10 +627,14 @@ void Analyzer::smem_rule(bool threads_fine) {
   int64_t bytes = threads_fine ? u.total() : u.pipeline();
   if (bytes <= target_.smem_per_block_optin) return;
   std::ostringstream m;
-  m << "the block needs " << bytes << " bytes of shared memory (" << u.buffers
-    << (u.buffers == 1 ? " buffer" : " buffers") << " x (A " << u.a_bytes << " + B " << u.b_bytes
-    << " bytes)"
-    << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
+  m << "the block needs " << bytes << " bytes of shared memory (";
+  if (u.a_region_bytes)
+    m << "A " << u.a_region_bytes << " (halo only) + " << u.buffers
+      << (u.buffers == 1 ? " buffer" : " buffers") << " x B " << u.b_bytes << " bytes";
+  else
+    m << u.buffers << (u.buffers == 1 ? " buffer" : " buffers") << " x (A " << u.a_bytes << " + B "
+      << u.b_bytes << " bytes)";
+  m << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
     << (u.c_stage_bytes ? " + " + std::to_string(u.c_stage_bytes) + " bytes of C for tma_store"
                         : "")
     << (u.split_recv_bytes

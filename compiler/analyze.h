@@ -35,6 +35,8 @@ struct Resources {
   int a_tile_bytes = 0;          // one buffer of the A tile, padding included
   int b_tile_bytes = 0;          // one buffer of the B tile
   int buffers = 0;               // 1, 2 (double_buffer) or N (stages N); 0 for the naive kernel
+  int a_region_bytes = 0;        // `halo only`: A's shared memory, the file's convolution's phase
+                                 // images (instead of buffers x a_tile_bytes); else 0
   int epilogue_bytes = 0;        // wmma: one 16x16 f32 scratch tile per warp (1024 bytes); else 0
   int barrier_bytes = 0;         // `tma`: the pipeline's mbarriers
   int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
@@ -53,6 +55,8 @@ Resources static_resources(const Schedule& s, const Target& t);
 //   B tile: transpose B ? BN rows x (BK + pad B) : BK rows x (BN + pad B)
 //   buffers = 2 with double_buffer, N with stages N, else 1
 //   bytes = buffers x (A + B) x elem
+// (`halo only`: A's term is the file's convolution's phase images instead,
+// Schedule::halo_a_bytes.)
 // With `wmma` the epilogue stores each accumulator fragment through a 16x16
 // f32 scratch tile per warp in the same (then idle) shared memory, so
 //   bytes = max(buffers x (A + B) x elem, warps x 1024)
@@ -64,7 +68,9 @@ struct SmemUse {
   int64_t barrier_bytes = 0;     // `tma`: two 8-byte mbarriers per stage
   int64_t c_stage_bytes = 0;     // C staged besides the pipeline (Resources::c_stage_bytes)
   int64_t split_recv_bytes = 0;  // split_k's receive area (Resources::split_recv_bytes)
-  int64_t pipeline() const { return int64_t(buffers) * (a_bytes + b_bytes) + barrier_bytes; }
+  int64_t a_region_bytes = 0;    // `halo only`: A's shared memory (Schedule::halo_a_bytes)
+  int64_t a_total() const { return a_region_bytes ? a_region_bytes : int64_t(buffers) * a_bytes; }
+  int64_t pipeline() const { return a_total() + int64_t(buffers) * b_bytes + barrier_bytes; }
   int64_t total() const {
     return (pipeline() > epilogue_bytes ? pipeline() : epilogue_bytes) + c_stage_bytes +
            split_recv_bytes;

@@ -17,6 +17,7 @@
 #include "compiler/analyze.h"
 #include "compiler/analyzer.h"
 #include "compiler/conv.h"
+#include "compiler/conv_halo.h"
 #include "dsl/parse.h"
 
 namespace schedc::compiler::analysis {
@@ -169,6 +170,40 @@ void Analyzer::conv_rules() {
     bad_value(d->span, "'conv': " + why);
   s_.shape = Shape{v.gemm_m(), v.gemm_n(), v.gemm_k()};
   s_.shape_at = s_.conv_at;
+  if (halo && s_.halo_only && s_.uses_wgmma()) halo_only_rule(*halo);
+}
+
+// `halo only`: A's shared memory is the file's convolution's phase images
+// (a slice's panels of them, split_k slices), rounded up to 1 KB, so it
+// needs a convolution that takes them.
+void Analyzer::halo_only_rule(const Directive& halo) {
+  if (!s_.tile) return;
+  int64_t bytes = 0;
+  const int64_t unbounded = int64_t(1) << 40;  // the room is what the images take
+  if (std::string why = halo_fit_error(*s_.conv, s_.tile->m, s_.tile->k, int(size_of(s_.dtype)),
+                                       unbounded, std::max(1, s_.split_k), &bytes);
+      !why.empty()) {
+    auto& e = error(halo.span,
+                    "'halo only' sizes A's shared memory for the file's convolution's phase "
+                    "images, and this convolution does not take its input once a tile: " +
+                        why);
+    note(e, s_.conv_at, "'conv' given here");
+    return;
+  }
+  s_.halo_a_bytes = (bytes + 1023) / 1024 * 1024;
+  // split_k's pulled sums (no receive area of their own) wait in the
+  // pipeline's shared memory, which A's smaller region shrinks
+  // (split_k_rules counted A's stages).
+  const SmemUse u = smem_use(s_);
+  const int64_t sums = int64_t(s_.tile->m) * s_.tile->n * 4;
+  if (s_.split_k >= 2 && u.split_recv_bytes == 0 && sums > u.pipeline() - u.barrier_bytes) {
+    auto& e =
+        error(halo.span, "'halo only' leaves the pipeline " +
+                             std::to_string(u.pipeline() - u.barrier_bytes) +
+                             " bytes, fewer than split_k's partial sums (" + std::to_string(sums) +
+                             " bytes) that CTA 0 reads there; drop 'only' or add stages");
+    note(e, s_.split_k_at, "split_k set here");
+  }
 }
 
 // `halo` on the Hopper kernel: one tile a block, its input copied at the

@@ -205,6 +205,7 @@ class Analyzer {
   void read_conv(const Directive& d);
   void conv_rules();
   void halo_rules();
+  void halo_only_rule(const Directive& halo);
 
   // `warp_specialize`, `persistent` and `tma_store` shape the wgmma kernel only.
   void hopper_presence_rules();

@@ -348,6 +348,10 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w, const Schedule& schedule) {
     e.notes.push_back(
         "wgmma conv: TMA writes the filters (B) into shared memory, A by " +
         (w.conv->nchw32 ? threads
+         : schedule.halo_only
+             ? std::string("the tile's input copied once as zero-padded phase images by TMA "
+                           "(`halo only`: into A's shared memory, the file's convolution's "
+                           "phase images; a launch whose images need more is refused)")
          : halo ? "the tile's input copied once as zero-padded phase images by TMA (`halo`, each "
                   "k-tile's A a window of it) where the launch finds it fits, else by TMA's im2col "
                   "mode where the convolution allows it, else by " +

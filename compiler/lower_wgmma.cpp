@@ -125,9 +125,12 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
   w.stages = std::max(2, s.stages);
   // Stage s of A at s * A, of B after all of A's: every stage starts on a
   // 1024-byte boundary (the swizzle key comes from address bits 7-9).
+  // `halo only`: A's region is the file's convolution's phase images (a
+  // multiple of 1 KB: Schedule::halo_a_bytes), B's stages after it.
+  const int a_region = s.halo_only ? int(s.halo_a_bytes) : w.stages * w.a.stage_bytes;
   w.a.offset_bytes = 0;
-  w.b.offset_bytes = w.stages * w.a.stage_bytes;
-  w.c_offset_bytes = w.stages * (w.a.stage_bytes + w.b.stage_bytes);
+  w.b.offset_bytes = a_region;
+  w.c_offset_bytes = a_region + w.stages * w.b.stage_bytes;
   // 16-bit C: the whole tile; 4-byte C: c_chunk_panels panels of it.
   w.c_chunk_panels = wgmma_c_chunk_panels(w.wg_m, w.wg_n, w.c_elem_bytes, w.consumers(),
                                           w.c_offset_bytes + tma_barrier_bytes(w.stages));
@@ -136,8 +139,9 @@ KernelPlan wgmma_pipeline(KernelPlan p) {
   w.sector_offset_bytes = w.c_offset_bytes + w.consumers() * w.c_consumer_bytes;
   w.sector_rows = wgmma_sector_rows(s, w.sector_offset_bytes + tma_barrier_bytes(w.stages));
   w.barrier_offset_bytes = w.sector_offset_bytes + w.sector_rows * p.block_n * 4;
-  SCHEDC_INTERNAL_ASSERT(w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0,
-                         "wgmma stages must stay 1024-byte aligned");
+  SCHEDC_INTERNAL_ASSERT(
+      w.a.stage_bytes % 1024 == 0 && w.b.stage_bytes % 1024 == 0 && a_region % 1024 == 0,
+      "wgmma stages must stay 1024-byte aligned");
   p.smem_bytes = w.barrier_offset_bytes + tma_barrier_bytes(w.stages);
   if (const int recv = wgmma_split_recv_bytes(s, p.smem_bytes); recv > 0) {
     w.split_recv_offset_bytes = (p.smem_bytes + 15) / 16 * 16;

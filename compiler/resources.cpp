@@ -19,7 +19,7 @@ namespace {
 std::string halo_copies(const Schedule& s) {
   const Conv2d& v = *s.conv;
   const int64_t elem = size_of(s.dtype), bk = s.tile->k;
-  const int64_t a_bytes = int64_t(s.stages) * s.tile->m * bk * elem;
+  const int64_t a_bytes = s.halo_only ? s.halo_a_bytes : int64_t(s.stages) * s.tile->m * bk * elem;
   int64_t bytes = 0;
   std::string mine;
   if (std::string why =
@@ -34,6 +34,16 @@ std::string halo_copies(const Schedule& s) {
     mine = "the input once a tile, " + tile + ", " + std::to_string(g.phases.size()) +
            " phase image(s), " + std::to_string(bytes) + " of A's " + std::to_string(a_bytes) +
            " bytes";
+  }
+  if (s.halo_only) {
+    // No other copy of A: the launch refuses a convolution the region does not take.
+    return "halo only: the filters by TMA, A's rows windows of the tile's input copied once "
+           "(zero-padded phase images by TMA) into A's " +
+           std::to_string(a_bytes) +
+           " bytes (the file's convolution's phase images); a launch whose convolution's "
+           "images need more, or do not fit the halo at all, is refused (no k-tile copies of "
+           "A); this file's conv: " +
+           mine;
   }
   return "halo: the filters by TMA, A's rows windows of the tile's input copied once (zero-padded "
          "phase images by TMA, into A's stages) where the launch finds the convolution fits "
@@ -75,6 +85,7 @@ SmemUse smem_use(const Schedule& s) {
   u.a_bytes = a * elem;
   u.b_bytes = b * elem;
   u.buffers = s.double_buffer ? 2 : std::max(s.stages, 1);
+  if (s.halo_only) u.a_region_bytes = s.halo_a_bytes;
   if (s.tma) u.barrier_bytes = tma_barrier_bytes(u.buffers);
   if (s.tma_store) {
     // Each consumer's staging (compiler/wgmma_plan.h): the whole tile of
@@ -109,6 +120,7 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.a_tile_bytes = clamp(u.a_bytes);
   r.b_tile_bytes = clamp(u.b_bytes);
   r.buffers = u.buffers;
+  r.a_region_bytes = clamp(u.a_region_bytes);
   r.epilogue_bytes = clamp(u.epilogue_bytes);
   r.barrier_bytes = clamp(u.barrier_bytes);
   r.c_stage_bytes = clamp(u.c_stage_bytes);

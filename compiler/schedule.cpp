@@ -105,7 +105,7 @@ std::string to_sched_text(const Schedule& s) {
     if (s.tma) o << "tma\n";
     if (s.warp_specialize) o << (s.pingpong ? "warp_specialize pingpong\n" : "warp_specialize\n");
     if (s.persistent) o << "persistent\n";
-    if (s.halo) o << "halo\n";
+    if (s.halo) o << (s.halo_only ? "halo only\n" : "halo\n");
     if (s.blocks_per_sm > 1) o << "blocks_per_sm " << s.blocks_per_sm << "\n";
     if (s.tma_store) o << "tma_store\n";
     if (s.cluster_m * s.cluster_n > 1) o << "cluster " << s.cluster_m << "x" << s.cluster_n << "\n";

@@ -174,6 +174,12 @@ struct Schedule {
   // convolution fits (runtime/conv_launch.h); elsewhere A comes as without it.
   bool halo = false;
   Origin halo_at;
+  // `halo only`: A's shared memory is the file's convolution's phase images
+  // (halo_a_bytes, rounded up to 1 KB) instead of `stages` k-tiles of A, so
+  // that more blocks fit an SM; such a kernel has no other way to read A,
+  // and a launch whose phase images need more room is refused.
+  bool halo_only = false;
+  int64_t halo_a_bytes = 0;  // halo_only: A's region (set by the analyzer)
   // `blocks_per_sm N` (warp_specialize): the kernel is compiled for N
   // resident blocks an SM (__launch_bounds__(threads, N)), so each block's
   // register pool, which setmaxnreg divides between its warpgroups, is the

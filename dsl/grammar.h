@@ -101,6 +101,7 @@ struct mma_rounding : word {};
 struct wgmma_type : word {};
 struct wgmma_shape : p::sor<word, extents> {};  // m64n256k16 (extents only to say how to write it)  // truncate (tf32 only); `mma tf32 truncate` reads it as the shape
 struct consumer_order : word {};  // cooperative, pingpong
+struct halo_form : word {};       // only
 struct cluster_extents : extents {};
 struct alpha_value : real {};
 struct beta_value : real {};
@@ -140,7 +141,7 @@ struct mma_directive : p::if_must<kw_mma, ws, mma_type, p::opt<sep, mma_shape>, 
 struct wgmma_directive : p::if_must<kw_wgmma, ws, wgmma_type, p::opt<sep, wgmma_shape>> {};
 struct warp_specialize_directive : p::seq<kw_warp_specialize, p::opt<sep, consumer_order>> {};
 struct persistent_directive : p::seq<kw_persistent> {};
-struct halo_directive : p::seq<kw_halo> {};
+struct halo_directive : p::seq<kw_halo, p::opt<sep, halo_form>> {};
 struct blocks_per_sm_directive : p::if_must<kw_blocks_per_sm, ws, blocks_per_sm_count> {};
 struct tma_store_directive : p::seq<kw_tma_store> {};
 struct cluster_directive : p::if_must<kw_cluster, ws, cluster_extents> {};

@@ -243,6 +243,7 @@ template <> struct action<g::conv_layout> : word_arg {};
 template <> struct action<g::dtype_name> : word_arg {};
 template <> struct action<g::transpose_operand> : word_arg {};
 template <> struct action<g::consumer_order> : word_arg {};
+template <> struct action<g::halo_form> : word_arg {};
 template <> struct action<g::pad_operand> : word_arg {};
 template <> struct action<g::layout_operand> : word_arg {};
 template <> struct action<g::layout_order> : word_arg {};

@@ -123,6 +123,14 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
   return g;
 }
 
+std::string halo_only_refusal(const codegen::KernelEntry& e, const std::string& why) {
+  return e.name + " was compiled with 'halo only' (A's shared memory the " +
+         std::to_string(e.a_halo_bytes) +
+         " bytes of its file's convolution's phase images) and reads A no other way; this "
+         "launch cannot take the convolution's input once a tile: " +
+         why + " (drop 'only' for a kernel that also copies A a k-tile)";
+}
+
 void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes) {
   const int64_t row = compiler::halo_row_bytes(conv_of_args(conv), elem_bytes);
   conv.im2col = row < compiler::kHaloPanelBytes ? 4 : 3;

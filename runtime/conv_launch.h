@@ -81,6 +81,10 @@ std::optional<compiler::HaloGeometry> conv_halo_plan(const codegen::KernelEntry&
 // one panel's phase images); each tap's offset its window in a panel's phase
 // images, in bytes.
 void set_conv_halo(ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes);
+// The error of a launch of a `halo only` entry (KernelEntry::halo_only) that
+// cannot take the convolution's input once a tile, `why` being
+// conv_halo_plan's reason.
+std::string halo_only_refusal(const codegen::KernelEntry& e, const std::string& why);
 // The tensor map's geometry for `g` (runtime/tma_map.h).
 struct HaloBox;
 HaloBox halo_box(const ConvArgs& conv, const compiler::HaloGeometry& g, int elem_bytes);

@@ -529,8 +529,10 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   // A `halo` entry that takes this convolution's input once a tile
   // (runtime/conv_launch.h): its grid and M count the halo tiles' rows, some
   // of them junk that the epilogue does not store (grid_p).
+  std::string no_halo;
   const std::optional<compiler::HaloGeometry> halo =
-      args.conv && e.uses_tma() ? conv_halo(choice, p, *args.conv) : std::nullopt;
+      args.conv && e.uses_tma() ? conv_halo(choice, p, *args.conv, &no_halo) : std::nullopt;
+  if (!halo && e.halo_only) throw Error(Error::Kind::cuda, halo_only_refusal(e, no_halo));
   compiler::Problem grid_p = p;
   if (halo) grid_p.m = halo->tiles * int64_t(e.tile_m);
   int m = int(grid_p.m), n = int(p.n), k = int(p.k);

@@ -583,5 +583,75 @@ INSTANTIATE_TEST_SUITE_P(Halo, HaloScheduleTest, ::testing::ValuesIn(halo_schedu
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HaloScheduleTest);
 
+// `halo only` (tests/gpu/schedules/halo_only_*.sched; not conv_*: those run
+// every layer, which such a kernel refuses where the phase images need more
+// room than its file's): A's shared memory holds the file's convolution's
+// phase images and nothing else. Every convolution whose images fit is
+// exact, its input taken once a tile; every other launch is refused with
+// the sizes, not computed some other way.
+class HaloOnlyTest : public ConvScheduleTest {};
+
+TEST_P(HaloOnlyTest, ExactWhereItFitsRefusedElsewhere) {
+  SCHEDC_REQUIRE_GPU(s);
+  if (!prepare(s)) return;
+  ASSERT_TRUE(c_->kernel.main.halo_only) << GetParam() << ": not a `halo only` kernel";
+  ASSERT_TRUE(c_->schedule.conv) << GetParam() << ": `halo only` needs the file's conv";
+  const int64_t c = c_->schedule.conv->c;  // its channels: the room is for them
+  std::vector<compiler::Conv2d> convs = {*c_->schedule.conv};
+  for (int64_t batch : {1, 8})
+    for (const runtime::NamedConv& l : resnet50(batch))
+      if (l.name.find("3x3") != std::string::npos) convs.push_back(l.conv);
+  // Ragged ones within the file's room: odd H and W, N past a tile, K not a
+  // multiple of BN, 1x1, half the channels; and ones past it.
+  convs.push_back(conv2d(3, 5, 7, c, 40, 3, 3, 1, 1));
+  convs.push_back(conv2d(2, 5, 5, c, 72, 1, 1, 1, 0));
+  convs.push_back(conv2d(2, 7, 7, c / 2, 24, 3, 3, 1, 1));
+  convs.push_back(conv2d(1, 29, 27, c, 40, 3, 3, 1, 1));
+  convs.push_back(conv2d(2, 11, 9, 16, 40, 3, 3, 1, 1));
+  int taken = 0, refused = 0;
+  for (const compiler::Conv2d& v : convs) {
+    const std::string what = GetParam() + " " + compiler::conv_text(v);
+    try {
+      const runtime::ConvReport r = run_validated(s, *prepared_, what, v, c_->schedule.epilogue);
+      expect_ok(r, c_->kernel.dtype, what);
+      EXPECT_EQ(r.a_copy.rfind("the input once a tile (halo): ", 0), 0u)
+          << what << ": " << r.a_copy;
+      ++taken;
+    } catch (const runtime::Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("was compiled with 'halo only'"), std::string::npos) << what << ": " << m;
+      EXPECT_NE(m.find("cannot take the convolution's input once a tile: "), std::string::npos)
+          << what << ": " << m;
+      std::cout << what << ": refused (" << m << ")\n";
+      ++refused;
+    }
+  }
+  EXPECT_GE(taken, 4) << "the file's convolution, ResNet-50's res5 3x3 at batch 1 and 8, ragged";
+  EXPECT_GE(refused, 2) << "convolutions past the room, or not taking the halo at all";
+}
+
+// tests/gpu/schedules/halo_only_*.sched, relative to the tree.
+std::vector<std::string> halo_only_schedules() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path root = testing::source_dir() / "tests/gpu/schedules";
+  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && e.path().extension() == ".sched" && name.rfind("halo_only_", 0) == 0)
+      out.push_back(fs::relative(e.path(), testing::source_dir()).string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(HaloOnly, HaloOnlyTest, ::testing::ValuesIn(halo_only_schedules()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HaloOnlyTest);
+
 }  // namespace
 }  // namespace schedc

@@ -7,15 +7,23 @@
 //    the input element the convolution reads there: the same (n, h, w),
 //    outside the input exactly where the padding is (TMA's zeros);
 //  - every window, junk rows' too, stays inside a panel's region;
-//  - which convolutions the copy takes (halo_error).
+//  - which convolutions the copy takes (halo_error);
+//  - `halo only`: A's shared memory is the file's convolution's phase images.
 #include "compiler/conv_halo.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/pipeline.h"
+#include "compiler/analyze.h"
 #include "compiler/conv.h"
+#include "dsl/source.h"
 #include "tests/unit/conv_test_util.h"
 
 namespace schedc {
@@ -133,6 +141,53 @@ TEST(ConvHalo, WhichConvolutionsItTakes) {
             std::string::npos);
   EXPECT_NE(compiler::halo_error(conv_of(1, 7, 300, 128, 3, 3, 1, 1), 512, 1).find("TMA's box"),
             std::string::npos);
+}
+
+// `halo only` (tests/gpu/schedules/halo_only_s8.sched, res5 3x3 at batch 8):
+// A's shared memory is the file's convolution's phase images (a slice's two
+// panels of one 9x9 image: 22528 bytes), B's four stages after it; check's
+// count, the plan's and the launch's agree, two blocks fit an SM, and the
+// entry says it reads A no other way. The same text with `halo` alone keeps
+// A's four BK-256 stages.
+TEST(ConvHaloOnly, ARegionIsTheFilesPhaseImages) {
+  compiler::Target t;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", t));
+  const std::string path =
+      std::string(SCHEDC_SOURCE_DIR) + "/tests/gpu/schedules/halo_only_s8.sched";
+  std::ostringstream err;
+  const std::optional<cli::Compiled> k = cli::compile_file(path, t, err);
+  ASSERT_TRUE(k) << err.str();
+  int64_t bytes = 0;
+  ASSERT_EQ(compiler::halo_fit_error(*k->schedule.conv, 64, 256, 1, int64_t(1) << 40, 2, &bytes),
+            "");
+  EXPECT_EQ(bytes, 2 * 88 * 128);  // two panels of 81 pixels, rounded to 1 KB periods
+  EXPECT_TRUE(k->schedule.halo_only);
+  EXPECT_EQ(k->schedule.halo_a_bytes, 22528);
+  EXPECT_EQ(k->plan.wgmma->b.offset_bytes, 22528);
+  EXPECT_TRUE(k->kernel.main.halo_only);
+  EXPECT_EQ(k->kernel.main.a_halo_bytes, 22528u);
+  const compiler::Resources r = compiler::static_resources(k->schedule, t);
+  EXPECT_EQ(r.a_region_bytes, 22528);
+  EXPECT_EQ(uint32_t(r.smem_bytes), k->kernel.main.dynamic_smem);
+  EXPECT_EQ(r.smem_bytes, 22528 + 4 * 16384 + 64 + 8208);
+  EXPECT_EQ(r.blocks_per_sm, 2);
+
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string plain = text.str();
+  const size_t at = plain.find("\nhalo only\n");
+  ASSERT_NE(at, std::string::npos);
+  plain.replace(at, 11, "\nhalo\n");
+  plain.replace(plain.find("blocks_per_sm 2"), 15, "");
+  const std::optional<cli::Compiled> h =
+      cli::compile_source(std::make_shared<dsl::SourceFile>("plain.sched", plain), t, err);
+  ASSERT_TRUE(h) << err.str();
+  EXPECT_FALSE(h->kernel.main.halo_only);
+  EXPECT_EQ(h->kernel.main.a_halo_bytes, 4u * 16384);
+  EXPECT_EQ(h->plan.wgmma->b.offset_bytes, 4 * 16384);
+  EXPECT_EQ(uint32_t(compiler::static_resources(h->schedule, t).smem_bytes),
+            h->kernel.main.dynamic_smem);
 }
 
 }  // namespace
