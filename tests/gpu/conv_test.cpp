@@ -335,21 +335,24 @@ TEST(PlantedConv, RefusesWhatCannotRun) {
   EXPECT_THROW(s->run(*conv_module, g), runtime::Error);
 }
 
+// The .sched files of `dir` whose names start with `prefix`, relative to
+// the tree, appended to `out`.
+void schedules_in(const char* dir, const std::string& prefix, std::vector<std::string>& out) {
+  std::error_code ec;
+  const fs::path root = testing::source_dir() / dir;
+  if (!fs::is_directory(root, ec)) return;
+  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && e.path().extension() == ".sched" && name.rfind(prefix, 0) == 0)
+      out.push_back(fs::relative(e.path(), testing::source_dir()).string());
+  }
+}
+
 // examples/conv/*.sched and tests/gpu/schedules/conv_*.sched, relative to the tree.
 std::vector<std::string> conv_schedules() {
   std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& [dir, prefix] :
-       {std::pair{"examples/conv", ""}, std::pair{"tests/gpu/schedules", "conv_"}}) {
-    const fs::path root = testing::source_dir() / dir;
-    if (!fs::is_directory(root, ec)) continue;
-    for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
-      const std::string name = e.path().filename().string();
-      if (e.is_regular_file() && e.path().extension() == ".sched" &&
-          name.compare(0, std::string(prefix).size(), prefix) == 0)
-        out.push_back(fs::relative(e.path(), testing::source_dir()).string());
-    }
-  }
+  schedules_in("examples/conv", "", out);
+  schedules_in("tests/gpu/schedules", "conv_", out);
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -557,13 +560,16 @@ TEST_P(HaloScheduleTest, HaloAndOtherCopiesBothCorrect) {
     EXPECT_EQ(halves_taken, int(convs.size() - first_half)) << "64-byte pixels in 64-byte rows";
 }
 
+// A test's name from its file's path: letters and digits, '_' for the rest.
+std::string file_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(All, ConvScheduleTest, ::testing::ValuesIn(conv_schedules()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
-                         });
+                         file_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ConvScheduleTest);
 
 // The schedules with `halo` (their files' names say it).
@@ -575,12 +581,7 @@ std::vector<std::string> halo_schedules() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Halo, HaloScheduleTest, ::testing::ValuesIn(halo_schedules()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
-                         });
+                         file_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HaloScheduleTest);
 
 // `halo only` (tests/gpu/schedules/halo_only_*.sched; not conv_*: those run
@@ -633,24 +634,13 @@ TEST_P(HaloOnlyTest, ExactWhereItFitsRefusedElsewhere) {
 // tests/gpu/schedules/halo_only_*.sched, relative to the tree.
 std::vector<std::string> halo_only_schedules() {
   std::vector<std::string> out;
-  std::error_code ec;
-  const fs::path root = testing::source_dir() / "tests/gpu/schedules";
-  for (const fs::directory_entry& e : fs::directory_iterator(root, ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file() && e.path().extension() == ".sched" && name.rfind("halo_only_", 0) == 0)
-      out.push_back(fs::relative(e.path(), testing::source_dir()).string());
-  }
+  schedules_in("tests/gpu/schedules", "halo_only_", out);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(HaloOnly, HaloOnlyTest, ::testing::ValuesIn(halo_only_schedules()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return name;
-                         });
+                         file_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(HaloOnlyTest);
 
 }  // namespace
