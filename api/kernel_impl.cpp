@@ -88,6 +88,8 @@ void KernelImpl::launch(const compiler::Problem& p, const runtime::GemmArgs& arg
     check_channel_vectors(args);
     module(current_device()).launch(choice, p, args, stream);
   } catch (const runtime::Error& e) {
+    if (e.kind() == runtime::Error::Kind::refused)  // the caller's problem, as compiled
+      throw ArgumentError(std::string("schedc: ") + e.what());
     throw Error(e.what());
   }
 }

@@ -466,7 +466,10 @@ int run_command(const RunArgs& a) {
     return r.ok() ? kOk : kWrongResult;
   } catch (const runtime::Error& e) {
     std::cerr << "schedc: error: " << e.what() << "\n";
-    return e.kind() == runtime::Error::Kind::rejected_source ? kBadInput : kToolchain;
+    return e.kind() == runtime::Error::Kind::rejected_source ||
+                   e.kind() == runtime::Error::Kind::refused
+               ? kBadInput
+               : kToolchain;
   }
 }
 

@@ -532,7 +532,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   std::string no_halo;
   const std::optional<compiler::HaloGeometry> halo =
       args.conv && e.uses_tma() ? conv_halo(choice, p, *args.conv, &no_halo) : std::nullopt;
-  if (!halo && e.halo_only) throw Error(Error::Kind::cuda, halo_only_refusal(e, no_halo));
+  if (!halo && e.halo_only) throw Error(Error::Kind::refused, halo_only_refusal(e, no_halo));
   compiler::Problem grid_p = p;
   if (halo) grid_p.m = halo->tiles * int64_t(e.tile_m);
   int m = int(grid_p.m), n = int(p.n), k = int(p.k);

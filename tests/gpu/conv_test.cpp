@@ -620,6 +620,7 @@ TEST_P(HaloOnlyTest, ExactWhereItFitsRefusedElsewhere) {
       ++taken;
     } catch (const runtime::Error& e) {
       const std::string m = e.what();
+      EXPECT_EQ(e.kind(), runtime::Error::Kind::refused) << what << ": " << m;
       EXPECT_NE(m.find("was compiled with 'halo only'"), std::string::npos) << what << ": " << m;
       EXPECT_NE(m.find("cannot take the convolution's input once a tile: "), std::string::npos)
           << what << ": " << m;
