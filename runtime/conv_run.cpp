@@ -148,8 +148,6 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
       report.entry.entry && report.entry.entry->a_halo_bytes > 0
           ? prepared.module->conv_halo(report.entry, p, conv_args, &no_halo)
           : std::nullopt;
-  if (!halo && report.entry.entry && report.entry.entry->halo_only)
-    throw Error(Error::Kind::refused, halo_only_refusal(*report.entry.entry, no_halo));
   if (halo) {
     report.a_copy = halo_note(*halo, compiler::halo_row_bytes(conv, es));
   } else if (report.entry.entry && report.entry.entry->a_im2col) {
