@@ -268,7 +268,7 @@ void emit_wgmma_barriers(Emitter& e, const KernelPlan& p) {
   // launch's split), the tail the others.
   std::string tiles = p.stream_k ? "sk_whole_tiles" : "tiles_m * tiles_n";
   if (walks_batch(p)) tiles = "(" + tiles + ") * batch_count";  // every GEMM's, in one walk
-  if (w.cluster_size() > 1) {
+  if (w.cluster_size() > 1 && w.persistent) {  // (paired: crank in emit_wgmma_split_k_slice)
     emit_wgmma_cluster_walk(e, p);
     e.line("const int iters = my_tiles * num_k_tiles;  // pipeline iterations, tile after tile");
   } else if (w.persistent) {
@@ -390,11 +390,15 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
     emit_wgmma_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";
   }
-  e.line(
-      format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
-             "%s, %s * BK, tile_m0, tile_n0%s);",
-             stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
-             k_tile.c_str(), ((w.cluster_size() > 1 ? ", crank" : "") + tma_gemm_arg(p)).c_str()));
+  e.line(format(
+      "tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
+      "%s, %s * BK, tile_m0, tile_n0%s);",
+      stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(), k_tile.c_str(),
+      ((w.paired()             ? wgmma_pair_args(p)
+        : w.cluster_size() > 1 ? ", crank"
+                               : "") +
+       tma_gemm_arg(p))
+          .c_str()));
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads
@@ -476,10 +480,18 @@ void emit_descriptor_k_steps(Emitter& e, const KernelPlan& p) {
 }  // namespace
 
 // Frees iteration `x`'s stage: one arrival per consumer warp (after its
-// warpgroup's wgmma that read it have completed).
+// warpgroup's wgmma that read it have completed); with a cluster, in each
+// CTA of it (paired: only where iteration x + S refills it, so the other
+// CTA is still there, waiting for that refill).
 void emit_wgmma_release(Emitter& e, const KernelPlan& p, const std::string& cond,
                         const std::string& x) {
-  if (p.wgmma->cluster_size() > 1)  // lane r frees the stage in CTA r
+  const int S = p.wgmma->stages;
+  if (p.wgmma->paired())  // lane r frees it in the tile r of the pair, where it will be refilled
+    e.line(format(
+        "if (%s%s + %d < iters && threadIdx.x %% 32 < 2) mbar_arrive_cluster(empty_bar + 8 * (%s "
+        "%% %d), split_rank + (threadIdx.x %% 32) * split_slices);",
+        cond.c_str(), x.c_str(), S, x.c_str(), S));
+  else if (p.wgmma->cluster_size() > 1)  // lane r frees the stage in CTA r
     e.line(
         format("if (%sthreadIdx.x %% 32 < 2) mbar_arrive_cluster(empty_bar + 8 * (%s %% %d), "
                "threadIdx.x %% 32);",

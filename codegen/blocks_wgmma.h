@@ -35,10 +35,14 @@ void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 
 // Inside tma_copy_tile: the TMA loads of operand `op` ('a' or 'b': sa/sb,
 // tma_a/tma_b, tile_m0/tile_n0) into its stage: the whole stage, or (cluster)
-// this CTA's half (`crank`), multicast to both CTAs.
+// this CTA's half (`crank`), multicast to the CTAs of `mask` (an expression:
+// the persistent pair's 0x3, or a paired kernel's pair_mask).
 enum class WgmmaHalf { whole, multicast_half };
 void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
-                              bool batched);
+                              bool batched, const std::string& mask = "0x3");
+// A paired kernel's (WgmmaPlan::paired) copy arguments after a copy
+// function's own: this CTA's half and the CTAs it multicasts to; else none.
+std::string wgmma_pair_args(const compiler::KernelPlan& plan);
 // "one (R, C) box" or "P (R, C) boxes": an operand's stage for comments.
 std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 

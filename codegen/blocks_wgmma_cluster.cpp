@@ -68,6 +68,10 @@ std::string halves_text(const compiler::WgmmaOperand& o, char op) {
 
 }  // namespace
 
+std::string wgmma_pair_args(const KernelPlan& p) {
+  return p.wgmma->paired() ? ", crank, pair_mask" : "";
+}
+
 void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
   const WgmmaPlan& w = *p.wgmma;
   const Schedule& s = p.schedule;
@@ -75,7 +79,9 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
   e.comment(format("tma, cluster %dx%d %s: ", w.cluster_m, w.cluster_n, at.c_str()) +
             (w.shares_b() ? "A as " + wgmma_boxes_text(w.a) + "; " + halves_text(w.b, 'B')
                           : halves_text(w.a, 'A')));
-  e.comment(std::string("multicast to both CTAs at the same offsets; ") +
+  e.comment(std::string(w.paired() ? "multicast to both tiles' CTAs of this slice (pair_mask) "
+                                     "at the same offsets; "
+                                   : "multicast to both CTAs at the same offsets; ") +
             (w.b.mn_major        ? "B's panels each its own box."
              : w.b.panels() == 1 ? "B k-major, in one box a half."
                                  : "B k-major, in one box a half a panel.") +
@@ -85,13 +91,14 @@ void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {
       std::string("__device__ __forceinline__ void tma_copy_tile(const TmaMap& tma_a, const "
                   "TmaMap& tma_b, unsigned sa, unsigned sb, unsigned full, int k0, int tile_m0, "
                   "int tile_n0, unsigned crank") +
-      (p.schedule.batch > 0 ? ", int z)" : ")"));
+      (w.paired() ? ", unsigned short pair_mask" : "") + (p.schedule.batch > 0 ? ", int z)" : ")"));
+  const std::string mask = w.paired() ? "pair_mask" : "0x3";
   e.line(format("mbar_expect_tx(full, %du);  // %d + %d bytes", w.a.stage_bytes + w.b.stage_bytes,
                 w.a.stage_bytes, w.b.stage_bytes));
   emit_wgmma_operand_loads(e, w.a, 'a', w.shares_a() ? WgmmaHalf::multicast_half : WgmmaHalf::whole,
-                           p.schedule.batch > 0);
+                           p.schedule.batch > 0, mask);
   emit_wgmma_operand_loads(e, w.b, 'b', w.shares_b() ? WgmmaHalf::multicast_half : WgmmaHalf::whole,
-                           p.schedule.batch > 0);
+                           p.schedule.batch > 0, mask);
   e.close_scope();
   e.line();
 }

@@ -86,11 +86,17 @@ void emit_wgmma_conv_helpers(Emitter& e, const KernelPlan& p) {
   e.comment("`full` completes when its bytes have landed and the producer's 128 threads have");
   e.comment("arrived, each once its copies of A's stage have; a_bytes: A's stage where TMA loads");
   e.comment("it too (im2col mode), else 0");
-  e.open_scope(
-      "__device__ __forceinline__ void tma_copy_filters(const TmaMap& tma_b, unsigned sb, "
-      "unsigned full, int k0, int tile_n0, unsigned a_bytes)");
+  if (w.paired()) {
+    e.comment(format("cluster 2x1 %s: this CTA's half of the filters' rows (crank), multicast to",
+                     origin_note(p.schedule, p.schedule.cluster_at).c_str()));
+    e.comment("this slice's CTAs of both tiles (pair_mask); `full` expects the whole stage");
+  }
+  e.open_scope(std::string("__device__ __forceinline__ void tma_copy_filters(const TmaMap& tma_b, "
+                           "unsigned sb, unsigned full, int k0, int tile_n0, unsigned a_bytes") +
+               (w.paired() ? ", unsigned crank, unsigned short pair_mask)" : ")"));
   e.line(format("mbar_expect_tx(full, a_bytes + %du);", w.b.stage_bytes));
-  emit_wgmma_operand_loads(e, w.b, 'b', WgmmaHalf::whole, false);
+  emit_wgmma_operand_loads(e, w.b, 'b', w.paired() ? WgmmaHalf::multicast_half : WgmmaHalf::whole,
+                           false, "pair_mask");
   e.close_scope();
   e.line();
   if (w.conv->nchw32) return;
@@ -218,8 +224,8 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
   e.close_scope();
   e.open_scope("if (threadIdx.x == 0)");
   e.line(format(
-      "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, %s, tile_n0, %du);",
-      w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes));
+      "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, %s, tile_n0, %du%s);",
+      w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes, wgmma_pair_args(p).c_str()));
   e.line("const ConvTapArg t = conv.tap[tap];");
   e.line(
       format("tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
@@ -340,10 +346,11 @@ void emit_halo_producer(Emitter& e, const KernelPlan& p) {
          " / conv.taps - h_first + 1;  // its k-tiles span");
   emit_producer_loop_open(e, p);
   const int ppb = w.a.panels();  // 128-byte panels a channel block (a k-tile)
-  e.line(
-      format("tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, h_tap * conv.c + "
-             "h_block * BK, tile_n0, k_tile == 0 ? (unsigned)(%sh_blocks * conv.halo_bytes) : 0u);",
-             w.b.stage_bytes, ppb > 1 ? format("%d * ", ppb).c_str() : ""));
+  e.line(format(
+      "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, h_tap * conv.c + "
+      "h_block * BK, tile_n0, k_tile == 0 ? (unsigned)(%sh_blocks * conv.halo_bytes) : "
+      "0u%s);",
+      w.b.stage_bytes, ppb > 1 ? format("%d * ", ppb).c_str() : "", wgmma_pair_args(p).c_str()));
   e.line(
       format("if (k_tile == 0) halo_copy(tma_a, sA_u32, full_bar + 8 * stage, conv, tile_m0 / BM, "
              "%s, %s);",
@@ -422,8 +429,8 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.close_scope();
   e.line(format(
       "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "
-      "%s, tile_n0, 0u);",
-      w.b.stage_bytes, k0_of_k_tile(p).c_str()));
+      "%s, tile_n0, 0u%s);",
+      w.b.stage_bytes, k0_of_k_tile(p).c_str(), wgmma_pair_args(p).c_str()));
   e.line(c.nchw32 ? "const bool in_k = ch < channels_end;  // else past K: zeros"
                   : "const bool in_k = tap < conv.taps;  // else past K: zeros");
   e.line("const ConvTapArg t = conv.tap[in_k ? tap : 0];");

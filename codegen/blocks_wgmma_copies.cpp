@@ -19,7 +19,7 @@ std::string wgmma_boxes_text(const compiler::WgmmaOperand& o) {
 }
 
 void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
-                              bool batched) {
+                              bool batched, const std::string& mask) {
   const std::string dst = format("s%c", op), map = format("tma_%c", op);
   const std::string mn0 = op == 'a' ? "tile_m0" : "tile_n0";
   const char* z = batched ? ", z" : "";  // the GEMM of a batch
@@ -38,21 +38,23 @@ void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char 
         "k0%s);",
         o.panels(), dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols, z));
   } else if (!o.mn_major && o.panels() == 1) {  // rows crank * MN/2 ...: whole swizzle atoms
-    e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, 0x3%s);",
-                  dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2, z));
+    e.line(format("tma_load_2d_multicast(%s + crank * %du, %s, full, k0, %s + crank * %d, %s%s);",
+                  dst.c_str(), o.mn_bytes(o.mn / 2), map.c_str(), mn0.c_str(), o.mn / 2,
+                  mask.c_str(), z));
   } else if (!o.mn_major) {  // the same rows of each panel of k
     e.line("#pragma unroll");
     e.line(
         format("for (int p = 0; p < %d; ++p) tma_load_2d_multicast(%s + p * %du + crank * %du, %s, "
-               "full, k0 + p * %d, %s + crank * %d, 0x3%s);",
+               "full, k0 + p * %d, %s + crank * %d, %s%s);",
                o.panels(), dst.c_str(), o.panel_bytes(), o.mn_bytes(o.mn / 2), map.c_str(),
-               o.panel_cols, mn0.c_str(), o.mn / 2, z));
+               o.panel_cols, mn0.c_str(), o.mn / 2, mask.c_str(), z));
   } else {  // panels crank * P/2 ...
     e.line("#pragma unroll");
     e.open_scope(format("for (int p = 0; p < %d; ++p)", o.panels() / 2));
     e.line(format("const int q = crank * %d + p;", o.panels() / 2));
-    e.line(format("tma_load_2d_multicast(%s + q * %du, %s, full, %s + q * %d, k0, 0x3%s);",
-                  dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols, z));
+    e.line(format("tma_load_2d_multicast(%s + q * %du, %s, full, %s + q * %d, k0, %s%s);",
+                  dst.c_str(), o.panel_bytes(), map.c_str(), mn0.c_str(), o.panel_cols,
+                  mask.c_str(), z));
     e.close_scope();
   }
 }

@@ -51,10 +51,9 @@ namespace {
 // each (registers).
 constexpr int kSumLoads = 32;
 
-}  // namespace
-
-void emit_wgmma_split_k_helpers(Emitter& e, const KernelPlan& p) {
-  e.lines(R"(// split_k: this CTA's rank in its cluster (the tile's slices), and the cluster's size.
+// The split's slices, where the cluster is split_k's alone: ranks 0 .. S - 1.
+constexpr const char* kSplitRanks =
+    R"(// split_k: this CTA's rank in its cluster (the tile's slices), and the cluster's size.
 __device__ __forceinline__ int split_rank_of_cta() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
@@ -64,8 +63,41 @@ __device__ __forceinline__ int split_slices_of_cluster() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
   return int(r);
+})";
+
+// paired (`cluster 2x1`): the cluster is S x 2, the slices along x of the
+// pair's two tiles along y; slice s of this CTA's tile is cluster rank
+// s + S * pair rank.
+constexpr const char* kPairedSplitRanks =
+    R"(// split_k with cluster 2x1: the cluster is S slices (x) of two tiles along M (y); this
+// CTA's slice and S, its tile's place in the pair, and the cluster rank of slice s of its tile.
+__device__ __forceinline__ int split_rank_of_cta() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctaid.x;\n" : "=r"(r));
+  return int(r);
 }
-// The cluster barrier in halves: every thread of every CTA arrives (its shared
+__device__ __forceinline__ int split_slices_of_cluster() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_nctaid.x;\n" : "=r"(r));
+  return int(r);
+}
+__device__ __forceinline__ unsigned pair_rank_of_cta() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctaid.y;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ int split_cta(int slice) {
+  return slice + int(pair_rank_of_cta()) * split_slices_of_cluster();
+})";
+
+}  // namespace
+
+void emit_wgmma_split_k_helpers(Emitter& e, const KernelPlan& p) {
+  const bool paired = p.wgmma->paired();
+  e.lines(paired ? kPairedSplitRanks : kSplitRanks);
+  // A remote access's CTA: the slice's cluster rank in this CTA's tile.
+  const std::string to_rank = paired ? "\n  cta = split_cta(cta);" : "";
+  e.lines(R"(// The cluster barrier in halves: every thread of every CTA arrives (its shared
 // memory writes released), then waits for all of them (acquiring theirs).
 __device__ __forceinline__ void split_arrive() {
   asm volatile("barrier.cluster.arrive.release;\n" ::: "memory");
@@ -74,7 +106,8 @@ __device__ __forceinline__ void split_wait() {
   asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");
 }
 // Four 32-bit words at shared offset `addr` of CTA `cta` of the cluster.
-__device__ __forceinline__ int4 split_load_v4(unsigned addr, int cta) {
+__device__ __forceinline__ int4 split_load_v4(unsigned addr, int cta) {)" +
+          to_rank + R"(
   int4 v;
   asm volatile("{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %4, %5;\n"
                "ld.shared::cluster.v4.s32 {%0, %1, %2, %3}, [remote];\n}\n"
@@ -86,7 +119,8 @@ __device__ __forceinline__ int4 split_load_v4(unsigned addr, int cta) {
       R"(// Four 32-bit words to shared offset `addr` of CTA `cta` of the cluster (st.async:
 // no fence, no reply awaited), their 16 bytes completing as many of a transaction on
 // the mbarrier at shared offset `bar` of that CTA.
-__device__ __forceinline__ void split_store_async_v4(unsigned addr, unsigned bar, int cta, int4 v) {
+__device__ __forceinline__ void split_store_async_v4(unsigned addr, unsigned bar, int cta, int4 v) {)" +
+      to_rank + R"(
   asm volatile("{\n.reg .b32 remote, remote_bar;\nmapa.shared::cluster.u32 remote, %0, %2;\n"
                "mapa.shared::cluster.u32 remote_bar, %1, %2;\n"
                "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [remote], "
@@ -140,6 +174,17 @@ void emit_wgmma_split_k_slice(Emitter& e, const KernelPlan& p) {
   e.comment("k-tiles where there are fewer) computes one C tile, CTA split_rank its k-tiles");
   e.comment("[k_first, k_last): an even share, none empty, CTA 0's first");
   e.line("const int split_rank = split_rank_of_cta(), split_slices = split_slices_of_cluster();");
+  if (p.wgmma->paired()) {
+    e.comment(
+        format("cluster 2x1 %s: this slice's CTAs of two tiles along M (blockIdx.y 2p, 2p + 1)",
+               origin_note(s, s.cluster_at).c_str()));
+    e.comment("share B, each multicasting half of the stage into both (cluster ranks");
+    e.comment("split_rank and split_rank + split_slices)");
+    e.line("const unsigned crank = pair_rank_of_cta();  // blockIdx.y % 2");
+    e.line(
+        "const unsigned short pair_mask = (1u << split_rank) | (1u << (split_rank + "
+        "split_slices));");
+  }
   e.line("const int split_tile = blockIdx.x / split_slices;  // as blockIdx.x with one CTA a tile");
   e.line("const int k_tiles_all = (K + BK - 1) / BK;");
   e.line("const int k_first = (split_rank * k_tiles_all + split_slices - 1) / split_slices;");

@@ -95,7 +95,7 @@ void emit_kernel_start(Emitter& e, const KernelPlan& p) {
   if (p.stream_k && !p.stream_k_tail)
     e.comment("sk_whole_tiles: the tiles this entry computes (the launch's stream_k split)");
   emit_kernel_open(e, p, p.name, entry_params(p), w.warp_specialize ? p.schedule.blocks_per_sm : 0,
-                   w.cluster_size() > 1 ? "__cluster_dims__(2, 1, 1)" : "");
+                   w.cluster_size() > 1 && !w.paired() ? "__cluster_dims__(2, 1, 1)" : "");
   emit_tile_constants(e, p);
   e.line(format("static_assert(THREADS == %d * 128, \"%d warpgroups\");", w.warpgroups(),
                 w.warpgroups()));
@@ -155,7 +155,8 @@ void emit_main_kernel(Emitter& e, const KernelPlan& p) {
     emit_wgmma_epilogue(e, p);
   }
   if (w.warp_specialize) e.close_scope();
-  if (w.cluster_size() > 1)
+  // (paired: a stage is freed in the other CTA only where it will be refilled.)
+  if (w.cluster_size() > 1 && !w.paired())
     e.line("cluster_sync();  // no CTA leaves while the other may still arrive on its barriers");
   e.close_scope(p.name);
 }

@@ -36,6 +36,7 @@ Dim3 KernelEntry::grid(int64_t m, int64_t n) const {
   uint32_t tiles_m = uint32_t((m + tile_m - 1) / tile_m);
   uint32_t tiles_n = uint32_t((n + tile_n - 1) / tile_n);
   if (swizzle_group > 1 || stream_k || persistent) return Dim3{tiles_m * tiles_n, 1, 1};
+  if (paired()) tiles_m += tiles_m % 2;  // whole pairs along M
   return Dim3{tiles_n, tiles_m, 1};
 }
 

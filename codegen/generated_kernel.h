@@ -151,6 +151,9 @@ struct KernelEntry {
   // `cluster CMxCN` (with persistent): the kernel's __cluster_dims__ pairs
   // blocks 2b and 2b + 1; the launch takes an even grid of at most two
   // blocks per super-tile (CM x CN tiles) and per co-resident cluster.
+  // `cluster 2x1` with split_k (paired()): the launch's clusters are
+  // slices x 2 blocks, blockIdx.y 2p and 2p + 1 (grid() rounds its rows up
+  // to even: a row past M computes zeros and stores nothing).
   uint32_t cluster_m = 1, cluster_n = 1;
   // `split_k N`: at most N CTAs a C tile, one thread-block cluster along x
   // (CTA r of the cluster: blockIdx.x % slices); the launch takes
@@ -187,6 +190,7 @@ struct KernelEntry {
   bool halo_only = false;
 
   bool uses_tma() const { return tma_a.box_rows > 0; }
+  bool paired() const { return cluster_m * cluster_n > 1 && !persistent; }
   // The launch shape of this entry's stream_k tail: this entry with the
   // tail's block and dynamic shared memory.
   KernelEntry tail_launch() const;
@@ -194,7 +198,7 @@ struct KernelEntry {
   // One block per C tile (a persistent entry: the tile count, which the
   // launch caps at the device's slots): 1-D with swizzle_group > 1 or stream_k (whose
   // launch then takes the split's whole tiles of it, and gives the rest to
-  // the tail), else tiles_n x tiles_m.
+  // the tail), else tiles_n x tiles_m (paired: tiles_m rounded up to even).
   Dim3 grid(int64_t m, int64_t n) const;
 };
 

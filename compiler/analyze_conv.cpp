@@ -9,7 +9,8 @@
 //   - it fixes the layouts (the input as A, the filters as a column-major B,
 //     the output as C, all in the convolution's layout, NHWC or NCHW32) and
 //     the GEMM's shape, so `layout`, `shape` and `batch` do not apply;
-//     `cluster` (a multicast of A) is not implemented; an NCHW32 output is
+//     `cluster` is split_k's pair sharing the filters (2x1, not with
+//     `persistent`; A is never multicast); an NCHW32 output is
 //     not one matrix a TMA box can address, so `tma_store` does not apply
 //     there;
 //   - a copy is one 16-byte chunk of a pixel's channels: C·sizeof(T) must be
@@ -122,9 +123,17 @@ void Analyzer::conv_rules() {
       error(d->keyword_span,
             "'conv' needs 'warp_specialize': the producer warpgroup's 128 threads copy A from "
             "the input through the offset table");
-    refuse("cluster",
-           "not implemented yet (A is copied by the producer's threads, not multicast "
-           "by TMA)");
+    // `cluster 2x1` shares the filters (B) between two tiles along M on
+    // split_k's clusters (cluster_split_k_rules); A is copied by the
+    // producer's threads or the halo's boxes, never multicast.
+    if (const Directive* c = given("cluster");
+        c && s_.cluster_m * s_.cluster_n > 1 && given("persistent")) {
+      auto& e = error(c->keyword_span,
+                      "'cluster' with 'conv' is not implemented with 'persistent' yet: the "
+                      "convolution's clusters are split_k's (add 'split_k N', drop "
+                      "'persistent'), each slice's two tiles along M sharing the filters");
+      e.notes.push_back({d->keyword_span, "'conv' given here"});
+    }
     // The producer's threads split a k-tile's row of 16-byte chunks evenly
     // (WgmmaConvCopy: 128 / chunks rows a pass), so its 128-byte panels of k
     // are a power of two.

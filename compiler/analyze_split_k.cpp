@@ -20,11 +20,10 @@ void Analyzer::split_k_rules() {
   if (!d || !s_.uses_wgmma() || s_.split_k < 2) return;
   const std::pair<const char*, const char*> apart[] = {
       {"persistent", "a persistent block walks many tiles, a split tile's CTAs one"},
-      {"stream_k", "stream_k already splits the last wave's tiles, summing through global memory"},
-      {"cluster", "the cluster is the tile's slices, not neighbouring tiles"}};
+      {"stream_k", "stream_k already splits the last wave's tiles, summing through global memory"}};
+  // (`cluster 2x1` pairs the slices of two tiles: cluster_split_k_rules.)
   for (const auto& [key, why] : apart)
-    if (const Directive* other = given(key);
-        other && (std::string(key) != "cluster" || s_.cluster_m * s_.cluster_n > 1)) {
+    if (const Directive* other = given(key)) {
       auto& e = error(d->keyword_span,
                       "'split_k' is not implemented with '" + std::string(key) + "' yet: " + why);
       e.notes.push_back({other->span, "'" + std::string(key) + "' given here"});

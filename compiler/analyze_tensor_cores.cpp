@@ -191,16 +191,23 @@ void Analyzer::hopper_presence_rules() {
           "registers from launch (setmaxnreg), so it is compiled for a number of blocks an SM; "
           "other kernels' occupancy follows from their registers and shared memory (`schedc "
           "check` prints it)");
-  // The cluster's CTAs walk their tiles in step (the persistent scheduler),
-  // and the producer warpgroup issues the multicast copies.
+  // The cluster's CTAs walk their tiles in step (the persistent scheduler)
+  // or take a tile each of a pair along M (split_k's clusters: the pair's
+  // CTAs of each slice share B), and the producer warpgroup issues the
+  // multicast copies.
   if (const Directive* d = given("cluster");
-      d && s_.uses_wgmma() && s_.cluster_m * s_.cluster_n > 1)
-    for (const char* need : {"warp_specialize", "persistent"})
-      if (!given(need))
-        error(d->keyword_span, "'cluster' needs '" + std::string(need) +
-                                   "': the cluster's two CTAs walk neighbouring tiles in step "
-                                   "(persistent) while a producer warpgroup multicasts the "
-                                   "shared operand (warp_specialize)");
+      d && s_.uses_wgmma() && s_.cluster_m * s_.cluster_n > 1) {
+    if (!given("warp_specialize"))
+      error(d->keyword_span,
+            "'cluster' needs 'warp_specialize': a producer warpgroup multicasts the shared "
+            "operand");
+    if (!given("persistent") && !given("split_k"))
+      error(d->keyword_span,
+            "'cluster' needs 'persistent' or 'split_k': the cluster's two CTAs walk "
+            "neighbouring tiles in step (persistent), or each slice's CTAs of two neighbouring "
+            "tiles along M share B (split_k's clusters, with 'cluster 2x1')");
+    if (given("split_k") && !given("persistent")) cluster_split_k_rules(*d);
+  }
   // 2x1 multicasts B, 1x2 A, in two halves: of whole 128-byte column panels
   // (the operand m- or n-major) or of whole 8-row swizzle atoms (k-major).
   if (const Directive* d = given("cluster");
@@ -227,6 +234,29 @@ void Analyzer::hopper_presence_rules() {
     error(given("warp_specialize")->args[0].span,
           "'warp_specialize pingpong' needs 'persistent': its two consumer warpgroups take "
           "turns over the tiles a persistent block walks (add 'persistent')");
+}
+
+// `cluster 2x1` with `split_k` (no persistent walk): the launch's cluster is
+// the split's slices of two tiles along M, each CTA multicasting half of
+// its slice's B into the pair (compiler/wgmma_plan.h, paired).
+void Analyzer::cluster_split_k_rules(const Directive& d) {
+  if (s_.cluster_n == 2)
+    error(d.args[0].span,
+          "'cluster 1x2' is not implemented with 'split_k' yet: split_k's clusters pair two "
+          "tiles along M, which share B ('cluster 2x1')");
+  if (s_.swizzle_block > 1) {
+    auto& e =
+        error(d.keyword_span,
+              "'cluster' with 'split_k' is not implemented with 'swizzle block' yet: the "
+              "pair is two tiles of one column of the row-major grid (blockIdx.y 2p, 2p + 1)");
+    note(e, s_.swizzle_block_at, "swizzle block set here");
+  }
+  if (s_.split_k > kMaxSplitK / 2)
+    error(d.keyword_span, "'cluster 2x1' with 'split_k " + std::to_string(s_.split_k) +
+                              "' makes clusters of " + std::to_string(2 * s_.split_k) +
+                              " CTAs, more than a portable cluster's " +
+                              std::to_string(kMaxSplitK) + ": use at most 'split_k " +
+                              std::to_string(kMaxSplitK / 2) + "' with it");
 }
 
 void Analyzer::tma_presence_rules() {

@@ -209,6 +209,7 @@ class Analyzer {
 
   // `warp_specialize`, `persistent` and `tma_store` shape the wgmma kernel only.
   void hopper_presence_rules();
+  void cluster_split_k_rules(const Directive& cluster);
 
   // `stream_k` splits the k loop of the SIMT tiled and the wgmma kernels
   // (not with `cluster`); the wmma and mma.sync kernels do not take its

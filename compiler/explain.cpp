@@ -432,8 +432,10 @@ void wgmma_notes(Explanation& e, const WgmmaPlan& w, const Schedule& schedule) {
         "pingpong: two consumer warpgroups take whole tiles in turn; one's epilogue runs under "
         "the other's wgmma");
   if (w.cluster_size() > 1)
-    e.notes.push_back(std::string("cluster: two CTAs share ") + (w.shares_b() ? "B" : "A") +
-                      " by TMA multicast, so the L2 delivers it once per pair");
+    e.notes.push_back(
+        std::string("cluster: two CTAs share ") + (w.shares_b() ? "B" : "A") +
+        " by TMA multicast, so the L2 delivers it once per pair" +
+        (w.paired() ? " (split_k's clusters: each slice's CTAs of two tiles along M)" : ""));
 }
 
 // ---- roofline ----

@@ -260,10 +260,13 @@ void verify_wgmma(const KernelPlan& p) {
       "setmaxnreg budget within the block's register pool (more hangs setmaxnreg.inc)");
   VERIFY(!w.pingpong || (w.persistent && w.warp_specialize && w.parts() == 1),
          "pingpong: persistent, specialized, each consumer the whole tile");
-  VERIFY(
-      w.cluster_size() == 1 || (w.cluster_size() == 2 && w.persistent && w.warp_specialize &&
-                                (!w.shares_b() || w.b.halves()) && (!w.shares_a() || w.a.halves())),
-      "cluster: two CTAs, persistent and specialized, the shared operand in two halves");
+  VERIFY(w.cluster_size() == 1 ||
+             (w.cluster_size() == 2 && w.warp_specialize && (!w.shares_b() || w.b.halves()) &&
+              (!w.shares_a() || w.a.halves()) &&
+              (w.persistent || (w.shares_b() && p.split_k > 1 && 2 * p.split_k <= kMaxSplitK &&
+                                p.swizzle_group <= 1))),
+         "cluster: two CTAs, specialized, the shared operand in two halves; persistent, or paired "
+         "on split_k's clusters (2x1, S x 2 CTAs at most 8, a row-major grid)");
   // stream_k: partial sums move as float4 per consumer thread; the tail
   // computes one slice per block, alone (compiler/lower_wgmma.cpp).
   VERIFY(!p.stream_k || (w.cluster_size() == 1 && w.accumulators % 4 == 0),

@@ -353,6 +353,14 @@ struct WgmmaPlan {
   // the same offsets, so each CTA's `full` barrier still expects one whole
   // stage. A stage is refilled only once both CTAs' consumers have freed it:
   // every consumer warp arrives on the `empty` barrier of both CTAs.
+  // Without `persistent` (paired(): `cluster 2x1` with `split_k`), the
+  // launch's cluster is S x 2 CTAs: split_k's S slices (x) of two tiles
+  // along M (y, blockIdx.y 2p and 2p + 1; the grid's rows rounded up to
+  // even, a row past M computing zeros and storing nothing), each CTA
+  // multicasting half of its slice's B stage into the CTA of the same slice
+  // in the other tile (cluster rank slice + S * pair rank). A stage is freed
+  // in both CTAs only where it will be refilled (the k-tile stages on is
+  // the CTA's), so no CTA arrives on a barrier of one that may have left.
   int cluster_m = 1, cluster_n = 1;
   // persistent: each block walks tiles blockIdx.x + i * gridDim.x; the
   // pipeline's iteration count (and so each stage's phase) runs on across them.
@@ -492,6 +500,7 @@ struct WgmmaPlan {
   // (all of them, cooperative; the one whose tile it holds, pingpong).
   int empty_arrivals() const { return (pingpong ? 1 : consumers()) * 4 * cluster_size(); }
   int cluster_size() const { return cluster_m * cluster_n; }
+  bool paired() const { return cluster_size() > 1 && !persistent; }
   bool shares_a() const { return cluster_n == 2; }
   bool shares_b() const { return cluster_m == 2; }
   // cluster: the super-tiles over a tiles_m x tiles_n grid, and the tile

@@ -62,7 +62,7 @@ void* function_in_current_context(void* kernel, const std::string& name, uint32_
 
 void launch_kernel(const LaunchableEntry& entry, const std::string& name, codegen::Dim3 grid,
                    const codegen::KernelEntry& e, void** params, void* stream, bool early,
-                   uint32_t cluster_x) {
+                   uint32_t cluster_x, uint32_t cluster_y) {
   using LaunchEx = CUresult (*)(const CUlaunchConfig*, CUfunction, void**, void**);
   static const auto launch = driver_function<LaunchEx>("cuLaunchKernelEx", kWhy);
   CUlaunchConfig config{};
@@ -76,10 +76,10 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     attrs[n++].value.programmaticStreamSerializationAllowed = 1;
   }
-  if (cluster_x > 1) {
+  if (cluster_x * cluster_y > 1) {
     attrs[n].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrs[n].value.clusterDim.x = cluster_x;
-    attrs[n].value.clusterDim.y = 1;
+    attrs[n].value.clusterDim.y = cluster_y;
     attrs[n++].value.clusterDim.z = 1;
   }
   config.attrs = n ? attrs : nullptr;
@@ -90,7 +90,10 @@ void launch_kernel(const LaunchableEntry& entry, const std::string& name, codege
   what << "cuLaunchKernelEx(" << name << ", grid " << grid.x << "x" << grid.y << "x" << grid.z
        << ", block " << e.block.x << "x" << e.block.y << "x" << e.block.z << ", " << e.dynamic_smem
        << " bytes dynamic smem" << (early ? ", programmatic dependent launch" : "")
-       << (cluster_x > 1 ? ", clusters of " + std::to_string(cluster_x) : "")
+       << (cluster_x * cluster_y > 1
+               ? ", clusters of " + std::to_string(cluster_x) +
+                     (cluster_y > 1 ? "x" + std::to_string(cluster_y) : std::string())
+               : "")
        << ") failed: " << driver_error(r);
   cudaFuncAttributes fa{};
   if (cudaFuncGetAttributes(&fa, entry.kernel) == cudaSuccess)

@@ -32,12 +32,13 @@ void* current_context();
 // `early`, programmatic dependent launch (sm_90): the kernel may start before
 // the previous one on the stream ends, once all of that one's blocks have
 // started (the previous kernel allows it with griddepcontrol.launch_dependents).
-// With `cluster_x` > 1, thread-block clusters of that many blocks along x
-// (split_k; grid.x a multiple of it). Throws Error(cuda) naming the kernel,
-// grid, block, cluster, shared memory and the kernel's registers.
+// With `cluster_x` x `cluster_y` > 1, thread-block clusters of that many
+// blocks (split_k's slices along x, a pair's two tiles along y; grid.x and
+// grid.y multiples of them). Throws Error(cuda) naming the kernel, grid,
+// block, cluster, shared memory and the kernel's registers.
 void launch_kernel(const LaunchableEntry& entry, const std::string& name, codegen::Dim3 grid,
                    const codegen::KernelEntry& e, void** params, void* stream, bool early,
-                   uint32_t cluster_x = 1);
+                   uint32_t cluster_x = 1, uint32_t cluster_y = 1);
 
 // Whether a grid that waits for the one ahead of it (KernelEntry::
 // dependent_launch, the explicit pipeline's im2col) is launched early, as a

@@ -290,8 +290,10 @@ uint32_t Module::split_slices(const EntryChoice& choice, const compiler::Problem
   const codegen::Dim3 tiles = e.grid(p.m, p.n);
   const int64_t all = int64_t(tiles.x) * tiles.y * p.batch;
   if (2 * all > int64_t(blocks_per_sm(name, e)) * num_sms_) return 1;  // no room for two a tile
+  // paired: a cluster is the slices of two tiles (at most 8 blocks: the analyzer's split_k 4)
+  const int64_t pair = e.paired() ? 2 : 1;
   for (int64_t s = std::min<int64_t>(e.split_k, k_tiles_of(e, p)); s >= 2; --s)
-    if (all <= clusters_that_fit(name, e, uint32_t(s))) return uint32_t(s);
+    if (all / pair <= clusters_that_fit(name, e, uint32_t(s * pair))) return uint32_t(s);
   return 1;
 }
 
@@ -418,15 +420,19 @@ std::string Module::launch_note(const EntryChoice& choice, const compiler::Probl
     const uint32_t slices = split_slices(choice, p);
     const int64_t k_tiles = k_tiles_of(e, p);
     o << "grid " << tiles.x * slices << "x" << tiles.y << ": ";
+    const std::string pairs =
+        e.paired() ? ", in clusters of " + std::to_string(slices) +
+                         "x2: each slice's CTAs of two tiles along M share B (cluster 2x1)"
+                   : "";
     if (slices == 1) {
       o << "one block per C tile (split_k " << e.split_k
-        << ": with two CTAs a tile not all of them would run at once, or one k-tile)";
+        << ": with two CTAs a tile not all of them would run at once, or one k-tile)" << pairs;
       return o.str();
     }
     o << "a cluster of " << slices << " CTAs per C tile (split_k " << e.split_k << "), each "
       << k_tiles / slices
       << (k_tiles % slices ? "-" + std::to_string(k_tiles / slices + 1) : std::string())
-      << " of its " << k_tiles << " k-tiles, summed through distributed shared memory";
+      << " of its " << k_tiles << " k-tiles, summed through distributed shared memory" << pairs;
     return o.str();
   }
   if (!e.stream_k) {
@@ -651,7 +657,7 @@ void Module::launch(const EntryChoice& choice, const compiler::Problem& p, const
   if (!e.stream_k) {
     // split_k: grid_for widened x by the tile's cluster
     const uint32_t slices = e.split_k > 1 ? g.x / e.grid(grid_p.m, p.n).x : 1;
-    launch_kernel(fn, e.name, g, e, params.data(), stream, early, slices);
+    launch_kernel(fn, e.name, g, e, params.data(), stream, early, slices, e.paired() ? 2 : 1);
     return;
   }
   // stream_k: the whole tiles on the entry, then the shared ones on its tail;
