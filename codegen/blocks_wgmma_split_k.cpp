@@ -51,37 +51,26 @@ namespace {
 // each (registers).
 constexpr int kSumLoads = 32;
 
-// The split's slices, where the cluster is split_k's alone: ranks 0 .. S - 1.
-constexpr const char* kSplitRanks =
-    R"(// split_k: this CTA's rank in its cluster (the tile's slices), and the cluster's size.
-__device__ __forceinline__ int split_rank_of_cta() {
+// split_rank_of_cta() and split_slices_of_cluster() from special registers
+// `rank` and `size`: %cluster_ctarank and %cluster_nctarank where the
+// cluster is split_k's alone (ranks 0 .. S - 1), %cluster_ctaid.x and
+// %cluster_nctaid.x where it is S x 2 (paired: slice s of this CTA's tile
+// is cluster rank s + S * pair rank).
+std::string split_ranks_text(const char* rank, const char* size) {
+  return format(R"(__device__ __forceinline__ int split_rank_of_cta() {
   unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  asm volatile("mov.u32 %%0, %%%%%s;\n" : "=r"(r));
   return int(r);
 }
 __device__ __forceinline__ int split_slices_of_cluster() {
   unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(r));
+  asm volatile("mov.u32 %%0, %%%%%s;\n" : "=r"(r));
   return int(r);
-})";
+})",
+                rank, size);
+}
 
-// paired (`cluster 2x1`): the cluster is S x 2, the slices along x of the
-// pair's two tiles along y; slice s of this CTA's tile is cluster rank
-// s + S * pair rank.
-constexpr const char* kPairedSplitRanks =
-    R"(// split_k with cluster 2x1: the cluster is S slices (x) of two tiles along M (y); this
-// CTA's slice and S, its tile's place in the pair, and the cluster rank of slice s of its tile.
-__device__ __forceinline__ int split_rank_of_cta() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctaid.x;\n" : "=r"(r));
-  return int(r);
-}
-__device__ __forceinline__ int split_slices_of_cluster() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_nctaid.x;\n" : "=r"(r));
-  return int(r);
-}
-__device__ __forceinline__ unsigned pair_rank_of_cta() {
+constexpr const char* kPairRank = R"(__device__ __forceinline__ unsigned pair_rank_of_cta() {
   unsigned r;
   asm volatile("mov.u32 %0, %%cluster_ctaid.y;\n" : "=r"(r));
   return r;
@@ -94,7 +83,18 @@ __device__ __forceinline__ int split_cta(int slice) {
 
 void emit_wgmma_split_k_helpers(Emitter& e, const KernelPlan& p) {
   const bool paired = p.wgmma->paired();
-  e.lines(paired ? kPairedSplitRanks : kSplitRanks);
+  if (paired) {
+    e.lines(
+        "// split_k with cluster 2x1: the cluster is S slices (x) of two tiles along M (y); this\n"
+        "// CTA's slice and S, its tile's place in the pair, and the cluster rank of slice s of "
+        "its tile.");
+    e.lines(split_ranks_text("cluster_ctaid.x", "cluster_nctaid.x"));
+    e.lines(kPairRank);
+  } else {
+    e.lines(
+        "// split_k: this CTA's rank in its cluster (the tile's slices), and the cluster's size.");
+    e.lines(split_ranks_text("cluster_ctarank", "cluster_nctarank"));
+  }
   // A remote access's CTA: the slice's cluster rank in this CTA's tile.
   const std::string to_rank = paired ? "\n  cta = split_cta(cta);" : "";
   e.lines(R"(// The cluster barrier in halves: every thread of every CTA arrives (its shared
