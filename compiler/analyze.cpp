@@ -301,8 +301,8 @@ void Analyzer::presence_rules() {
   tensor_core_rules();
   tma_presence_rules();
   stream_k_rules();
+  conv_rules();  // (sets `halo only`'s A region, which split_k's sums may wait in)
   split_k_rules();
-  conv_rules();
 }
 
 void Analyzer::stream_k_rules() {

@@ -13,8 +13,9 @@ namespace schedc::compiler::analysis {
 // `split_k N`: a tile's CTAs are one cluster of a one-CTA-a-tile grid, each
 // summing its own k range. Where the receive area does not fit (SmemUse::
 // split_recv_bytes 0), CTAs 1.. leave their sums in their pipeline's shared
-// memory for CTA 0 to read, so the stages must hold them; pushed sums need
-// no such room.
+// memory for CTA 0 to read, so the stages must hold them (with `halo only`,
+// A's region and B's stages: conv_rules has sized the region by then);
+// pushed sums need no such room.
 void Analyzer::split_k_rules() {
   const Directive* d = given("split_k");
   if (!d || !s_.uses_wgmma() || s_.split_k < 2) return;
@@ -31,8 +32,11 @@ void Analyzer::split_k_rules() {
   if (!s_.tile) return;
   const BlockTile& t = *s_.tile;
   const int64_t sums = int64_t(t.m) * t.n * 4;
-  const int64_t stages =
-      int64_t(std::max(2, s_.stages)) * (t.m + t.n) * t.k * size_of(s_.dtype);  // (a lower bound)
+  // (a lower bound; `halo only`: A's region is its convolution's phase images)
+  const int64_t buffers = std::max(2, s_.stages), elem = size_of(s_.dtype);
+  const int64_t a_room =
+      s_.halo_only && s_.halo_a_bytes > 0 ? s_.halo_a_bytes : buffers * t.m * t.k * elem;
+  const int64_t stages = a_room + buffers * t.n * t.k * elem;
   // Whether `split_k n` would push its sums: its receive area fits (none where the warp tile
   // does not divide the block tile, the tile rules' error).
   const auto pushes = [&](int n) {
@@ -56,6 +60,8 @@ void Analyzer::split_k_rules() {
                   std::to_string(stages) + " bytes; add stages or use a smaller tile" + smaller);
     note(e, tile_note(), "block tile set here");
     note(e, s_.stages_at, "stages set here");
+    if (s_.halo_only)
+      note(e, s_.halo_at, "'halo only' given here: A's part of them is the phase images alone");
   }
 }
 

@@ -190,5 +190,31 @@ TEST(ConvHaloOnly, ARegionIsTheFilesPhaseImages) {
             h->kernel.main.dynamic_smem);
 }
 
+// split_k's pulled sums wait in the pipeline's shared memory, which `halo
+// only` shrinks to the phase images and B's stages: 128x256 sums of 131072
+// bytes do not fit its 117760 (the same file with A's three stages would
+// hold 147456), and the error says so at split_k, noting `halo only`.
+TEST(ConvHaloOnly, PulledSumsCountTheRegion) {
+  compiler::Target t;
+  ASSERT_TRUE(compiler::target_for_arch("sm_90", t));
+  const std::string text =
+      "conv 8x7x7x512 filter 512x3x3 stride 1 pad 1\ndtype s8\ntile 128x256x128\nwarp "
+      "64x256\nwgmma s8\ntma\nstages 3\nswizzle smem\nwarp_specialize\nsplit_k 4\nhalo only\n";
+  std::ostringstream err;
+  EXPECT_FALSE(
+      cli::compile_source(std::make_shared<dsl::SourceFile>("pulled.sched", text), t, err));
+  EXPECT_NE(err.str().find("pulled.sched:10:1: error: 'split_k' leaves each CTA's partial sums "
+                           "(131072 bytes: the tile's 4-byte accumulators) in its pipeline's "
+                           "stages for CTA 0 to read, but the stages hold 117760 bytes"),
+            std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("'halo only' given here"), std::string::npos) << err.str();
+  std::string plain = text;
+  plain.replace(plain.find("halo only"), 9, "halo");
+  std::ostringstream err2;
+  EXPECT_TRUE(cli::compile_source(std::make_shared<dsl::SourceFile>("plain.sched", plain), t, err2))
+      << err2.str();
+}
+
 }  // namespace
 }  // namespace schedc
