@@ -108,25 +108,8 @@ void print_resources(std::ostream& o, const Resources& r, const Target& t) {
       o << " (WMMA epilogue: " << r.epilogue_bytes / 1024 << " warps x 1024; pipeline " << r.buffers
         << (r.buffers == 1 ? " buffer" : " buffers") << " x (A " << r.a_tile_bytes << " + B "
         << r.b_tile_bytes << "))";
-    else {
-      const std::string buffers =
-          std::to_string(r.buffers) + (r.buffers == 1 ? " buffer" : " buffers");
-      o << " (";
-      if (r.a_region_bytes)  // halo only: A's region, then the stages of B
-        o << "A " << r.a_region_bytes << " (halo only: the phase images) + " << buffers << " x B "
-          << r.b_tile_bytes;
-      else
-        o << buffers << " x (A " << r.a_tile_bytes << " + B " << r.b_tile_bytes << ")";
-      o << (r.barrier_bytes ? " + " + std::to_string(r.barrier_bytes) + " mbarrier bytes" : "")
-        << (r.c_stage_bytes
-                ? " + " + std::to_string(r.c_stage_bytes) + " bytes of C (" + r.c_stage_for + ")"
-                : "")
-        << (r.split_recv_bytes
-                ? " + " + std::to_string(r.split_recv_bytes) +
-                      " bytes for split_k's sums (received by the CTA that stores each part)"
-                : "")
-        << ")";
-    }
+    else
+      o << " (" << r.smem_parts << ")";
     if (r.smem_bytes > t.smem_per_block_default)
       o << ", over " << t.smem_per_block_default << ": needs the opt-in attribute";
   }

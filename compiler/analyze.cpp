@@ -627,19 +627,7 @@ void Analyzer::smem_rule(bool threads_fine) {
   int64_t bytes = threads_fine ? u.total() : u.pipeline();
   if (bytes <= target_.smem_per_block_optin) return;
   std::ostringstream m;
-  m << "the block needs " << bytes << " bytes of shared memory (";
-  if (u.a_region_bytes)
-    m << "A " << u.a_region_bytes << " (halo only) + " << u.buffers
-      << (u.buffers == 1 ? " buffer" : " buffers") << " x B " << u.b_bytes << " bytes";
-  else
-    m << u.buffers << (u.buffers == 1 ? " buffer" : " buffers") << " x (A " << u.a_bytes << " + B "
-      << u.b_bytes << " bytes)";
-  m << (u.barrier_bytes ? " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes" : "")
-    << (u.c_stage_bytes ? " + " + std::to_string(u.c_stage_bytes) + " bytes of C for tma_store"
-                        : "")
-    << (u.split_recv_bytes
-            ? " + " + std::to_string(u.split_recv_bytes) + " bytes for split_k's sums"
-            : "")
+  m << "the block needs " << bytes << " bytes of shared memory (" << smem_parts_text(u)
     << "), more than the " << target_.smem_per_block_optin << " a block may use on "
     << target_.arch_name();
   auto& e = error(tile_arg_, m.str());

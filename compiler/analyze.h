@@ -42,6 +42,7 @@ struct Resources {
   int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
                                  // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
   const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
+  std::string smem_parts;        // smem_parts_text: the pipeline's parts of smem_bytes
   int split_recv_bytes = 0;      // split_k: the receive area for the others' sums
                                  // (wgmma_split_recv_bytes), 0 where it does not fit
   std::string tma_copies;        // `tma`: how the copies are made on this target, else ""
@@ -69,6 +70,7 @@ struct SmemUse {
   int64_t c_stage_bytes = 0;     // C staged besides the pipeline (Resources::c_stage_bytes)
   int64_t split_recv_bytes = 0;  // split_k's receive area (Resources::split_recv_bytes)
   int64_t a_region_bytes = 0;    // `halo only`: A's shared memory (Schedule::halo_a_bytes)
+  const char* c_stage_for = "";  // what C is staged for (Resources::c_stage_for)
   int64_t a_total() const { return a_region_bytes ? a_region_bytes : int64_t(buffers) * a_bytes; }
   int64_t pipeline() const { return a_total() + int64_t(buffers) * b_bytes + barrier_bytes; }
   int64_t total() const {
@@ -77,6 +79,11 @@ struct SmemUse {
   }
 };
 SmemUse smem_use(const Schedule& s);
+// The pipeline's parts of a block's shared memory, worded once for `check`
+// and the analyzer's error: "4 buffers x (A 8192 + B 8192) + 64 mbarrier
+// bytes + ...", with `halo only` "A 34816 (halo only: the phase images) + 4
+// buffers x B 16384 + ...".
+std::string smem_parts_text(const SmemUse& u);
 // `tma`: the mbarriers after the pipeline's buffers, `full` and `empty` per stage.
 inline int tma_barrier_bytes(int stages) {
   return 2 * 8 * stages;

@@ -103,12 +103,31 @@ SmemUse smem_use(const Schedule& s) {
   // The swapped tf32 kernel's sector-staged stores (WgmmaPlan::sector_rows; 0
   // rows for every other kernel).
   u.c_stage_bytes += int64_t(wgmma_sector_rows(s, u.pipeline() + u.c_stage_bytes)) * t.n * 4;
+  u.c_stage_for = u.c_stage_bytes == 0 ? ""
+                  : s.tma_store        ? "tma_store"
+                                       : "C rows off 32-byte sectors";
   u.split_recv_bytes = wgmma_split_recv_bytes(s, u.pipeline() + u.c_stage_bytes);
   // wmma fragments have no documented element layout: the epilogue goes
   // through one 16x16 f32 tile per warp (compiler/lower_mma.cpp).
   if (s.mma && s.mma->api == MmaApi::wmma)
     u.epilogue_bytes = threads_per_block(s) / 32 * 16 * 16 * 4;
   return u;
+}
+
+std::string smem_parts_text(const SmemUse& u) {
+  const std::string buffers = std::to_string(u.buffers) + (u.buffers == 1 ? " buffer" : " buffers");
+  std::string t = u.a_region_bytes ? "A " + std::to_string(u.a_region_bytes) +
+                                         " (halo only: the phase images) + " + buffers + " x B " +
+                                         std::to_string(u.b_bytes)
+                                   : buffers + " x (A " + std::to_string(u.a_bytes) + " + B " +
+                                         std::to_string(u.b_bytes) + ")";
+  if (u.barrier_bytes) t += " + " + std::to_string(u.barrier_bytes) + " mbarrier bytes";
+  if (u.c_stage_bytes)
+    t += " + " + std::to_string(u.c_stage_bytes) + " bytes of C (" + u.c_stage_for + ")";
+  if (u.split_recv_bytes)
+    t += " + " + std::to_string(u.split_recv_bytes) +
+         " bytes for split_k's sums (received by the CTA that stores each part)";
+  return t;
 }
 
 Resources static_resources(const Schedule& s, const Target& t) {
@@ -125,9 +144,8 @@ Resources static_resources(const Schedule& s, const Target& t) {
   r.barrier_bytes = clamp(u.barrier_bytes);
   r.c_stage_bytes = clamp(u.c_stage_bytes);
   r.split_recv_bytes = clamp(u.split_recv_bytes);
-  r.c_stage_for = u.c_stage_bytes == 0 ? ""
-                  : s.tma_store        ? "tma_store"
-                                       : "C rows off 32-byte sectors";
+  r.c_stage_for = u.c_stage_for;
+  r.smem_parts = smem_parts_text(u);
   if (s.uses_wgmma() && s.conv) {
     const int lag = wgmma_conv_arrive_lag(s.stages);
     const std::string copies = "by the producer's 128 threads (cp.async via the offset table), " +

@@ -556,8 +556,9 @@ TEST_P(HaloScheduleTest, HaloAndOtherCopiesBothCorrect) {
     }
   }
   EXPECT_GE(taken, 8) << "the launches that took the halo";
-  if (c_->kernel.main.a_halo_64b)
+  if (c_->kernel.main.a_halo_64b) {
     EXPECT_EQ(halves_taken, int(convs.size() - first_half)) << "64-byte pixels in 64-byte rows";
+  }
 }
 
 // A test's name from its file's path: letters and digits, '_' for the rest.
