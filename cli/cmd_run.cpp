@@ -370,6 +370,7 @@ int run_command(const RunArgs& a) {
     report::Json extra = {{"stages_ms", stage_times_json(c->times)}, {"device", device->name}};
     if (!a.kernel_source.empty()) extra["kernel_source"] = a.kernel_source;
     std::unique_ptr<runtime::RunReport> report;
+    compiler::Problem grid_p = p;  // as the launch's grid counts it (ConvReport::grid_problem)
     if (conv) {
       runtime::ConvRunOptions opt;
       opt.conv = conv->conv;
@@ -380,6 +381,7 @@ int run_command(const RunArgs& a) {
       opt.time = !a.no_time;
       opt.jit = jit_options;
       auto r = std::make_unique<runtime::ConvReport>(session.run_conv(*prepared, opt));
+      grid_p = r->grid_problem;
       if (a.json)
         std::cout << report::json_text(runtime::conv_json(a.file, *prepared, *r, extra)) << "\n";
       else
@@ -440,7 +442,7 @@ int run_command(const RunArgs& a) {
       v << "entry: " << (r.entry.fallback ? "fallback " : "main ") << r.entry.name
         << (r.entry.repack_a || r.entry.repack_b ? " on repacked operands" : "") << " ("
         << r.entry.why << ")\n";
-      v << "launch: " << prepared->module->launch_note(r.entry, p) << "\n";
+      v << "launch: " << prepared->module->launch_note(r.entry, grid_p) << "\n";
       v << "reference: " << runtime::to_string(r.ref_mode) << " on " << device->name << "\n";
       v << "scalars: alpha " << epilogue.alpha << ", beta " << epilogue.beta
         << (epilogue.bias ? ", bias" : "")

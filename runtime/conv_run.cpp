@@ -158,6 +158,8 @@ ConvReport GpuSession::run_conv(const PreparedKernel& prepared, const ConvRunOpt
                                   : "by TMA's im2col mode";
     if (!no_halo.empty()) report.a_copy += "; not once a tile: " + no_halo;
   }
+  report.grid_problem = p;
+  if (halo) report.grid_problem.m = halo->tiles * int64_t(report.entry.entry->tile_m);
   GemmArgs args{dInput.get(), dFilters.get(),
                 dOut.get(),   epi.alpha,
                 epi.beta,     epi.bias ? static_cast<const float*>(dBias.get()) : nullptr,

@@ -48,6 +48,10 @@ struct ConvReport : RunReport {
   // copies a k-tile (64-byte panels)" where C is a multiple of BK / 2 only)
   // or "by the producer's copies (why not TMA's)"; "" for other kernels.
   std::string a_copy;
+  // The implicit GEMM as the launch's grid counts it (Module::launch_note):
+  // `problem`, but a `halo` launch's M is its tiles' rows (one image or band
+  // a tile, some rows junk that the epilogue does not store).
+  compiler::Problem grid_problem;
   // (c) / (a): how many times the explicit pipeline's time the kernel
   // takes less; 0 when not timed, NaN when timed without a baseline.
   double x_of_explicit() const;
