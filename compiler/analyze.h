@@ -42,7 +42,7 @@ struct Resources {
   int c_stage_bytes = 0;         // C staged in shared memory: for TMA stores, or tf32's
                                  // stores of C rows off 32-byte sectors (WgmmaPlan::sector_rows)
   const char* c_stage_for = "";  // "tma_store", "C rows off 32-byte sectors" or ""
-  std::string smem_parts;        // smem_parts_text: the pipeline's parts of smem_bytes
+  std::string smem_parts;        // smem_parts_text: smem_bytes's parts
   int split_recv_bytes = 0;      // split_k: the receive area for the others' sums
                                  // (wgmma_split_recv_bytes), 0 where it does not fit
   std::string tma_copies;        // `tma`: how the copies are made on this target, else ""
@@ -79,10 +79,10 @@ struct SmemUse {
   }
 };
 SmemUse smem_use(const Schedule& s);
-// The pipeline's parts of a block's shared memory, worded once for `check`
-// and the analyzer's error: "4 buffers x (A 8192 + B 8192) + 64 mbarrier
-// bytes + ...", with `halo only` "A 34816 (halo only: the phase images) + 4
-// buffers x B 16384 + ...".
+// The parts of a block's shared memory (all but the wmma epilogue's
+// scratch), worded once for `check` and the analyzer's error: "4 buffers x
+// (A 8192 + B 8192) + 64 mbarrier bytes + ...", with `halo only` "A 34816
+// (halo only: the phase images) + 4 buffers x B 16384 + ...".
 std::string smem_parts_text(const SmemUse& u);
 // `tma`: the mbarriers after the pipeline's buffers, `full` and `empty` per stage.
 inline int tma_barrier_bytes(int stages) {
