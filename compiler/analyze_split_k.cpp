@@ -32,11 +32,9 @@ void Analyzer::split_k_rules() {
   if (!s_.tile) return;
   const BlockTile& t = *s_.tile;
   const int64_t sums = int64_t(t.m) * t.n * 4;
-  // (a lower bound; `halo only`: A's region is its convolution's phase images)
-  const int64_t buffers = std::max(2, s_.stages), elem = size_of(s_.dtype);
-  const int64_t a_room =
-      s_.halo_only && s_.halo_a_bytes > 0 ? s_.halo_a_bytes : buffers * t.m * t.k * elem;
-  const int64_t stages = a_room + buffers * t.n * t.k * elem;
+  // (A's stages, or `halo only`'s region, and B's stages)
+  const SmemUse u = smem_use(s_);
+  const int64_t stages = u.pipeline() - u.barrier_bytes;
   // Whether `split_k n` would push its sums: its receive area fits (none where the warp tile
   // does not divide the block tile, the tile rules' error).
   const auto pushes = [&](int n) {

@@ -19,7 +19,7 @@ namespace {
 std::string halo_copies(const Schedule& s) {
   const Conv2d& v = *s.conv;
   const int64_t elem = size_of(s.dtype), bk = s.tile->k;
-  const int64_t a_bytes = s.halo_only ? s.halo_a_bytes : int64_t(s.stages) * s.tile->m * bk * elem;
+  const int64_t a_bytes = smem_use(s).a_total();  // A's stages, or `halo only`'s region
   int64_t bytes = 0;
   std::string mine;
   if (std::string why =
