@@ -390,15 +390,11 @@ void emit_copy(Emitter& e, const KernelPlan& p, const std::string& stage, const 
     emit_wgmma_walk_tile(e, p, "(" + it + ") / num_k_tiles");
     k_tile = "(" + it + ") % num_k_tiles";
   }
-  e.line(format(
-      "tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
-      "%s, %s * BK, tile_m0, tile_n0%s);",
-      stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(), k_tile.c_str(),
-      ((w.paired()             ? wgmma_pair_args(p)
-        : w.cluster_size() > 1 ? ", crank"
-                               : "") +
-       tma_gemm_arg(p))
-          .c_str()));
+  e.line(
+      format("tma_copy_tile(tma_a, tma_b, sA_u32 + %s * %du, sB_u32 + %s * %du, full_bar + 8 * "
+             "%s, %s * BK, tile_m0, tile_n0%s);",
+             stage.c_str(), w.a.stage_bytes, stage.c_str(), w.b.stage_bytes, stage.c_str(),
+             k_tile.c_str(), (wgmma_cluster_copy_args(p) + tma_gemm_arg(p)).c_str()));
 }
 
 // Without warp_specialize: once iteration `x`'s stage is free, thread 0 loads

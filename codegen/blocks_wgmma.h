@@ -40,9 +40,10 @@ void emit_wgmma_tma_copy(Emitter& e, const compiler::KernelPlan& plan);
 enum class WgmmaHalf { whole, multicast_half };
 void emit_wgmma_operand_loads(Emitter& e, const compiler::WgmmaOperand& o, char op, WgmmaHalf half,
                               bool batched, const std::string& mask = "0x3");
-// A paired kernel's (WgmmaPlan::paired) copy arguments after a copy
-// function's own: this CTA's half and the CTAs it multicasts to; else none.
-std::string wgmma_pair_args(const compiler::KernelPlan& plan);
+// A cluster's copy arguments after a copy function's own: this CTA's half
+// (`crank`), and for a paired kernel (WgmmaPlan::paired) the CTAs it
+// multicasts to (`pair_mask`); none without a cluster.
+std::string wgmma_cluster_copy_args(const compiler::KernelPlan& plan);
 // "one (R, C) box" or "P (R, C) boxes": an operand's stage for comments.
 std::string wgmma_boxes_text(const compiler::WgmmaOperand& o);
 

@@ -68,8 +68,8 @@ std::string halves_text(const compiler::WgmmaOperand& o, char op) {
 
 }  // namespace
 
-std::string wgmma_pair_args(const KernelPlan& p) {
-  return p.wgmma->paired() ? ", crank, pair_mask" : "";
+std::string wgmma_cluster_copy_args(const KernelPlan& p) {
+  return p.wgmma->paired() ? ", crank, pair_mask" : p.wgmma->cluster_size() > 1 ? ", crank" : "";
 }
 
 void emit_wgmma_cluster_tma_copy(Emitter& e, const KernelPlan& p) {

@@ -225,7 +225,8 @@ void emit_im2col_producer(Emitter& e, const KernelPlan& p, bool halves) {
   e.open_scope("if (threadIdx.x == 0)");
   e.line(format(
       "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, %s, tile_n0, %du%s);",
-      w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes, wgmma_pair_args(p).c_str()));
+      w.b.stage_bytes, k0_of_k_tile(p).c_str(), w.a.stage_bytes,
+      wgmma_cluster_copy_args(p).c_str()));
   e.line("const ConvTapArg t = conv.tap[tap];");
   e.line(
       format("tma_load_im2col(sA_u32 + stage * %du, tma_a, full_bar + 8 * stage, ch, w0, h0, n0, "
@@ -346,11 +347,12 @@ void emit_halo_producer(Emitter& e, const KernelPlan& p) {
          " / conv.taps - h_first + 1;  // its k-tiles span");
   emit_producer_loop_open(e, p);
   const int ppb = w.a.panels();  // 128-byte panels a channel block (a k-tile)
-  e.line(format(
-      "tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, h_tap * conv.c + "
-      "h_block * BK, tile_n0, k_tile == 0 ? (unsigned)(%sh_blocks * conv.halo_bytes) : "
-      "0u%s);",
-      w.b.stage_bytes, ppb > 1 ? format("%d * ", ppb).c_str() : "", wgmma_pair_args(p).c_str()));
+  e.line(
+      format("tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, h_tap * conv.c + "
+             "h_block * BK, tile_n0, k_tile == 0 ? (unsigned)(%sh_blocks * conv.halo_bytes) : "
+             "0u%s);",
+             w.b.stage_bytes, ppb > 1 ? format("%d * ", ppb).c_str() : "",
+             wgmma_cluster_copy_args(p).c_str()));
   e.line(
       format("if (k_tile == 0) halo_copy(tma_a, sA_u32, full_bar + 8 * stage, conv, tile_m0 / BM, "
              "%s, %s);",
@@ -430,7 +432,7 @@ void emit_wgmma_conv_producer(Emitter& e, const KernelPlan& p) {
   e.line(format(
       "if (threadIdx.x == 0) tma_copy_filters(tma_b, sB_u32 + stage * %du, full_bar + 8 * stage, "
       "%s, tile_n0, 0u%s);",
-      w.b.stage_bytes, k0_of_k_tile(p).c_str(), wgmma_pair_args(p).c_str()));
+      w.b.stage_bytes, k0_of_k_tile(p).c_str(), wgmma_cluster_copy_args(p).c_str()));
   e.line(c.nchw32 ? "const bool in_k = ch < channels_end;  // else past K: zeros"
                   : "const bool in_k = tap < conv.taps;  // else past K: zeros");
   e.line("const ConvTapArg t = conv.tap[in_k ? tap : 0];");
